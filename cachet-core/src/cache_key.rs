@@ -1,0 +1,150 @@
+//! Cache keys, user partitions and the synthetic URLs under which GraphQL responses are stored.
+//!
+//! # The key
+//!
+//! A GraphQL query's key is the lowercase hex SHA-256 (64 characters) of the canonical JSON text
+//!
+//! ```text
+//! {"operationName":<name or null>,"query":<query text>,"variables":<canonical variables>}
+//! ```
+//!
+//! - **Variables are canonicalised**: object keys sorted by their UTF-8 bytes at every depth, no
+//!   whitespace, so `{"a":1,"b":2}` and `{"b":2,"a":1}` share one entry. Absent and `null` variables
+//!   are the empty object `{}`. Array order matters. Numbers are written as serde_json reads them
+//!   (integers as integers, other numbers in shortest round-trip form), so `1` and `1.0` are different
+//!   keys: that only ever costs a cache miss, never wrong data. Strings use JSON's minimal escaping.
+//! - **The query text is kept as sent**, whitespace and comments included. Normalising it would need a
+//!   full printer in the Service Worker, and one client sends one text for one query anyway.
+//! - **`operationName` is part of the key**: a document holding several operations answers differently
+//!   per name. Absent, `null` and `""` are all `null`.
+//!
+//! Own serialisation, not `serde_json::to_string`, writes the canonical text, so the key does not change
+//! when a dependency turns on serde_json's `preserve_order` feature somewhere in a build.
+//!
+//! # Partitions
+//!
+//! Cached GraphQL responses live in a per-user partition so that one user never reads another's data:
+//! [`partition_id`] hashes the user's identity (for example the user id from `/api/me`) into 16 hex
+//! characters; [`ANONYMOUS_PARTITION`] holds what is fetched without identity. The entry's Cache Storage
+//! URL is [`graphql_cache_url`]: `/__cachet/gql/<partition>/<key>`.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::fmt::Write;
+
+/// The partition for requests made without a known user.
+pub const ANONYMOUS_PARTITION: &str = "anonymous";
+/// Path prefix of the synthetic Cache Storage URLs of GraphQL entries.
+pub const GRAPHQL_CACHE_PREFIX: &str = "/__cachet/gql/";
+
+/// The cache key of a GraphQL query: 64 lowercase hex characters.
+pub fn cache_key(query: &str, variables: Option<&Map<String, Value>>, operation_name: Option<&str>) -> String {
+    let mut text = String::with_capacity(query.len() + 64);
+    text.push_str("{\"operationName\":");
+    match operation_name.filter(|name| !name.is_empty()) {
+        Some(name) => write_string(&mut text, name),
+        None => text.push_str("null"),
+    }
+    text.push_str(",\"query\":");
+    write_string(&mut text, query);
+    text.push_str(",\"variables\":");
+    write_object(&mut text, variables.unwrap_or(&Map::new()));
+    text.push('}');
+    sha256_hex(text.as_bytes())
+}
+
+/// The canonical JSON text of a value: object keys sorted at every depth, no whitespace.
+pub fn canonical_json(value: &Value) -> String {
+    let mut text = String::new();
+    write_value(&mut text, value);
+    text
+}
+
+/// The partition of a user: the first 16 hex characters of SHA-256 over `cachet-partition:<identity>`.
+pub fn partition_id(user_identity: &str) -> String {
+    let mut hex = sha256_hex(format!("cachet-partition:{user_identity}").as_bytes());
+    hex.truncate(16);
+    hex
+}
+
+/// The Cache Storage URL (a path on the app's origin) of a GraphQL entry.
+pub fn graphql_cache_url(partition: &str, key: &str) -> String {
+    format!("{GRAPHQL_CACHE_PREFIX}{partition}/{key}")
+}
+
+/// Reads back the partition and key of a URL made by [`graphql_cache_url`].
+pub fn parse_graphql_cache_url(url_path: &str) -> Option<(&str, &str)> {
+    let rest = url_path.strip_prefix(GRAPHQL_CACHE_PREFIX)?;
+    let (partition, key) = rest.split_once('/')?;
+    let valid = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
+    (valid(partition) && valid(key)).then_some((partition, key))
+}
+
+/// Lowercase hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        // Writing into a String cannot fail.
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+fn write_value(text: &mut String, value: &Value) {
+    match value {
+        Value::Null => text.push_str("null"),
+        Value::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
+        Value::Number(number) => {
+            let _ = write!(text, "{number}");
+        }
+        Value::String(string) => write_string(text, string),
+        Value::Array(items) => {
+            text.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    text.push(',');
+                }
+                write_value(text, item);
+            }
+            text.push(']');
+        }
+        Value::Object(object) => write_object(text, object),
+    }
+}
+
+fn write_object(text: &mut String, object: &Map<String, Value>) {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
+    text.push('{');
+    for (index, (key, value)) in entries.into_iter().enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        write_string(text, key);
+        text.push(':');
+        write_value(text, value);
+    }
+    text.push('}');
+}
+
+/// JSON string with minimal escaping: `"` `\` and control characters only.
+fn write_string(text: &mut String, string: &str) {
+    text.push('"');
+    for character in string.chars() {
+        match character {
+            '"' => text.push_str("\\\""),
+            '\\' => text.push_str("\\\\"),
+            '\n' => text.push_str("\\n"),
+            '\r' => text.push_str("\\r"),
+            '\t' => text.push_str("\\t"),
+            '\u{08}' => text.push_str("\\b"),
+            '\u{0C}' => text.push_str("\\f"),
+            control if u32::from(control) < 0x20 => {
+                let _ = write!(text, "\\u{:04x}", u32::from(control));
+            }
+            other => text.push(other),
+        }
+    }
+    text.push('"');
+}

@@ -1,0 +1,129 @@
+//! What the Service Worker does with one request: [`classify_request`].
+//!
+//! | Class | When | The Service Worker then |
+//! |---|---|---|
+//! | [`RequestClass::AuthRoute`] | auth is enabled and the path is under a `features.auth.routePaths` entry (any method) | passes it to the network, never caches it |
+//! | [`RequestClass::Graphql`] | GraphQL is enabled, the method is POST, the path is a configured endpoint and the body is GraphQL | queries: caches by key and tags; mutations: invalidates tags; subscriptions: passes through |
+//! | [`RequestClass::Get`] | any other GET (GraphQL over GET included, cached by URL) | applies the strategy |
+//! | [`RequestClass::Other`] | anything else, including a POST to an endpoint whose body is not GraphQL | passes it through |
+//!
+//! A request that should be handled but carries something wrong (a malformed GraphQL document, an
+//! unknown `X-SW-Strategy`, a bad `X-Cachet-Tags` / `X-Cachet-Invalidate`) is an [`Error`]; the Service
+//! Worker then passes it to the network untouched, so the server answers the bad request as it would
+//! without cachet.
+//!
+//! `headers` looks a request header up by its lowercase name. Mutations always go to the network: they
+//! have no strategy. Query tags come from `X-Cachet-Tags` when the header is present (even empty: an
+//! explicit `tags: []` means no tags), otherwise from the operation name; a mutation invalidates the
+//! tags derived from its name plus those of `X-Cachet-Invalidate` (see [`crate::tags`]).
+
+use crate::cache_key::cache_key;
+use crate::config::Config;
+use crate::graphql::{parse_body, OperationKind};
+use crate::strategy::{Strategy, STRATEGY_HEADER};
+use crate::tags::{invalidation_tags, merge_tags, parse_tag_list, query_tags, INVALIDATE_HEADER, TAGS_HEADER};
+use crate::Error;
+
+/// What kind of request this is for the Service Worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestClass {
+    /// An auth endpoint: bypass the cache.
+    AuthRoute,
+    /// A cacheable GET, answered with `strategy`.
+    Get {
+        /// From `X-SW-Strategy`, else `strategy.default`.
+        strategy: Strategy,
+    },
+    /// A GraphQL operation posted to a configured endpoint.
+    Graphql(GraphqlCall),
+    /// Not cachet's business: pass it through.
+    Other,
+}
+
+/// A GraphQL operation, as the Service Worker handles it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphqlCall {
+    /// Index of the endpoint in `features.graphql.endpoints`.
+    pub endpoint_index: usize,
+    /// The operation's name; `None` when anonymous.
+    pub operation_name: Option<String>,
+    /// What to do with it.
+    pub action: GraphqlAction,
+}
+
+/// What the Service Worker does with a GraphQL operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GraphqlAction {
+    /// Answer with `strategy`, storing under `cache_key` (in the user's partition) with `tags`.
+    Query {
+        /// [`crate::cache_key::cache_key`] of the body.
+        cache_key: String,
+        /// Explicit tags, or the auto-tags.
+        tags: Vec<String>,
+        /// From `X-SW-Strategy`, else `strategy.graphql`.
+        strategy: Strategy,
+    },
+    /// Send to the network; on success remove every entry carrying one of `invalidate`.
+    Mutation {
+        /// Derived tags plus explicit ones.
+        invalidate: Vec<String>,
+    },
+    /// Send to the network; nothing cached.
+    Subscription,
+}
+
+/// Classifies a request from its method, URL path (query string allowed), headers and body.
+pub fn classify_request(
+    method: &str,
+    path: &str,
+    headers: &dyn Fn(&str) -> Option<String>,
+    body: Option<&[u8]>,
+    config: &Config,
+) -> Result<RequestClass, Error> {
+    if config.is_auth_route(path) {
+        return Ok(RequestClass::AuthRoute);
+    }
+    if method.eq_ignore_ascii_case("GET") {
+        let strategy = strategy_from(headers, config.strategy.default)?;
+        return Ok(RequestClass::Get { strategy });
+    }
+    let endpoint = config.graphql_endpoint_index(path);
+    let (Some(endpoint_index), true) = (endpoint, method.eq_ignore_ascii_case("POST")) else {
+        return Ok(RequestClass::Other);
+    };
+    let Some(request) = parse_body(body.unwrap_or_default())? else {
+        return Ok(RequestClass::Other);
+    };
+    let kind = request.operation.kind;
+    let operation_name = request.operation.name;
+    let action = match kind {
+        OperationKind::Query => GraphqlAction::Query {
+            cache_key: cache_key(&request.query, Some(&request.variables), request.operation_name.as_deref()),
+            tags: match headers(TAGS_HEADER) {
+                Some(value) => tags_from(TAGS_HEADER, &value)?,
+                None => query_tags(kind, operation_name.as_deref()),
+            },
+            strategy: strategy_from(headers, config.strategy.graphql)?,
+        },
+        OperationKind::Mutation => {
+            let explicit = match headers(INVALIDATE_HEADER) {
+                Some(value) => tags_from(INVALIDATE_HEADER, &value)?,
+                None => Vec::new(),
+            };
+            GraphqlAction::Mutation { invalidate: merge_tags(&invalidation_tags(kind, operation_name.as_deref()), &explicit) }
+        }
+        OperationKind::Subscription => GraphqlAction::Subscription,
+    };
+    Ok(RequestClass::Graphql(GraphqlCall { endpoint_index, operation_name, action }))
+}
+
+fn strategy_from(headers: &dyn Fn(&str) -> Option<String>, default: Strategy) -> Result<Strategy, Error> {
+    match headers(STRATEGY_HEADER) {
+        Some(value) => Ok(value.parse()?),
+        None => Ok(default),
+    }
+}
+
+fn tags_from(header: &'static str, value: &str) -> Result<Vec<String>, Error> {
+    parse_tag_list(value).map_err(|source| Error::Tags { header, source })
+}

@@ -1,0 +1,180 @@
+//! What counts as an auth failure (SPEC §5.5): `features.auth.failure` in `cachet.config.json`, and the
+//! one check that the Service Worker and the page client both run.
+//!
+//! A response is an auth failure when **any** of these holds:
+//!
+//! | Key | Default | Holds when |
+//! |---|---|---|
+//! | `statuses` | `[401]` | the HTTP status is in the list |
+//! | `header` `{ "name": "...", "value": "..."? }` | none | the response has that header, and, when `value` is given, its value trimmed equals `value` |
+//! | `jsonField` `{ "path": "...", "value": ... ? }` | none | the JSON body has a value at `path` that equals `value` (any value other than `null` when `value` is omitted) |
+//!
+//! `path` is either a JSON pointer (RFC 6901, starts with `/`: `/error/code`) or a dotted path whose
+//! segments are object keys or array indexes, where `*` matches every element or member
+//! (`errors.*.extensions.code` with value `"UNAUTHENTICATED"` reads GraphQL errors).
+
+use super::read::{invalid, integer_in, show, Object};
+use super::ConfigError;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The rule deciding whether a response is an auth failure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthFailureRule {
+    /// HTTP statuses that are auth failures.
+    pub statuses: Vec<u16>,
+    /// A response header that marks an auth failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<HeaderRule>,
+    /// A JSON body field that marks an auth failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_field: Option<JsonFieldRule>,
+}
+
+/// `features.auth.failure.header`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeaderRule {
+    /// Header name (case-insensitive, as HTTP has it).
+    pub name: String,
+    /// The value it must have; any value when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// `features.auth.failure.jsonField`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JsonFieldRule {
+    /// JSON pointer or dotted path (see the module docs).
+    pub path: String,
+    /// The value it must have; any non-null value when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+}
+
+impl Default for AuthFailureRule {
+    fn default() -> Self {
+        AuthFailureRule { statuses: vec![401], header: None, json_field: None }
+    }
+}
+
+impl AuthFailureRule {
+    /// Whether a response is an auth failure. `header_lookup` returns a response header by its
+    /// lowercase name; `json_body` is the parsed body when the caller has one (it need only parse the
+    /// body when [`AuthFailureRule::needs_body`] says so).
+    pub fn is_failure(
+        &self,
+        status: u16,
+        header_lookup: impl Fn(&str) -> Option<String>,
+        json_body: Option<&Value>,
+    ) -> bool {
+        if self.statuses.contains(&status) {
+            return true;
+        }
+        if let Some(rule) = &self.header {
+            if let Some(found) = header_lookup(&rule.name.to_ascii_lowercase()) {
+                if rule.value.as_deref().is_none_or(|wanted| found.trim() == wanted) {
+                    return true;
+                }
+            }
+        }
+        if let (Some(rule), Some(body)) = (&self.json_field, json_body) {
+            let mut found = Vec::new();
+            collect(body, &segments(&rule.path), &mut found);
+            return found.iter().any(|value| match &rule.value {
+                Some(wanted) => *value == wanted,
+                None => !value.is_null(),
+            });
+        }
+        false
+    }
+
+    /// Whether the check reads the JSON body (so the caller must clone and parse the response).
+    pub fn needs_body(&self) -> bool {
+        self.json_field.is_some()
+    }
+
+    pub(super) fn read(object: &Object<'_>) -> Result<Self, ConfigError> {
+        let statuses = match object.get("statuses") {
+            None => vec![401],
+            Some(value) => {
+                let path = format!("{}.statuses", object.path);
+                let items = value.as_array().ok_or_else(|| {
+                    invalid(&path, format!("expected an array of HTTP statuses, got {}", show(value)))
+                })?;
+                let mut statuses = Vec::with_capacity(items.len());
+                for (index, item) in items.iter().enumerate() {
+                    let status = integer_in(&format!("{path}[{index}]"), item, 100, 599)?;
+                    statuses.push(u16::try_from(status).unwrap_or(401));
+                }
+                statuses
+            }
+        };
+        let header = match object.get("header") {
+            None => None,
+            Some(_) => {
+                let header = object.child("header", &["name", "value"])?;
+                let name = required_string(&header, "name", |name| {
+                    !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
+                })?;
+                let value = optional_string(&header, "value")?;
+                Some(HeaderRule { name, value })
+            }
+        };
+        let json_field = match object.get("jsonField") {
+            None => None,
+            Some(_) => {
+                let field = object.child("jsonField", &["path", "value"])?;
+                let path = required_string(&field, "path", |path| !path.is_empty() && path != "/")?;
+                Some(JsonFieldRule { path, value: field.get("value").cloned() })
+            }
+        };
+        Ok(AuthFailureRule { statuses, header, json_field })
+    }
+}
+
+fn required_string(object: &Object<'_>, key: &str, valid: fn(&str) -> bool) -> Result<String, ConfigError> {
+    let path = format!("{}.{key}", object.path);
+    match object.get(key) {
+        Some(Value::String(text)) if valid(text) => Ok(text.clone()),
+        Some(other) => Err(invalid(&path, format!("expected a non-empty name, got {}", show(other)))),
+        None => Err(invalid(&path, "required key is missing".to_owned())),
+    }
+}
+
+fn optional_string(object: &Object<'_>, key: &str) -> Result<Option<String>, ConfigError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(other) => Err(invalid(&format!("{}.{key}", object.path), format!("expected a string, got {}", show(other)))),
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    match path.strip_prefix('/') {
+        Some(pointer) => pointer.split('/').map(|part| part.replace("~1", "/").replace("~0", "~")).collect(),
+        None => path.split('.').map(str::to_owned).collect(),
+    }
+}
+
+fn collect<'a>(value: &'a Value, segments: &[String], found: &mut Vec<&'a Value>) {
+    let Some((first, rest)) = segments.split_first() else {
+        found.push(value);
+        return;
+    };
+    match value {
+        Value::Object(map) if first == "*" => map.values().for_each(|member| collect(member, rest, found)),
+        Value::Object(map) => {
+            if let Some(member) = map.get(first) {
+                collect(member, rest, found);
+            }
+        }
+        Value::Array(items) if first == "*" => items.iter().for_each(|item| collect(item, rest, found)),
+        Value::Array(items) => {
+            if let Some(item) = first.parse::<usize>().ok().and_then(|index| items.get(index)) {
+                collect(item, rest, found);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,342 @@
+//! `cachet.config.json`: the typed model, its defaults and its validation.
+//!
+//! # Keys and defaults
+//!
+//! | Key | Type | Default | Rule |
+//! |---|---|---|---|
+//! | `features.auth.enabled` | bool | `false` | |
+//! | `features.auth.type` | `"cookie"` \| `"bearer"` \| `"custom"` | `"cookie"` | |
+//! | `features.auth.routePaths` | array of URL paths | `["/api/login", "/api/logout", "/api/refresh", "/api/me"]` | each starts with `/`, no `?`/`#`, no duplicates |
+//! | `features.auth.failure.statuses` | array of integers | `[401]` | each 100–599 |
+//! | `features.auth.failure.header` | `{ "name", "value"? }` | none | see [`AuthFailureRule`] |
+//! | `features.auth.failure.jsonField` | `{ "path", "value"? }` | none | see [`AuthFailureRule`] |
+//! | `features.graphql.enabled` | bool | `false` | |
+//! | `features.graphql.endpoints` | array of URL paths | `["/graphql"]` | non-empty, index 0 is the default |
+//! | `strategy.default` | strategy name | `"network-first"` | for cacheable GETs without `X-SW-Strategy` |
+//! | `strategy.graphql` | strategy name | `"cache-first"` | for GraphQL queries without `X-SW-Strategy` |
+//! | `cache.maxEntries` | integer | `200` | 1–1 000 000; oldest entries are evicted past it |
+//! | `cache.maxAgeSeconds` | integer | `86400` (1 day) | 1–2^53-1; older entries are not served |
+//! | `cache.maxBodyBytes` | integer | `1048576` (1 MiB) | 1–2^53-1; larger responses are not stored |
+//! | `queue.maxItems` | integer | `100` | 1–100 000; the queue refuses more |
+//! | `queue.maxAttempts` | integer | `5` | 1–1000; then the mutation is dead-lettered |
+//! | `queue.backoffBaseMs` | integer | `1000` | 1–2^53-1 |
+//! | `queue.backoffMaxMs` | integer | `60000` | at least `queue.backoffBaseMs` |
+//!
+//! Strategy names: `cache-first`, `network-first`, `stale-while-revalidate`, `network-only`,
+//! `cache-only`. Every key is optional; `{}` is the default config, with both features off, and
+//! `features.auth.enabled: true` alone gives cookie auth, as `cachet add auth` does.
+//!
+//! # Unknown keys are errors
+//!
+//! A key this build does not know is rejected with its path and the keys that are allowed there
+//! (`features.auth.routepaths: unknown key, expected one of enabled, type, routePaths, failure`): a
+//! misspelt key silently ignored would leave the feature configured in a way the author never meant, and
+//! the config is generated and read by the same cachet version. Only a top-level `$schema` (for editors)
+//! is accepted and ignored.
+//!
+//! # Errors
+//!
+//! Every [`ConfigError::Invalid`] names the JSON path and what was expected there, for example
+//! `features.auth.type: expected one of cookie, bearer, custom, got "jwt"`. Array items are written
+//! `features.graphql.endpoints[1]`.
+
+mod auth_failure;
+mod read;
+
+pub use auth_failure::{AuthFailureRule, HeaderRule, JsonFieldRule};
+use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
+use crate::strategy::Strategy;
+use serde::Serialize;
+use std::str::FromStr;
+
+/// The conventional file name of the config.
+pub const CONFIG_FILE_NAME: &str = "cachet.config.json";
+
+/// The whole of `cachet.config.json`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Config {
+    /// `features`: auth and GraphQL.
+    pub features: Features,
+    /// `strategy`: default caching strategies.
+    pub strategy: StrategyConfig,
+    /// `cache`: bounds of the runtime cache.
+    pub cache: CacheBounds,
+    /// `queue`: bounds of the offline mutation queue.
+    pub queue: QueueBounds,
+}
+
+/// `features`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Features {
+    /// `features.auth`.
+    pub auth: AuthConfig,
+    /// `features.graphql`.
+    pub graphql: GraphqlConfig,
+}
+
+/// `features.auth`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthConfig {
+    /// Whether the auth layer is on.
+    pub enabled: bool,
+    /// `type`: how the app authenticates.
+    #[serde(rename = "type")]
+    pub kind: AuthType,
+    /// Paths that bypass the Service Worker cache.
+    pub route_paths: Vec<String>,
+    /// What counts as an auth failure.
+    pub failure: AuthFailureRule,
+}
+
+/// `features.auth.type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthType {
+    /// An httpOnly session cookie the browser sends; fetches use `credentials: 'include'`.
+    Cookie,
+    /// `Authorization: Bearer <token>`, the token held in page memory only.
+    Bearer,
+    /// The app's own adapter. Fetches include credentials, and the Service Worker asks the page to
+    /// refresh on an auth failure, as in bearer mode.
+    Custom,
+}
+
+/// `features.graphql`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphqlConfig {
+    /// Whether the GraphQL layer is on.
+    pub enabled: bool,
+    /// Endpoint paths; index 0 is the default `endpointIndex`.
+    pub endpoints: Vec<String>,
+}
+
+/// `strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StrategyConfig {
+    /// For cacheable GET requests.
+    pub default: Strategy,
+    /// For GraphQL queries.
+    pub graphql: Strategy,
+}
+
+/// `cache`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBounds {
+    /// Most entries kept; the oldest are evicted first.
+    pub max_entries: u32,
+    /// Entries older than this are not served.
+    pub max_age_seconds: u64,
+    /// Responses larger than this are not stored.
+    pub max_body_bytes: u64,
+}
+
+/// `queue`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueBounds {
+    /// Most queued mutations.
+    pub max_items: u32,
+    /// Sends per mutation before it is dead-lettered.
+    pub max_attempts: u32,
+    /// First retry delay.
+    pub backoff_base_ms: u64,
+    /// Longest retry delay.
+    pub backoff_max_ms: u64,
+}
+
+/// `cachet.config.json` could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The text is not JSON.
+    #[error("{CONFIG_FILE_NAME} is not valid JSON (line {line}, column {column}): {message}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The JSON parser's message.
+        message: String,
+    },
+    /// A value is not allowed; `path` is the dotted JSON path (`(root)` for the document).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Where, e.g. `features.auth.type`.
+        path: String,
+        /// What was expected and what was found.
+        message: String,
+    },
+}
+
+/// The default auth route paths.
+pub const DEFAULT_ROUTE_PATHS: [&str; 4] = ["/api/login", "/api/logout", "/api/refresh", "/api/me"];
+/// The default GraphQL endpoints.
+pub const DEFAULT_ENDPOINTS: [&str; 1] = ["/graphql"];
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        AuthConfig {
+            enabled: false,
+            kind: AuthType::Cookie,
+            route_paths: DEFAULT_ROUTE_PATHS.iter().map(|path| (*path).to_owned()).collect(),
+            failure: AuthFailureRule::default(),
+        }
+    }
+}
+
+impl Default for GraphqlConfig {
+    fn default() -> Self {
+        GraphqlConfig { enabled: false, endpoints: DEFAULT_ENDPOINTS.iter().map(|path| (*path).to_owned()).collect() }
+    }
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig { default: Strategy::NetworkFirst, graphql: Strategy::CacheFirst }
+    }
+}
+
+impl Default for CacheBounds {
+    fn default() -> Self {
+        CacheBounds { max_entries: 200, max_age_seconds: 86_400, max_body_bytes: 1_048_576 }
+    }
+}
+
+impl Default for QueueBounds {
+    fn default() -> Self {
+        QueueBounds { max_items: 100, max_attempts: 5, backoff_base_ms: 1_000, backoff_max_ms: 60_000 }
+    }
+}
+
+impl AuthType {
+    /// `AUTH_WITH_CREDENTIALS`: whether fetches send credentials (`true` for cookie and custom).
+    pub fn with_credentials(self) -> bool {
+        !matches!(self, AuthType::Bearer)
+    }
+
+    /// Whether an auth failure triggers a silent refresh and retry (bearer and custom; SPEC §5.6).
+    pub fn refreshes(self) -> bool {
+        !matches!(self, AuthType::Cookie)
+    }
+}
+
+impl FromStr for AuthType {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        match text {
+            "cookie" => Ok(AuthType::Cookie),
+            "bearer" => Ok(AuthType::Bearer),
+            "custom" => Ok(AuthType::Custom),
+            _ => Err(()),
+        }
+    }
+}
+
+const STRATEGY_NAMES: [&str; 5] = ["cache-first", "network-first", "stale-while-revalidate", "network-only", "cache-only"];
+
+impl Config {
+    /// Reads and validates the text of `cachet.config.json`.
+    pub fn from_json_str(text: &str) -> Result<Config, ConfigError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
+            line: error.line(),
+            column: error.column(),
+            message: error.to_string(),
+        })?;
+        Config::from_json_value(&value)
+    }
+
+    /// Validates an already parsed JSON document.
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Config, ConfigError> {
+        let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
+        let features = root.child("features", &["auth", "graphql"])?;
+        let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
+        let graphql = features.child("graphql", &["enabled", "endpoints"])?;
+        let strategy = root.child("strategy", &["default", "graphql"])?;
+        let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
+        let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
+        let defaults = Config::default();
+
+        let endpoints = graphql.strings("endpoints", &DEFAULT_ENDPOINTS, check_path)?;
+        if endpoints.is_empty() {
+            return Err(invalid("features.graphql.endpoints", "expected at least one endpoint path, got []".to_owned()));
+        }
+        let queue_bounds = QueueBounds {
+            max_items: small(queue.integer("maxItems", defaults.queue.max_items.into(), 1, 100_000)?),
+            max_attempts: small(queue.integer("maxAttempts", defaults.queue.max_attempts.into(), 1, 1_000)?),
+            backoff_base_ms: queue.integer("backoffBaseMs", defaults.queue.backoff_base_ms, 1, MAX_SAFE_INTEGER)?,
+            backoff_max_ms: queue.integer("backoffMaxMs", defaults.queue.backoff_max_ms, 1, MAX_SAFE_INTEGER)?,
+        };
+        if queue_bounds.backoff_max_ms < queue_bounds.backoff_base_ms {
+            return Err(invalid(
+                "queue.backoffMaxMs",
+                format!(
+                    "expected at least queue.backoffBaseMs ({}), got {}",
+                    queue_bounds.backoff_base_ms, queue_bounds.backoff_max_ms
+                ),
+            ));
+        }
+        Ok(Config {
+            features: Features {
+                auth: AuthConfig {
+                    enabled: auth.bool("enabled", false)?,
+                    kind: auth.one_of("type", AuthType::Cookie, &["cookie", "bearer", "custom"])?,
+                    route_paths: auth.strings("routePaths", &DEFAULT_ROUTE_PATHS, check_path)?,
+                    failure: AuthFailureRule::read(&auth.child("failure", &["statuses", "header", "jsonField"])?)?,
+                },
+                graphql: GraphqlConfig { enabled: graphql.bool("enabled", false)?, endpoints },
+            },
+            strategy: StrategyConfig {
+                default: strategy.one_of("default", defaults.strategy.default, &STRATEGY_NAMES)?,
+                graphql: strategy.one_of("graphql", defaults.strategy.graphql, &STRATEGY_NAMES)?,
+            },
+            cache: CacheBounds {
+                max_entries: small(cache.integer("maxEntries", defaults.cache.max_entries.into(), 1, 1_000_000)?),
+                max_age_seconds: cache.integer("maxAgeSeconds", defaults.cache.max_age_seconds, 1, MAX_SAFE_INTEGER)?,
+                max_body_bytes: cache.integer("maxBodyBytes", defaults.cache.max_body_bytes, 1, MAX_SAFE_INTEGER)?,
+            },
+            queue: queue_bounds,
+        })
+    }
+
+    /// The config as pretty JSON with every key written out; [`Config::from_json_str`] reads it back equal.
+    pub fn to_json_pretty(&self) -> String {
+        // Serialising plain structs of strings, numbers and JSON values into a String cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Whether a request path is an auth route: auth is enabled and the path equals a route path or
+    /// continues it with `/` (`/api/me/avatar` is under `/api/me`). The query string is ignored.
+    pub fn is_auth_route(&self, path: &str) -> bool {
+        let path = strip_query(path);
+        self.features.auth.enabled && self.features.auth.route_paths.iter().any(|route| path_is_under(path, route))
+    }
+
+    /// The index of the GraphQL endpoint a request path targets (exact match, query string ignored), when
+    /// GraphQL is enabled.
+    pub fn graphql_endpoint_index(&self, path: &str) -> Option<usize> {
+        let path = strip_query(path);
+        let graphql = &self.features.graphql;
+        graphql.enabled.then(|| graphql.endpoints.iter().position(|endpoint| endpoint == path)).flatten()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Config {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        Config::from_json_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+fn small(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+fn strip_query(path: &str) -> &str {
+    path.split(['?', '#']).next().unwrap_or(path)
+}
+
+fn path_is_under(path: &str, route: &str) -> bool {
+    path.strip_prefix(route).is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || route.ends_with('/'))
+}

@@ -1,0 +1,110 @@
+//! GraphQL requests: is a request body GraphQL, which operation does it run, and what is it called.
+//!
+//! The wire body is the standard GraphQL-over-HTTP JSON object
+//! `{"query": "...", "variables": {...}, "operationName": "..."}`; cachet uses the name `variables`, as
+//! every GraphQL server and client does. A body is GraphQL when it is a JSON object whose `query` member
+//! is a string. Anything else (not JSON, a JSON array such as a batched request, an object without a
+//! string `query`, for example an automatic-persisted-query hash) is *not GraphQL*: [`parse_body`]
+//! returns `Ok(None)` and the Service Worker passes the request through untouched.
+//!
+//! A body that is GraphQL but wrong (a lexically or structurally malformed document, `variables` that
+//! is not an object or null, an `operationName` that is not a string or null or names no operation) is a
+//! [`GraphqlError`]. Nothing here panics on any input: see the property tests and the fuzz target.
+//!
+//! `operationName: ""` is treated like an absent name, as most servers do.
+
+pub mod lexer;
+pub mod operation;
+
+pub use lexer::LexError;
+pub use operation::{scan_operations, select_operation, Operation, OperationKind};
+use serde_json::{Map, Value};
+
+/// A GraphQL body that is GraphQL but cannot be executed as sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphqlError {
+    /// The document is not lexically valid.
+    #[error(transparent)]
+    Lex(#[from] LexError),
+    /// The document's structure is wrong at `offset`.
+    #[error("GraphQL syntax error at byte {offset}: expected {expected}")]
+    Syntax {
+        /// Byte offset in the query text.
+        offset: usize,
+        /// What the scanner expected there.
+        expected: &'static str,
+    },
+    /// The document holds type-system definitions, which a request cannot execute.
+    #[error("GraphQL document is not executable: type-system definition at byte {offset}")]
+    NotExecutable {
+        /// Byte offset of the first type-system definition.
+        offset: usize,
+    },
+    /// The document holds no operation (only fragments, or nothing).
+    #[error("GraphQL document holds no operation")]
+    NoOperation,
+    /// Several operations and no `operationName` to choose one.
+    #[error("GraphQL document holds several operations: operationName is required")]
+    AmbiguousOperation,
+    /// `operationName` names no operation of the document.
+    #[error("GraphQL document holds no operation named {0:?}")]
+    UnknownOperationName(String),
+    /// An anonymous operation next to other operations.
+    #[error("an anonymous GraphQL operation must be the only operation of its document")]
+    AnonymousNotAlone,
+    /// Two operations share a name.
+    #[error("GraphQL document holds two operations named {0:?}")]
+    DuplicateOperationName(String),
+    /// A member of the JSON body has the wrong type.
+    #[error("GraphQL request member `{member}`: expected {expected}")]
+    BadMember {
+        /// `variables` or `operationName`.
+        member: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
+/// A GraphQL request body, decoded and its operation chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphqlRequest {
+    /// The GraphQL text, exactly as sent.
+    pub query: String,
+    /// The `variables` object; an absent or `null` member becomes the empty object.
+    pub variables: Map<String, Value>,
+    /// The `operationName` member as sent (`None` when absent, `null` or empty).
+    pub operation_name: Option<String>,
+    /// The operation the request executes.
+    pub operation: Operation,
+}
+
+/// Reads a request body: `Ok(None)` when it is not GraphQL, the decoded request when it is.
+pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
+    let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(body) else {
+        return Ok(None);
+    };
+    let Some(Value::String(query)) = object.remove("query") else {
+        return Ok(None);
+    };
+    let variables = match object.remove("variables") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(variables)) => variables,
+        Some(_) => return Err(GraphqlError::BadMember { member: "variables", expected: "an object or null" }),
+    };
+    let operation_name = match object.remove("operationName") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) if name.is_empty() => None,
+        Some(Value::String(name)) => Some(name),
+        Some(_) => return Err(GraphqlError::BadMember { member: "operationName", expected: "a string or null" }),
+    };
+    let operations = scan_operations(&query)?;
+    let operation = select_operation(&operations, operation_name.as_deref())?;
+    Ok(Some(GraphqlRequest { query, variables, operation_name, operation }))
+}
+
+/// The operation a GraphQL text runs, given an optional `operationName`: a shorthand for
+/// [`scan_operations`] then [`select_operation`].
+pub fn operation_of(query: &str, operation_name: Option<&str>) -> Result<Operation, GraphqlError> {
+    select_operation(&scan_operations(query)?, operation_name.filter(|name| !name.is_empty()))
+}

@@ -1,0 +1,42 @@
+//! The pure logic of cachet: every decision the Service Worker, the page client, the yew-agent worker and
+//! the Yew hooks carry out is made here.
+//!
+//! This crate never touches `web-sys`, `js-sys` or `wasm-bindgen`, performs no I/O, reads no clock and
+//! draws no random numbers: callers pass `now` (Unix milliseconds) and random numbers in. It is tested
+//! natively with `cargo test -p cachet-core`.
+//!
+//! | Module | Concern |
+//! |---|---|
+//! | [`config`] | `cachet.config.json`: model, defaults, validation, the auth-failure rule |
+//! | [`strategy`] | the caching strategies named by `X-SW-Strategy` |
+//! | [`graphql`] | is a body GraphQL; query, mutation or subscription; the operation name |
+//! | [`tags`] | tags derived from operation names; the tag headers |
+//! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
+//! | [`classify`] | what the Service Worker does with one request |
+//! | [`protocol`] | every message between page, Service Worker and agent |
+//! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
+//!
+//! ```
+//! use cachet_core::classify::{classify_request, GraphqlAction, RequestClass};
+//! use cachet_core::config::Config;
+//!
+//! let config = Config::from_json_str(r#"{"features": {"graphql": {"enabled": true}}}"#).unwrap();
+//! let body = br#"{"query": "mutation CreateNote($t: String!) { createNote(text: $t) { id } }", "variables": {"t": "hi"}}"#;
+//! let class = classify_request("POST", "/graphql", &|_: &str| None, Some(body), &config).unwrap();
+//! let RequestClass::Graphql(call) = class else { panic!("a GraphQL request") };
+//! assert_eq!(call.operation_name.as_deref(), Some("CreateNote"));
+//! assert_eq!(call.action, GraphqlAction::Mutation { invalidate: vec!["note".into(), "notes".into()] });
+//! ```
+#![deny(missing_docs)]
+
+pub mod cache_key;
+pub mod classify;
+pub mod config;
+pub mod error;
+pub mod graphql;
+pub mod machines;
+pub mod protocol;
+pub mod strategy;
+pub mod tags;
+
+pub use error::Error;

@@ -1,0 +1,160 @@
+//! The state of one query on two axes (TanStack Query's model): [`QueryStatus`] × [`FetchStatus`].
+//!
+//! | Event | Effect on the state | Effects |
+//! |---|---|---|
+//! | [`QueryEvent::Fetch`] (mount, manual refetch) | online: `Fetching`; offline: `Paused`; already `Fetching`: nothing (deduplicated) | `StartFetch` when it goes `Fetching` |
+//! | [`QueryEvent::Invalidated`] (a tag hit) | like `Fetch`, but a fetch already running is superseded: its answer may predate the mutation | `StartFetch` |
+//! | [`QueryEvent::Resolved`] of the current fetch | `Success`, `Idle`, new data, error cleared | none |
+//! | [`QueryEvent::Failed`] of the current fetch, online | `Error`, `Idle`, **last data kept** | none |
+//! | [`QueryEvent::Failed`] of the current fetch, offline | status unchanged, `Paused`: it is fetched again on reconnect | none |
+//! | an answer of a superseded fetch (older `seq`) | ignored | none |
+//! | [`QueryEvent::Online`] | `Paused` becomes `Fetching` | `StartFetch` |
+//! | [`QueryEvent::Offline`] | a running fetch keeps running (the Service Worker may answer from its cache) | none |
+//!
+//! Data is kept across refetches and errors: status says how the *last* fetch ended, `data` is the
+//! last data that arrived.
+
+/// How the last fetch ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryStatus {
+    /// No fetch has ended yet.
+    Pending,
+    /// The last fetch brought data.
+    Success,
+    /// The last fetch failed.
+    Error,
+}
+
+/// Whether a fetch is running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FetchStatus {
+    /// A fetch is running.
+    Fetching,
+    /// A fetch is wanted but the browser is offline.
+    Paused,
+    /// Nothing is running.
+    Idle,
+}
+
+/// One query's state; `T` is its data, `E` its error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryState<T, E> {
+    /// How the last fetch ended.
+    pub status: QueryStatus,
+    /// Whether a fetch is running.
+    pub fetch_status: FetchStatus,
+    /// The last data that arrived.
+    pub data: Option<T>,
+    /// The error of the last fetch, when it failed.
+    pub error: Option<E>,
+    /// When `data` arrived (Unix ms).
+    pub data_updated_at: Option<u64>,
+    /// Whether `data` came from the Service Worker's cache.
+    pub from_cache: bool,
+    /// Connectivity as last reported.
+    pub online: bool,
+    /// Number of the current fetch; answers carrying another number are ignored.
+    pub seq: u64,
+}
+
+/// An input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryEvent<T, E> {
+    /// Fetch (or refetch) now.
+    Fetch,
+    /// A tag of this query was invalidated.
+    Invalidated,
+    /// The fetch `seq` brought data.
+    Resolved {
+        /// Which fetch.
+        seq: u64,
+        /// The data.
+        data: T,
+        /// Whether it came from the cache.
+        from_cache: bool,
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// The fetch `seq` failed.
+    Failed {
+        /// Which fetch.
+        seq: u64,
+        /// Why.
+        error: E,
+    },
+    /// The browser went online.
+    Online,
+    /// The browser went offline.
+    Offline,
+}
+
+/// What the edge must do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryEffect {
+    /// Run fetch number `seq` and report its outcome with that number.
+    StartFetch {
+        /// The fetch's number.
+        seq: u64,
+    },
+}
+
+impl<T, E> QueryState<T, E> {
+    /// `Pending` and `Idle`, no data.
+    pub fn new(online: bool) -> Self {
+        QueryState {
+            status: QueryStatus::Pending,
+            fetch_status: FetchStatus::Idle,
+            data: None,
+            error: None,
+            data_updated_at: None,
+            from_cache: false,
+            online,
+            seq: 0,
+        }
+    }
+
+    /// Applies one event.
+    pub fn reduce(mut self, event: QueryEvent<T, E>) -> (Self, Vec<QueryEffect>) {
+        let mut effects = Vec::new();
+        match event {
+            QueryEvent::Fetch if self.fetch_status == FetchStatus::Fetching => {}
+            QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects),
+            QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
+                self.status = QueryStatus::Success;
+                self.fetch_status = FetchStatus::Idle;
+                self.data = Some(data);
+                self.error = None;
+                self.data_updated_at = Some(now);
+                self.from_cache = from_cache;
+            }
+            QueryEvent::Failed { seq, error } if seq == self.seq && self.fetch_status == FetchStatus::Fetching => {
+                if self.online {
+                    self.status = QueryStatus::Error;
+                    self.fetch_status = FetchStatus::Idle;
+                    self.error = Some(error);
+                } else {
+                    self.fetch_status = FetchStatus::Paused;
+                }
+            }
+            QueryEvent::Resolved { .. } | QueryEvent::Failed { .. } => {}
+            QueryEvent::Online => {
+                self.online = true;
+                if self.fetch_status == FetchStatus::Paused {
+                    self.start(&mut effects);
+                }
+            }
+            QueryEvent::Offline => self.online = false,
+        }
+        (self, effects)
+    }
+
+    fn start(&mut self, effects: &mut Vec<QueryEffect>) {
+        if !self.online {
+            self.fetch_status = FetchStatus::Paused;
+            return;
+        }
+        self.seq += 1;
+        self.fetch_status = FetchStatus::Fetching;
+        effects.push(QueryEffect::StartFetch { seq: self.seq });
+    }
+}

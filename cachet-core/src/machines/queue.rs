@@ -1,0 +1,389 @@
+//! The offline mutation queue as a pure reducer: [`QueueState::reduce`].
+//!
+//! # Rules
+//!
+//! - **FIFO, one in flight.** Only the head is ever sent, and only while online, nothing is in flight and
+//!   no refresh is awaited. A later mutation never overtakes an earlier one, even while the head backs
+//!   off: mutations often depend on each other (create, then update).
+//! - **Bounded.** At most `maxItems` items; an [`QueueEvent::Enqueue`] beyond that is refused with
+//!   [`QueueEffect::Refused`]. At most `maxItems` dead letters are kept (the oldest go first).
+//! - **Outcomes** of sending (the edge decides auth failures with
+//!   [`crate::config::AuthFailureRule::is_failure`]):
+//!
+//!   | Outcome | Then |
+//!   |---|---|
+//!   | success | removed; its `invalidate` tags are invalidated ([`QueueEffect::Invalidate`]), `mutation-replayed` announced; the next item is sent |
+//!   | auth failure, first time for this item | [`QueueEffect::RequestRefresh`]; after [`QueueEvent::RefreshFinished`] `ok` it is sent again at once; not `ok`: it backs off |
+//!   | auth failure after a refresh | dead letter [`DeadLetterReason::Unauthorized`]: never a refresh loop |
+//!   | 4xx other than 408 and 429 | dead letter [`DeadLetterReason::Rejected`]: resending cannot help |
+//!   | 408, 429, 5xx, other statuses, network failure | retried after a backoff, or dead letter [`DeadLetterReason::TooManyAttempts`] once it was sent `maxAttempts` times |
+//!
+//!   The auth retry is the one send not counted against `maxAttempts`.
+//! - **Backoff** after the n-th failed send: `d = min(backoffMaxMs, backoffBaseMs * 2^(n-1))`, then
+//!   "equal jitter": a delay in `[d/2, d]` chosen by the caller's random `u32`
+//!   (`d/2 + (d - d/2) * random / u32::MAX`). The reducer reads no clock and no random source.
+//! - **Stale outcomes** (an id that is not in flight, e.g. after [`QueueEvent::Clear`]) are ignored.
+//! - **Persistence.** The state is serde-serialisable; every change emits [`QueueEffect::Persist`].
+//!   [`QueueState::from_json`] clears `inFlight` and `awaitingRefresh`: a Service Worker killed mid-send
+//!   sends that item again (at-least-once delivery; servers should make mutations idempotent).
+
+use crate::config::QueueBounds;
+use crate::protocol::SwEvent;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// A mutation request as stored. It never holds an `Authorization` header: the edge adds current auth
+/// headers at each send (bearer tokens are never persisted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedRequest {
+    /// HTTP method, usually `POST`.
+    pub method: String,
+    /// The URL.
+    pub url: String,
+    /// Headers to send (`Content-Type` and the like).
+    pub headers: Vec<(String, String)>,
+    /// The body text.
+    pub body: String,
+    /// The GraphQL operation name, when known.
+    pub operation_name: Option<String>,
+    /// Tags to invalidate when it succeeds.
+    pub invalidate: Vec<String>,
+}
+
+/// One queued mutation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueItem {
+    /// Unique within the queue's life.
+    pub id: u64,
+    /// What to send.
+    pub request: QueuedRequest,
+    /// Sends so far.
+    pub attempts: u32,
+    /// When it was queued (Unix ms).
+    pub enqueued_at: u64,
+    /// Not sent before this time (Unix ms).
+    pub next_attempt_at: u64,
+    /// Whether an auth failure already triggered a refresh for it.
+    pub auth_retried: bool,
+}
+
+/// A mutation given up, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    /// The item as it was last.
+    pub item: QueueItem,
+    /// Why it was given up.
+    pub reason: DeadLetterReason,
+    /// When (Unix ms).
+    pub at: u64,
+}
+
+/// Why a mutation was given up. Wire: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`,
+/// `{"kind":"unauthorized"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DeadLetterReason {
+    /// The server refused it with a 4xx status.
+    Rejected {
+        /// The status.
+        status: u16,
+    },
+    /// It failed `maxAttempts` times.
+    TooManyAttempts,
+    /// It met an auth failure again after a refresh.
+    Unauthorized,
+}
+
+/// How one send went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendFailure {
+    /// The server answered with this status (not 2xx, not an auth failure).
+    Status(u16),
+    /// The response is an auth failure per the configured rule.
+    AuthFailure,
+    /// No response.
+    Network,
+}
+
+/// Why an enqueue was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The queue holds `maxItems` items.
+    Full,
+}
+
+/// An input to the queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueEvent {
+    /// Queue a mutation.
+    Enqueue {
+        /// What to send.
+        request: QueuedRequest,
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// A timer fired or a replay was asked for: send the head if it is due.
+    Wake {
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// Connectivity came back.
+    Online {
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// Connectivity went away: nothing is sent until [`QueueEvent::Online`].
+    Offline,
+    /// The item in flight succeeded.
+    SendSucceeded {
+        /// Its id.
+        id: u64,
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// The item in flight failed.
+    SendFailed {
+        /// Its id.
+        id: u64,
+        /// How.
+        failure: SendFailure,
+        /// Current time (Unix ms).
+        now: u64,
+        /// A uniformly random number for the backoff jitter.
+        random: u32,
+    },
+    /// The refresh asked for by [`QueueEffect::RequestRefresh`] finished.
+    RefreshFinished {
+        /// Whether fresh auth is available.
+        ok: bool,
+        /// Current time (Unix ms).
+        now: u64,
+        /// A uniformly random number for the backoff jitter.
+        random: u32,
+    },
+    /// `clearAuth()`: drop every item and dead letter.
+    Clear,
+}
+
+/// What the edge must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueEffect {
+    /// Send this request (with current auth headers) and report the outcome.
+    Send {
+        /// Item id.
+        id: u64,
+        /// The request.
+        request: QueuedRequest,
+    },
+    /// Send [`QueueEvent::Wake`] at this time (Unix ms).
+    WakeAt {
+        /// When.
+        at: u64,
+    },
+    /// Refresh auth (through the single-flight refresh), then send [`QueueEvent::RefreshFinished`].
+    RequestRefresh {
+        /// The item waiting for it.
+        id: u64,
+    },
+    /// Remove cache entries carrying these tags.
+    Invalidate {
+        /// The tags.
+        tags: Vec<String>,
+    },
+    /// Broadcast this event.
+    Announce(SwEvent),
+    /// Save the state.
+    Persist,
+    /// The enqueue was refused.
+    Refused(Refusal),
+}
+
+/// The queue. Serialises as camelCase JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueState {
+    /// Bounds from `cachet.config.json`.
+    pub bounds: QueueBounds,
+    /// Waiting items, head first (the one in flight included).
+    pub items: VecDeque<QueueItem>,
+    /// Dead letters, oldest first.
+    pub dead_letters: Vec<DeadLetter>,
+    /// The item being sent.
+    pub in_flight: Option<u64>,
+    /// The item waiting for a refresh.
+    pub awaiting_refresh: Option<u64>,
+    /// Whether sending is possible.
+    pub online: bool,
+    /// The next id to hand out.
+    pub next_id: u64,
+}
+
+impl QueueState {
+    /// An empty queue.
+    pub fn new(bounds: QueueBounds, online: bool) -> Self {
+        QueueState {
+            bounds,
+            items: VecDeque::new(),
+            dead_letters: Vec::new(),
+            in_flight: None,
+            awaiting_refresh: None,
+            online,
+            next_id: 1,
+        }
+    }
+
+    /// The state as JSON text.
+    pub fn to_json(&self) -> String {
+        // Plain data into a String: cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads a saved state back, forgetting what was in flight (see the module docs).
+    pub fn from_json(text: &str) -> Result<Self, crate::Error> {
+        let mut state: QueueState = serde_json::from_str(text)
+            .map_err(|error| crate::Error::StoredState { what: "mutation queue", message: error.to_string() })?;
+        state.in_flight = None;
+        state.awaiting_refresh = None;
+        Ok(state)
+    }
+
+    /// The backoff delay after the `attempts`-th failed send, with `random` jitter.
+    pub fn backoff_ms(&self, attempts: u32, random: u32) -> u64 {
+        let exponent = attempts.saturating_sub(1);
+        let factor = 1u64.checked_shl(exponent).unwrap_or(u64::MAX);
+        let delay = self.bounds.backoff_base_ms.saturating_mul(factor).min(self.bounds.backoff_max_ms);
+        let half = delay / 2;
+        let spread = u128::from(delay - half) * u128::from(random) / u128::from(u32::MAX);
+        half + u64::try_from(spread).unwrap_or(0)
+    }
+
+    /// Applies one event.
+    pub fn reduce(mut self, event: QueueEvent) -> (Self, Vec<QueueEffect>) {
+        let mut effects = Vec::new();
+        match event {
+            QueueEvent::Enqueue { request, now } => {
+                if self.items.len() >= self.bounds.max_items as usize {
+                    effects.push(QueueEffect::Refused(Refusal::Full));
+                    return (self, effects);
+                }
+                let id = self.next_id;
+                self.next_id += 1;
+                let operation_name = request.operation_name.clone();
+                self.items.push_back(QueueItem {
+                    id,
+                    request,
+                    attempts: 0,
+                    enqueued_at: now,
+                    next_attempt_at: now,
+                    auth_retried: false,
+                });
+                effects.push(QueueEffect::Persist);
+                effects.push(QueueEffect::Announce(SwEvent::MutationQueued { id, operation_name }));
+                self.pump(now, &mut effects);
+            }
+            QueueEvent::Wake { now } => self.pump(now, &mut effects),
+            QueueEvent::Online { now } => {
+                self.online = true;
+                self.pump(now, &mut effects);
+            }
+            QueueEvent::Offline => self.online = false,
+            QueueEvent::SendSucceeded { id, now } => {
+                if self.in_flight != Some(id) {
+                    return (self, effects);
+                }
+                self.in_flight = None;
+                if let Some(item) = self.items.pop_front() {
+                    let tags = item.request.invalidate;
+                    effects.push(QueueEffect::Persist);
+                    if !tags.is_empty() {
+                        effects.push(QueueEffect::Invalidate { tags: tags.clone() });
+                    }
+                    effects.push(QueueEffect::Announce(SwEvent::MutationReplayed { id, invalidated: tags }));
+                }
+                self.pump(now, &mut effects);
+            }
+            QueueEvent::SendFailed { id, failure, now, random } => {
+                if self.in_flight != Some(id) {
+                    return (self, effects);
+                }
+                self.in_flight = None;
+                self.fail_head(failure, now, random, &mut effects);
+            }
+            QueueEvent::RefreshFinished { ok, now, random } => {
+                let Some(id) = self.awaiting_refresh.take() else {
+                    return (self, effects);
+                };
+                if ok {
+                    self.pump(now, &mut effects);
+                } else if self.items.front().is_some_and(|item| item.id == id) {
+                    self.fail_head(SendFailure::Network, now, random, &mut effects);
+                }
+            }
+            QueueEvent::Clear => {
+                self = QueueState { next_id: self.next_id, ..QueueState::new(self.bounds, self.online) };
+                effects.push(QueueEffect::Persist);
+            }
+        }
+        (self, effects)
+    }
+
+    fn fail_head(&mut self, failure: SendFailure, now: u64, random: u32, effects: &mut Vec<QueueEffect>) {
+        let Some(head) = self.items.front_mut() else {
+            return;
+        };
+        let dead = match failure {
+            SendFailure::AuthFailure if head.auth_retried => Some(DeadLetterReason::Unauthorized),
+            SendFailure::AuthFailure => {
+                head.auth_retried = true;
+                head.attempts = head.attempts.saturating_sub(1);
+                self.awaiting_refresh = Some(head.id);
+                effects.push(QueueEffect::Persist);
+                effects.push(QueueEffect::RequestRefresh { id: head.id });
+                return;
+            }
+            SendFailure::Status(status) if (400..500).contains(&status) && status != 408 && status != 429 => {
+                Some(DeadLetterReason::Rejected { status })
+            }
+            _ if head.attempts >= self.bounds.max_attempts => Some(DeadLetterReason::TooManyAttempts),
+            _ => None,
+        };
+        effects.push(QueueEffect::Persist);
+        if let Some(reason) = dead {
+            if let Some(item) = self.items.pop_front() {
+                effects.push(QueueEffect::Announce(SwEvent::MutationDeadLettered { id: item.id, reason }));
+                self.dead_letters.push(DeadLetter { item, reason, at: now });
+                let excess = self.dead_letters.len().saturating_sub(self.bounds.max_items as usize);
+                self.dead_letters.drain(..excess);
+            }
+            self.pump(now, effects);
+            return;
+        }
+        let attempts = head.attempts;
+        let retry_at = now.saturating_add(self.backoff_ms(attempts, random));
+        if let Some(head) = self.items.front_mut() {
+            head.next_attempt_at = retry_at;
+            effects.push(QueueEffect::Announce(SwEvent::MutationFailed { id: head.id, attempts, retry_at }));
+        }
+        effects.push(QueueEffect::WakeAt { at: retry_at });
+    }
+
+    /// Sends the head when it is due and nothing blocks; otherwise asks to be woken when it is due.
+    fn pump(&mut self, now: u64, effects: &mut Vec<QueueEffect>) {
+        if !self.online || self.in_flight.is_some() || self.awaiting_refresh.is_some() {
+            return;
+        }
+        let Some(head) = self.items.front_mut() else {
+            return;
+        };
+        if head.next_attempt_at > now {
+            effects.push(QueueEffect::WakeAt { at: head.next_attempt_at });
+            return;
+        }
+        head.attempts += 1;
+        self.in_flight = Some(head.id);
+        effects.push(QueueEffect::Send { id: head.id, request: head.request.clone() });
+    }
+}

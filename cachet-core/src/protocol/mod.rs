@@ -1,0 +1,162 @@
+//! Every message that crosses a context boundary (Service Worker ↔ page ↔ yew-agent worker).
+//!
+//! Messages travel as JSON text `{"v": <version>, "type": "<kebab-case>", ...fields}` so that the
+//! bundler-free JavaScript API can read them with `JSON.parse`; field names are camelCase. A message of
+//! another version, an unknown `type` or a malformed body is a [`ProtocolError`], never a panic. There is
+//! one enum per direction, each a [`Message`]:
+//!
+//! | Enum | From → to | Carried by |
+//! |---|---|---|
+//! | [`SwEvent`] | Service Worker → every page and agent | `BroadcastChannel` [`BROADCAST_CHANNEL`] |
+//! | [`PageToSw`] | page → Service Worker | `navigator.serviceWorker.controller.postMessage` |
+//! | [`SwToPage`] | Service Worker → one page | `Client.postMessage` |
+//! | [`PageReply`] | page → Service Worker, answering a [`SwToPage::RefreshRequest`] | the `MessagePort` sent with the request |
+//! | [`AgentRequest`] | Yew hook bridge → yew-agent reactor | gloo-worker |
+//! | [`AgentResponse`] | yew-agent reactor → bridge | gloo-worker |
+//!
+//! The wire form of every variant is in the round-trip table of `tests/protocol_table.rs`, for example
+//! `{"v":1,"type":"cache-invalidated","tags":["note","notes"]}` or
+//! `{"v":1,"type":"refresh-reply","id":7,"ok":true,"authorization":"Bearer t2"}`.
+//!
+//! The bearer token crosses into the Service Worker only inside a [`PageReply::RefreshReply`] for the
+//! one retried request (SPEC §5.3: the SW scope holds no token); the SW must not store it.
+
+mod agent;
+mod page;
+mod sw;
+
+pub use agent::{AgentRequest, AgentResponse};
+pub use page::{PageReply, PageToSw, QueueSummary, StateSnapshot, SwToPage};
+pub use sw::{AuthChangeKind, SwEvent};
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol version written into every message. Bumped on any incompatible change.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Name of the `BroadcastChannel` on which the Service Worker announces events to every page and agent.
+pub const BROADCAST_CHANNEL: &str = "cachet";
+
+/// A message could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtocolError {
+    /// The text is not JSON of the envelope shape.
+    #[error("malformed cachet message: {0}")]
+    Malformed(String),
+    /// The message carries a protocol version this build does not speak.
+    #[error("unsupported cachet protocol version {got} (this build speaks {PROTOCOL_VERSION})")]
+    UnsupportedVersion {
+        /// The version found in the message.
+        got: u64,
+    },
+    /// The `type` field names a message this build does not know.
+    #[error("unknown cachet message type {0:?}")]
+    UnknownType(String),
+}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a, T> {
+    v: u32,
+    #[serde(flatten)]
+    msg: &'a T,
+}
+
+/// A message type of the protocol: one enum per direction.
+pub trait Message: Serialize + for<'de> Deserialize<'de> + sealed::Sealed {
+    /// Encodes the message as wire JSON.
+    fn to_wire(&self) -> String {
+        encode(self)
+    }
+
+    /// Decodes wire JSON into a message of this direction.
+    fn from_wire(text: &str) -> Result<Self, ProtocolError> {
+        decode(text)
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! message {
+    ($($name:ty),*) => {$(
+        impl sealed::Sealed for $name {}
+        impl Message for $name {}
+    )*};
+}
+message!(SwEvent, PageToSw, SwToPage, PageReply, AgentRequest, AgentResponse);
+
+/// Encodes an event as wire JSON.
+pub fn encode_sw_event(event: &SwEvent) -> String {
+    encode(event)
+}
+
+/// Decodes wire JSON into an event.
+pub fn decode_sw_event(text: &str) -> Result<SwEvent, ProtocolError> {
+    decode(text)
+}
+
+/// Encodes any message as wire JSON.
+pub fn encode_message<M: Message>(message: &M) -> String {
+    encode(message)
+}
+
+/// Decodes wire JSON into a message of the direction `M`.
+pub fn decode_message<M: Message>(text: &str) -> Result<M, ProtocolError> {
+    decode(text)
+}
+
+fn encode<T: Serialize>(msg: &T) -> String {
+    // Serialising our own enums into a String cannot fail: no maps with non-string keys, no I/O.
+    serde_json::to_string(&EnvelopeOut { v: PROTOCOL_VERSION, msg }).unwrap_or_default()
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, ProtocolError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| ProtocolError::Malformed("expected a JSON object".into()))?;
+    let version = object
+        .get("v")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| ProtocolError::Malformed("missing numeric field `v`".into()))?;
+    if version != u64::from(PROTOCOL_VERSION) {
+        return Err(ProtocolError::UnsupportedVersion { got: version });
+    }
+    let kind = object
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| ProtocolError::Malformed("missing string field `type`".into()))?
+        .to_owned();
+    serde_json::from_value(value).map_err(|e| {
+        if e.to_string().contains("unknown variant") {
+            ProtocolError::UnknownType(kind)
+        } else {
+            ProtocolError::Malformed(e.to_string())
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sw_event_round_trips_and_rejects_other_versions() {
+        let event = SwEvent::Activated { build: "abc".into() };
+        let wire = encode_sw_event(&event);
+        assert_eq!(wire, r#"{"v":1,"type":"activated","build":"abc"}"#);
+        assert_eq!(decode_sw_event(&wire), Ok(event));
+        assert_eq!(
+            decode_sw_event(r#"{"v":2,"type":"activated","build":"abc"}"#),
+            Err(ProtocolError::UnsupportedVersion { got: 2 })
+        );
+        assert_eq!(
+            decode_sw_event(r#"{"v":1,"type":"from-the-future"}"#),
+            Err(ProtocolError::UnknownType("from-the-future".into()))
+        );
+        assert!(matches!(decode_sw_event("[1"), Err(ProtocolError::Malformed(_))));
+    }
+}

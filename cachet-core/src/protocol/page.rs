@@ -1,0 +1,120 @@
+//! Messages between one page and the Service Worker: [`PageToSw`], [`SwToPage`], [`PageReply`].
+
+use serde::{Deserialize, Serialize};
+
+/// A page asks the Service Worker for something.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[non_exhaustive]
+pub enum PageToSw {
+    /// `clearAuth()`: purge runtime caches, the mutation queue and stored auth; answered by
+    /// [`SwToPage::Ack`] and broadcast as [`super::SwEvent::ClearAllDone`].
+    ClearAll {
+        /// Correlates the answer.
+        request_id: u64,
+    },
+    /// The page saw the browser go online or offline.
+    ConnectivityChanged {
+        /// `navigator.onLine`.
+        online: bool,
+    },
+    /// The user whose cache partition GraphQL entries go to (`null`: anonymous).
+    SetIdentity {
+        /// [`crate::cache_key::partition_id`] of the user's identity.
+        partition: Option<String>,
+    },
+    /// Asks for a [`StateSnapshot`] (devtools).
+    SnapshotRequest {
+        /// Correlates the answer.
+        request_id: u64,
+    },
+    /// `invalidateByTag`: remove every entry carrying one of `tags`.
+    InvalidateTags {
+        /// Correlates the answer.
+        request_id: u64,
+        /// Tags to invalidate.
+        tags: Vec<String>,
+    },
+    /// Try to replay the mutation queue now.
+    ReplayQueue,
+}
+
+/// The Service Worker tells one page something.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[non_exhaustive]
+pub enum SwToPage {
+    /// A request met an auth failure: refresh the token and answer with [`PageReply::RefreshReply`] on
+    /// the port sent along.
+    RefreshRequest {
+        /// Correlates the reply.
+        id: u64,
+    },
+    /// The answer to [`PageToSw::SnapshotRequest`].
+    Snapshot {
+        /// The request's id.
+        request_id: u64,
+        /// The state.
+        snapshot: StateSnapshot,
+    },
+    /// A request was carried out.
+    Ack {
+        /// The request's id.
+        request_id: u64,
+    },
+    /// A request failed.
+    Nack {
+        /// The request's id.
+        request_id: u64,
+        /// Why, for people.
+        message: String,
+    },
+}
+
+/// The page's reply on the `MessagePort` of a [`SwToPage::RefreshRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[non_exhaustive]
+pub enum PageReply {
+    /// The outcome of the refresh.
+    RefreshReply {
+        /// The request's id.
+        id: u64,
+        /// Whether the refresh produced fresh auth.
+        ok: bool,
+        /// The `Authorization` header value for the retry (bearer); `null` for cookie-like auth or failure.
+        authorization: Option<String>,
+    },
+}
+
+/// What the Service Worker knows, for a devtools panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateSnapshot {
+    /// The SW build.
+    pub build: String,
+    /// Last known connectivity.
+    pub online: bool,
+    /// Whether auth is present.
+    pub authenticated: bool,
+    /// The current cache partition; `null`: anonymous.
+    pub partition: Option<String>,
+    /// Entries in the runtime cache.
+    pub cache_entries: u32,
+    /// Whether a token refresh is in flight.
+    pub refresh_in_flight: bool,
+    /// The mutation queue.
+    pub queue: QueueSummary,
+}
+
+/// The mutation queue in numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueSummary {
+    /// Items waiting (the one in flight included).
+    pub pending: u32,
+    /// The item being sent.
+    pub in_flight: Option<u64>,
+    /// Items given up.
+    pub dead_letters: u32,
+}

@@ -1,0 +1,96 @@
+//! The caching strategies the Service Worker applies, named on the wire by the `X-SW-Strategy` request
+//! header and in `cachet.config.json` (`strategy.default`, `strategy.graphql`).
+//!
+//! Header values are matched after trimming and ASCII-lowercasing; any other value is an
+//! [`UnknownStrategy`] error (the Service Worker then falls back to the configured default and says why).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The request header that selects a strategy for one request.
+pub const STRATEGY_HEADER: &str = "x-sw-strategy";
+
+/// How the Service Worker answers a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// The cache when it holds the request, else the network (and store).
+    CacheFirst,
+    /// The network (and store); the cache when the network fails.
+    NetworkFirst,
+    /// The cache at once, and a background re-fetch that stores fresh content; the network when nothing is
+    /// cached.
+    StaleWhileRevalidate,
+    /// The network only; nothing stored.
+    NetworkOnly,
+    /// The cache only; an error when nothing is cached.
+    CacheOnly,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the error messages list them.
+    pub const ALL: [Strategy; 5] = [
+        Strategy::CacheFirst,
+        Strategy::NetworkFirst,
+        Strategy::StaleWhileRevalidate,
+        Strategy::NetworkOnly,
+        Strategy::CacheOnly,
+    ];
+
+    /// The wire name, e.g. `cache-first`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::CacheFirst => "cache-first",
+            Strategy::NetworkFirst => "network-first",
+            Strategy::StaleWhileRevalidate => "stale-while-revalidate",
+            Strategy::NetworkOnly => "network-only",
+            Strategy::CacheOnly => "cache-only",
+        }
+    }
+
+    /// Whether this strategy may store responses.
+    pub fn stores(self) -> bool {
+        !matches!(self, Strategy::NetworkOnly)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A strategy name that names no strategy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got {0:?}")]
+pub struct UnknownStrategy(pub String);
+
+impl FromStr for Strategy {
+    type Err = UnknownStrategy;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        let wanted = value.trim().to_ascii_lowercase();
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.as_str() == wanted)
+            .ok_or_else(|| UnknownStrategy(value.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_header_value_and_rejects_others() {
+        for strategy in Strategy::ALL {
+            assert_eq!(strategy.as_str().parse(), Ok(strategy));
+            assert_eq!(format!(" {} ", strategy.as_str().to_uppercase()).parse(), Ok(strategy));
+            let json = serde_json::to_string(&strategy).unwrap_or_default();
+            assert_eq!(json, format!("\"{strategy}\""));
+        }
+        assert_eq!("cache-last".parse::<Strategy>(), Err(UnknownStrategy("cache-last".into())));
+        assert_eq!("".parse::<Strategy>(), Err(UnknownStrategy(String::new())));
+    }
+}

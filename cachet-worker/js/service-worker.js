@@ -1,0 +1,67 @@
+// cachet Service Worker shim. Generic: the same file for every app; what differs per app lives in
+// cachet-sw-config.js (generated from cachet.config.json) and cachet-build.js (the wasm's build hash,
+// written at build time).
+//
+// Browsers only honour listeners added during the script's first evaluation, and wasm loads
+// asynchronously, so this shim adds every listener synchronously and awaits the engine inside them.
+// It routes synchronously: a request it does not route gets no respondWith and goes to the network
+// untouched, paying nothing.
+/* global wasm_bindgen */
+importScripts('./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js');
+
+const ROUTES = self.CACHET_ROUTES || { passThrough: [], getPrefixes: [] };
+const BUILD = self.CACHET_BUILD || 'unstamped';
+const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
+const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
+const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
+
+// The .wasm is not stored with the SW script (importScripts files are; fetched files are not), so it
+// is kept in Cache Storage under the build hash: a stopped SW restarts even while the server is down.
+async function wasmSource() {
+  const cache = await caches.open(WASM_CACHE);
+  const stored = await cache.match(WASM_URL);
+  if (stored) return stored;
+  const fetched = await fetch(WASM_URL, { cache: 'no-store' });
+  if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
+  await cache.put(WASM_URL, fetched.clone());
+  return fetched;
+}
+
+let enginePromise = null;
+function engine() {
+  if (enginePromise === null) {
+    enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(() => self.__cachet_engine);
+    enginePromise.catch(() => { enginePromise = null; }); // try again on the next event
+  }
+  return enginePromise;
+}
+
+function routed(request) {
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return false;
+  if (ROUTES.passThrough.includes(url.pathname)) return false;
+  if (request.method !== 'GET') return false;
+  if (request.headers.has('x-sw-strategy')) return true;
+  return ROUTES.getPrefixes.some((prefix) => url.pathname.startsWith(prefix));
+}
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(engine().then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    const names = await caches.keys();
+    await Promise.all(names
+      .filter((name) => name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
+      .map((name) => caches.delete(name)));
+    await self.clients.claim();
+    await (await engine()).activate();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  if (!routed(event.request)) return;
+  // If the engine cannot load, the request goes to the network as if there were no SW.
+  event.respondWith(engine().then((e) => e.fetch(event), () => fetch(event.request)));
+});

@@ -1,0 +1,68 @@
+//! The one error type of `cachet-worker`.
+
+use wasm_bindgen::{JsCast, JsValue};
+
+/// What went wrong in the worker side. Raw `JsValue`s never leave this crate: they are turned into a
+/// typed error carrying the JavaScript error's name and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A browser API threw or rejected.
+    #[error("{operation} failed: {name}: {message}")]
+    Js {
+        /// What cachet was doing (for example `cache.put`).
+        operation: &'static str,
+        /// The JavaScript error's `name` (for example `QuotaExceededError`).
+        name: String,
+        /// The JavaScript error's `message`.
+        message: String,
+    },
+    /// The network could not be reached (the `fetch` promise rejected).
+    #[error("network error for {url}: {message}")]
+    Network {
+        /// The request URL.
+        url: String,
+        /// The browser's message.
+        message: String,
+    },
+    /// `cache-only` was asked for and nothing is cached.
+    #[error("no cached response for {url}")]
+    NotCached {
+        /// The request URL.
+        url: String,
+    },
+    /// The code runs in a context that lacks the API it needs (for example not in a Service Worker).
+    #[error("wrong context: {0}")]
+    Context(&'static str),
+}
+
+impl Error {
+    /// Wraps a thrown JavaScript value, keeping its name and message.
+    pub fn js(operation: &'static str, value: JsValue) -> Self {
+        let (name, message) = js_name_and_message(&value);
+        Error::Js { operation, name, message }
+    }
+}
+
+/// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).
+pub(crate) fn js_name_and_message(value: &JsValue) -> (String, String) {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return (String::from(error.name()), String::from(error.message()));
+    }
+    let name = js_sys::Reflect::get(value, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| "Error".to_owned());
+    let message = js_sys::Reflect::get(value, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|v| v.as_string())
+        .or_else(|| value.as_string())
+        .unwrap_or_else(|| format!("{value:?}"));
+    (name, message)
+}
+
+impl From<Error> for JsValue {
+    fn from(error: Error) -> JsValue {
+        js_sys::Error::new(&error.to_string()).into()
+    }
+}

@@ -1,0 +1,25 @@
+//! cachet's worker side: the Service Worker engine and the yew-agent worker.
+//!
+//! * [`sw`] is the Service Worker engine. It is written in Rust and loaded by a small, generic JavaScript
+//!   shim (`js/service-worker.js`) that adds the `install` / `activate` / `fetch` / `message` listeners
+//!   synchronously, as browsers require, and calls into the engine once its wasm has loaded. An app hosts
+//!   it as a two-line binary:
+//!
+//!   ```no_run
+//!   // src/bin/cachet-sw.rs of the app
+//!   fn main() {
+//!       cachet_worker::sw::install();
+//!   }
+//!   ```
+//! * [`agent`] is the yew-agent reactor that mirrors the Service Worker's broadcast events to Yew
+//!   components (through `cachet-yew`).
+//!
+//! Everything this crate decides comes from `cachet-core`; this crate only performs the effects with the
+//! browser's APIs (Cache Storage, `fetch`, `BroadcastChannel`).
+#![deny(missing_docs)]
+
+pub mod agent;
+pub mod error;
+pub mod sw;
+
+pub use error::Error;

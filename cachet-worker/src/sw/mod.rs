@@ -1,0 +1,72 @@
+//! The Service Worker engine.
+//!
+//! The JS shim (`js/service-worker.js`) loads the wasm and then calls the engine object that
+//! [`install`] places on the worker's global scope as `self.__cachet_engine`:
+//!
+//! | shim listener | engine method | what it does |
+//! |---|---|---|
+//! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
+//! | `activate` | `activate()` | broadcasts [`SwEvent::Activated`] to every page and agent |
+//! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
+//!
+//! The shim decides synchronously which requests reach the engine (same origin, GET, outside the auth
+//! route paths, with an `X-SW-Strategy` header or under a configured prefix); everything else never gets
+//! a `respondWith` and goes to the network untouched.
+//!
+//! Nothing is kept only in SW memory: the browser stops an idle SW after about 30 s, so every state that
+//! matters lives in Cache Storage (and, later, IndexedDB).
+
+pub mod broadcast;
+mod strategies;
+
+use cachet_core::protocol::SwEvent;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{FetchEvent, ServiceWorkerGlobalScope};
+
+pub use strategies::{open_cache, respond, Strategy, UnknownStrategy, DEFAULT_STRATEGY, SOURCE_HEADER, STRATEGY_HEADER};
+
+/// The name of the global the shim calls into.
+pub const ENGINE_GLOBAL: &str = "__cachet_engine";
+
+/// The Cache Storage cache that holds runtime GET responses.
+pub const RUNTIME_CACHE: &str = "cachet-runtime-v1";
+
+/// Installs the engine on the Service Worker's global scope. Call it from the SW binary's `main`.
+///
+/// Outside a Service Worker this logs an error to the console and does nothing.
+pub fn install() {
+    let Some(scope) = js_sys::global().dyn_into::<ServiceWorkerGlobalScope>().ok() else {
+        web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
+        return;
+    };
+    let build = js_sys::Reflect::get(&scope, &"CACHET_BUILD".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let engine = js_sys::Object::new();
+    let activate_build = build.clone();
+    let activate = Closure::<dyn Fn() -> js_sys::Promise>::new(move || {
+        let build = activate_build.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            broadcast::broadcast(&SwEvent::Activated { build }).map_err(JsValue::from)?;
+            Ok(JsValue::UNDEFINED)
+        })
+    });
+    let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
+        wasm_bindgen_futures::future_to_promise(async move {
+            strategies::handle_fetch(&event).await.map(JsValue::from).map_err(JsValue::from)
+        })
+    });
+    let set = |name: &str, value: &JsValue| {
+        // Setting a property on a fresh plain object cannot throw.
+        let _ = js_sys::Reflect::set(&engine, &name.into(), value);
+    };
+    set("activate", activate.as_ref());
+    set("fetch", fetch.as_ref());
+    set("build", &JsValue::from_str(&build));
+    // The closures live as long as the worker: leaking them once per SW start is intended.
+    activate.forget();
+    fetch.forget();
+    let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
+}

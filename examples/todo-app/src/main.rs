@@ -1,0 +1,4 @@
+//! Entry point of the example todo app.
+fn main() {
+    yew::Renderer::<todo_app::App>::new().render();
+}

@@ -1,0 +1,192 @@
+//! The end-to-end harness: the real todo app (built into `dist/` by trunk) served by the real backend,
+//! driven in headless Chromium through chromedriver with fantoccini.
+//!
+//! Each test builds a [`Harness`]: a backend on a free 127.0.0.1 port with a fresh SQLite file, a
+//! chromedriver process of its own, and a browser session with a fresh profile. Dropping the harness ends
+//! the chromedriver it started (by its PID) and everything under it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use fantoccini::{Client, ClientBuilder, Locator};
+use todo_backend::{AuthMode, RunningServer, ServerConfig};
+
+/// How long any single wait for the page may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A running backend, chromedriver and browser session.
+pub struct Harness {
+    /// The browser session.
+    pub client: Client,
+    server: Option<RunningServer>,
+    server_config: ServerConfig,
+    chromedriver: Child,
+    _scratch: tempfile::TempDir,
+}
+
+/// The workspace root (this crate lives in `tests/`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+impl Harness {
+    /// Starts everything with the backend in `auth_mode`.
+    pub async fn start(auth_mode: AuthMode) -> Result<Self> {
+        let dist = workspace_root().join("dist");
+        if !dist.join("index.html").exists() {
+            bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", dist.display());
+        }
+        let scratch = tempfile::tempdir()?;
+        let server_config = ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            static_dir: Some(dist),
+            db_path: scratch.path().join("todo.sqlite"),
+            auth_mode,
+            token_ttl: Duration::from_secs(900),
+            test_hooks: true,
+        };
+        let server = todo_backend::start(server_config.clone()).await?;
+        let server_config = ServerConfig { addr: server.addr(), ..server_config };
+        let (chromedriver, driver_url) = start_chromedriver().await?;
+        let profile = scratch.path().join("chromium-profile");
+        let client = connect_browser(&driver_url, &profile).await?;
+        Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
+    }
+
+    /// The app's origin, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.server_config.addr)
+    }
+
+    /// The backend's per-route request counts (see `todo_backend::RunningServer::counts`).
+    pub fn count(&self, route: &str) -> u64 {
+        self.server.as_ref().and_then(|server| server.counts().get(route).copied()).unwrap_or(0)
+    }
+
+    /// Stops the backend: afterwards the browser gets network errors.
+    pub async fn stop_server(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await;
+        }
+    }
+
+    /// Starts the backend again on the same port (same origin) with the same database.
+    pub async fn restart_server(&mut self) -> Result<()> {
+        self.stop_server().await;
+        self.server = Some(todo_backend::start(self.server_config.clone()).await?);
+        Ok(())
+    }
+
+    /// Opens the app and waits until the Service Worker controls the page.
+    pub async fn open_controlled(&self) -> Result<()> {
+        self.client.goto(&self.url()).await?;
+        let controlled = self
+            .run_async(
+                "navigator.serviceWorker.ready.then(() => {
+                   if (navigator.serviceWorker.controller) return done(true);
+                   navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
+                 });",
+            )
+            .await?;
+        if controlled != serde_json::Value::Bool(true) {
+            bail!("the page was not controlled by the service worker: {controlled}");
+        }
+        Ok(())
+    }
+
+    /// Runs `body` as an async script in the page; `body` calls `done(value)` to finish.
+    pub async fn run_async(&self, body: &str) -> Result<serde_json::Value> {
+        let script = format!("const done = arguments[arguments.length - 1];\n{body}");
+        Ok(self.client.execute_async(&script, vec![]).await?)
+    }
+
+    /// Waits for an element matching `css` and returns its text.
+    pub async fn text_of(&self, css: &str) -> Result<String> {
+        let element = self
+            .client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for {css}"))?;
+        Ok(element.text().await?)
+    }
+
+    /// Waits until the element matching `css` has a text for which `accept` holds; returns that text.
+    pub async fn wait_for_text(&self, css: &str, accept: impl Fn(&str) -> bool) -> Result<String> {
+        let started = Instant::now();
+        loop {
+            let text = self.text_of(css).await?;
+            if accept(&text) {
+                return Ok(text);
+            }
+            if started.elapsed() > WAIT {
+                bail!("{css} still reads {text:?} after {WAIT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        // Only the chromedriver this harness started; it takes its browser down with it.
+        let _ = self.chromedriver.kill();
+        let _ = self.chromedriver.wait();
+    }
+}
+
+async fn start_chromedriver() -> Result<(Child, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut child = Command::new("/usr/bin/chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting /usr/bin/chromedriver (install it with `cargo xtask setup`)")?;
+    let url = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    // A bare TCP connect is not enough: chromedriver once reset the first session request. Poll /status.
+    loop {
+        if status_ready(port).await {
+            return Ok((child, url));
+        }
+        if started.elapsed() > WAIT {
+            let _ = child.kill();
+            bail!("chromedriver on port {port} not ready after {WAIT:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn status_ready(port: u16) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return false };
+    let request = format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).await.is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer).await;
+    answer.contains("\"ready\":true") || answer.contains("\"ready\": true")
+}
+
+async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
+    let args = [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", "--window-size=1280,900",
+    ];
+    let mut args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({ "binary": "/usr/bin/chromium", "args": args }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    Ok(ClientBuilder::new(connector).capabilities(capabilities).connect(driver_url).await?)
+}

@@ -1,0 +1,107 @@
+//! cachet's build automation. `cargo xtask demo` builds and serves the example todo app with its real
+//! backend; `cargo xtask test` runs every check and test. Both install the tools they need first, and
+//! skip what is already installed at the right version.
+
+mod run;
+mod tools;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "cachet's build automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the example todo app and serve it with its backend on 127.0.0.1.
+    Demo {
+        /// Port to serve on.
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Auth mode of the backend.
+        #[arg(long, default_value = "cookie", value_parser = ["cookie", "bearer"])]
+        auth_mode: String,
+    },
+    /// Run everything: fmt, clippy (native and wasm32), native tests, wasm tests in headless Chromium,
+    /// and the end-to-end tests.
+    Test,
+    /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium).
+    Setup,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    std::env::set_current_dir(&root)?;
+    match cli.command {
+        Command::Setup => {
+            tools::ensure_build_tools(&root)?;
+            tools::ensure_browser()
+        }
+        Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
+        Command::Test => test(&root),
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().map(PathBuf::from).unwrap_or(manifest_dir)
+}
+
+fn demo(root: &std::path::Path, port: u16, auth_mode: &str) -> Result<()> {
+    let path = tools::ensure_build_tools(root)?;
+    build_app(&path)?;
+    run::step("serve the todo app and its backend (Ctrl-C to stop)", || {
+        run::cargo(&path, &[
+            "run", "--quiet", "-p", "todo-backend", "--",
+            "--addr", &format!("127.0.0.1:{port}"),
+            "--static-dir", "dist",
+            "--db", "examples/todo-backend/data/todo.sqlite",
+            "--auth-mode", auth_mode,
+        ])
+    })
+}
+
+/// Builds the todo app, its Service Worker and its agent into `dist/` with trunk.
+fn build_app(path: &std::ffi::OsStr) -> Result<()> {
+    run::step("build the todo app with trunk (release, wasm-opt -Oz)", || {
+        run::command(path, "trunk", &["build", "--release"])
+    })
+}
+
+fn test(root: &std::path::Path) -> Result<()> {
+    let started = std::time::Instant::now();
+    let path = tools::ensure_build_tools(root)?;
+    tools::ensure_browser()?;
+    let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "todo-app"];
+    run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
+    run::step("clippy (native, all targets, warnings denied)", || {
+        run::cargo(&path, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+    })?;
+    run::step("clippy (wasm32, browser crates, warnings denied)", || {
+        let mut args = vec!["clippy", "--target", "wasm32-unknown-unknown", "--all-targets"];
+        args.extend(wasm_crates);
+        args.extend(["--", "-D", "warnings"]);
+        run::cargo(&path, &args)
+    })?;
+    run::step("native tests", || {
+        run::cargo(&path, &["test", "--workspace", "--exclude", "cachet-e2e"])
+    })?;
+    run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
+        run::cargo(&path, &[
+            "test", "--target", "wasm32-unknown-unknown", "-p", "cachet-worker", "-p", "cachet-yew",
+        ])
+    })?;
+    build_app(&path)?;
+    run::step("end-to-end tests (real app, real backend, headless Chromium)", || {
+        run::cargo(&path, &["test", "-p", "cachet-e2e", "--", "--test-threads=1"])
+    })?;
+    println!("[xtask] all tests passed in {:.0?}", started.elapsed());
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Running steps and child processes with their output shown.
+
+use std::ffi::OsStr;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+/// Runs `body` as a named step, printing its name before and its duration after.
+pub fn step(name: &str, body: impl FnOnce() -> Result<()>) -> Result<()> {
+    println!("[xtask] ==> {name}");
+    let started = Instant::now();
+    let result = body();
+    match &result {
+        Ok(()) => println!("[xtask] <== {name}: ok in {:.1?}", started.elapsed()),
+        Err(error) => println!("[xtask] <== {name}: FAILED after {:.1?}: {error:#}", started.elapsed()),
+    }
+    result
+}
+
+/// Runs `program args` with `PATH` set to `path`, output inherited; fails on a non-zero exit.
+pub fn command(path: &OsStr, program: &str, args: &[&str]) -> Result<()> {
+    println!("[xtask] $ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .env("PATH", path)
+        .status()
+        .with_context(|| format!("could not start {program}"))?;
+    if !status.success() {
+        bail!("{program} {} exited with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Runs `cargo args` (the cargo that runs xtask) with `PATH` set to `path`.
+pub fn cargo(path: &OsStr, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    command(path, &cargo, args)
+}
+
+/// The first line a command prints on stdout, or `None` when it cannot run.
+pub fn output_line(program: &str, args: &[&str], path: &OsStr) -> Option<String> {
+    let output = Command::new(program).args(args).env("PATH", path).output().ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&output.stdout).lines().next().map(str::to_owned)
+}
+
+/// Everything a command prints on stdout (empty when it cannot run).
+pub fn output_all(program: &str, args: &[&str], path: &OsStr) -> String {
+    Command::new(program)
+        .args(args)
+        .env("PATH", path)
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+        .unwrap_or_default()
+}

@@ -1,0 +1,87 @@
+//! Installing the pinned tools, each skipped when already present at the right version.
+//!
+//! | tool | pinned | installed with |
+//! |---|---|---|
+//! | wasm32 target | - | `rustup target add wasm32-unknown-unknown` |
+//! | wasm-bindgen CLI | 0.2.130 (= the `wasm-bindgen` crate in Cargo.lock) | `cargo install wasm-bindgen-cli` |
+//! | trunk | 0.21.14 (0.22 needs a newer rustc) | `cargo install trunk --locked` |
+//! | wasm-opt | binaryen 132 (older ones cannot parse wasm-bindgen 0.2.130 output) | `npm ci --prefix tools` |
+//! | Chromium + chromedriver | Debian's | `apt-get install chromium chromium-driver` (as root) |
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::run;
+
+/// The wasm-bindgen version; must equal `wasm-bindgen` in the root Cargo.toml.
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+const TRUNK_VERSION: &str = "0.21.14";
+const WASM_OPT_MAJOR: &str = "132";
+
+/// Installs what the build needs and returns the `PATH` to run it with (pinned wasm-opt first).
+pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
+    let node_bin = root.join("tools/node_modules/.bin");
+    let cargo_bin = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .map(|home| home.join("bin"));
+    let mut entries = vec![node_bin];
+    entries.extend(cargo_bin);
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    let path = std::env::join_paths(entries)?;
+
+    let installed_targets = run::output_all("rustup", &["target", "list", "--installed"], &path);
+    ensure("wasm32-unknown-unknown target", installed_targets.contains("wasm32-unknown-unknown"), || {
+        run::command(&path, "rustup", &["target", "add", "wasm32-unknown-unknown"])
+    })?;
+    let bindgen = run::output_line("wasm-bindgen", &["--version"], &path).unwrap_or_default();
+    ensure(
+        &format!("wasm-bindgen CLI {WASM_BINDGEN_VERSION}"),
+        bindgen.ends_with(WASM_BINDGEN_VERSION),
+        || {
+            run::cargo(&path, &[
+                "install", "wasm-bindgen-cli", "--version", WASM_BINDGEN_VERSION,
+                "--no-default-features", "--force",
+            ])
+        },
+    )?;
+    let trunk = run::output_line("trunk", &["--version"], &path).unwrap_or_default();
+    ensure(&format!("trunk {TRUNK_VERSION}"), trunk.ends_with(TRUNK_VERSION), || {
+        run::cargo(&path, &["install", "trunk", "--version", TRUNK_VERSION, "--locked", "--force"])
+    })?;
+    let wasm_opt = run::output_line("wasm-opt", &["--version"], &path).unwrap_or_default();
+    ensure(
+        &format!("wasm-opt (binaryen {WASM_OPT_MAJOR})"),
+        wasm_opt.starts_with(&format!("wasm-opt version {WASM_OPT_MAJOR}")),
+        || run::command(&path, "npm", &["ci", "--prefix", "tools", "--no-audit", "--no-fund"]),
+    )?;
+    Ok(path)
+}
+
+/// Installs Chromium and chromedriver when missing (apt, as root); elsewhere says what to do.
+pub fn ensure_browser() -> Result<()> {
+    let present = Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    ensure("Chromium and chromedriver", present, || {
+        let is_root = run::output_line("id", &["-u"], &std::env::var_os("PATH").unwrap_or_default())
+            .is_some_and(|uid| uid.trim() == "0");
+        if !is_root || !Path::new("/usr/bin/apt-get").exists() {
+            bail!(
+                "Chromium and chromedriver are needed at /usr/bin/chromium and /usr/bin/chromedriver; \
+                 on Debian run as root: apt-get install -y chromium chromium-driver"
+            );
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        run::command(&path, "apt-get", &["update", "-qq"])?;
+        run::command(&path, "apt-get", &["install", "-y", "-qq", "chromium", "chromium-driver"])
+    })
+}
+
+fn ensure(what: &str, present: bool, install: impl FnOnce() -> Result<()>) -> Result<()> {
+    if present {
+        println!("[xtask] {what}: present, skipped");
+        return Ok(());
+    }
+    run::step(&format!("install {what}"), install)
+}
