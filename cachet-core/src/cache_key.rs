@@ -38,7 +38,11 @@ pub const ANONYMOUS_PARTITION: &str = "anonymous";
 pub const GRAPHQL_CACHE_PREFIX: &str = "/__cachet/gql/";
 
 /// The cache key of a GraphQL query: 64 lowercase hex characters.
-pub fn cache_key(query: &str, variables: Option<&Map<String, Value>>, operation_name: Option<&str>) -> String {
+pub fn cache_key(
+    query: &str,
+    variables: Option<&Map<String, Value>>,
+    operation_name: Option<&str>,
+) -> String {
     let mut text = String::with_capacity(query.len() + 64);
     text.push_str("{\"operationName\":");
     match operation_name.filter(|name| !name.is_empty()) {
@@ -76,7 +80,8 @@ pub fn graphql_cache_url(partition: &str, key: &str) -> String {
 pub fn parse_graphql_cache_url(url_path: &str) -> Option<(&str, &str)> {
     let rest = url_path.strip_prefix(GRAPHQL_CACHE_PREFIX)?;
     let (partition, key) = rest.split_once('/')?;
-    let valid = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
+    let valid =
+        |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
     (valid(partition) && valid(key)).then_some((partition, key))
 }
 

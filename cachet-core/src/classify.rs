@@ -21,7 +21,9 @@ use crate::cache_key::cache_key;
 use crate::config::Config;
 use crate::graphql::{parse_body, OperationKind};
 use crate::strategy::{Strategy, STRATEGY_HEADER};
-use crate::tags::{invalidation_tags, merge_tags, parse_tag_list, query_tags, INVALIDATE_HEADER, TAGS_HEADER};
+use crate::tags::{
+    invalidation_tags, merge_tags, parse_tag_list, query_tags, INVALIDATE_HEADER, TAGS_HEADER,
+};
 use crate::Error;
 
 /// What kind of request this is for the Service Worker.
@@ -98,7 +100,11 @@ pub fn classify_request(
     let operation_name = request.operation.name;
     let action = match kind {
         OperationKind::Query => GraphqlAction::Query {
-            cache_key: cache_key(&request.query, Some(&request.variables), request.operation_name.as_deref()),
+            cache_key: cache_key(
+                &request.query,
+                Some(&request.variables),
+                request.operation_name.as_deref(),
+            ),
             tags: match headers(TAGS_HEADER) {
                 Some(value) => tags_from(TAGS_HEADER, &value)?,
                 None => query_tags(kind, operation_name.as_deref()),
@@ -110,14 +116,26 @@ pub fn classify_request(
                 Some(value) => tags_from(INVALIDATE_HEADER, &value)?,
                 None => Vec::new(),
             };
-            GraphqlAction::Mutation { invalidate: merge_tags(&invalidation_tags(kind, operation_name.as_deref()), &explicit) }
+            GraphqlAction::Mutation {
+                invalidate: merge_tags(
+                    &invalidation_tags(kind, operation_name.as_deref()),
+                    &explicit,
+                ),
+            }
         }
         OperationKind::Subscription => GraphqlAction::Subscription,
     };
-    Ok(RequestClass::Graphql(GraphqlCall { endpoint_index, operation_name, action }))
+    Ok(RequestClass::Graphql(GraphqlCall {
+        endpoint_index,
+        operation_name,
+        action,
+    }))
 }
 
-fn strategy_from(headers: &dyn Fn(&str) -> Option<String>, default: Strategy) -> Result<Strategy, Error> {
+fn strategy_from(
+    headers: &dyn Fn(&str) -> Option<String>,
+    default: Strategy,
+) -> Result<Strategy, Error> {
     match headers(STRATEGY_HEADER) {
         Some(value) => Ok(value.parse()?),
         None => Ok(default),

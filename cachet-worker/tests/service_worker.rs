@@ -34,22 +34,6 @@ fn no_background() -> impl Fn(Promise) {
 }
 
 #[wasm_bindgen_test]
-fn strategy_names_parse_and_unknown_ones_are_named_in_the_error() {
-    let table = [
-        ("cache-first", Strategy::CacheFirst),
-        ("network-first", Strategy::NetworkFirst),
-        ("stale-while-revalidate", Strategy::StaleWhileRevalidate),
-        (" Network-Only ", Strategy::NetworkOnly),
-        ("cache-only", Strategy::CacheOnly),
-    ];
-    for (text, expected) in table {
-        assert_eq!(text.parse::<Strategy>(), Ok(expected), "{text}");
-    }
-    let error = "fastest".parse::<Strategy>().unwrap_err();
-    assert!(error.to_string().contains("got \"fastest\""), "{error}");
-}
-
-#[wasm_bindgen_test]
 async fn network_first_stores_then_cache_only_answers_from_the_cache() {
     let cache = open_cache("test-network-first").await.unwrap();
     let url = reachable_url();

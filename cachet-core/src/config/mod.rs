@@ -43,9 +43,9 @@
 mod auth_failure;
 mod read;
 
+use crate::strategy::Strategy;
 pub use auth_failure::{AuthFailureRule, HeaderRule, JsonFieldRule};
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
-use crate::strategy::Strategy;
 use serde::Serialize;
 use std::str::FromStr;
 
@@ -180,7 +180,10 @@ impl Default for AuthConfig {
         AuthConfig {
             enabled: false,
             kind: AuthType::Cookie,
-            route_paths: DEFAULT_ROUTE_PATHS.iter().map(|path| (*path).to_owned()).collect(),
+            route_paths: DEFAULT_ROUTE_PATHS
+                .iter()
+                .map(|path| (*path).to_owned())
+                .collect(),
             failure: AuthFailureRule::default(),
         }
     }
@@ -188,25 +191,43 @@ impl Default for AuthConfig {
 
 impl Default for GraphqlConfig {
     fn default() -> Self {
-        GraphqlConfig { enabled: false, endpoints: DEFAULT_ENDPOINTS.iter().map(|path| (*path).to_owned()).collect() }
+        GraphqlConfig {
+            enabled: false,
+            endpoints: DEFAULT_ENDPOINTS
+                .iter()
+                .map(|path| (*path).to_owned())
+                .collect(),
+        }
     }
 }
 
 impl Default for StrategyConfig {
     fn default() -> Self {
-        StrategyConfig { default: Strategy::NetworkFirst, graphql: Strategy::CacheFirst }
+        StrategyConfig {
+            default: Strategy::NetworkFirst,
+            graphql: Strategy::CacheFirst,
+        }
     }
 }
 
 impl Default for CacheBounds {
     fn default() -> Self {
-        CacheBounds { max_entries: 200, max_age_seconds: 86_400, max_body_bytes: 1_048_576 }
+        CacheBounds {
+            max_entries: 200,
+            max_age_seconds: 86_400,
+            max_body_bytes: 1_048_576,
+        }
     }
 }
 
 impl Default for QueueBounds {
     fn default() -> Self {
-        QueueBounds { max_items: 100, max_attempts: 5, backoff_base_ms: 1_000, backoff_max_ms: 60_000 }
+        QueueBounds {
+            max_items: 100,
+            max_attempts: 5,
+            backoff_base_ms: 1_000,
+            backoff_max_ms: 60_000,
+        }
     }
 }
 
@@ -234,39 +255,76 @@ impl FromStr for AuthType {
     }
 }
 
-const STRATEGY_NAMES: [&str; 5] = ["cache-first", "network-first", "stale-while-revalidate", "network-only", "cache-only"];
+const STRATEGY_NAMES: [&str; 5] = [
+    "cache-first",
+    "network-first",
+    "stale-while-revalidate",
+    "network-only",
+    "cache-only",
+];
 
 impl Config {
     /// Reads and validates the text of `cachet.config.json`.
     pub fn from_json_str(text: &str) -> Result<Config, ConfigError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
-            line: error.line(),
-            column: error.column(),
-            message: error.to_string(),
-        })?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
+                line: error.line(),
+                column: error.column(),
+                message: error.to_string(),
+            })?;
         Config::from_json_value(&value)
     }
 
     /// Validates an already parsed JSON document.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Config, ConfigError> {
-        let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
+        let root = Object::new(
+            String::new(),
+            Some(value),
+            &["features", "strategy", "cache", "queue"],
+        )?;
         let features = root.child("features", &["auth", "graphql"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
         let graphql = features.child("graphql", &["enabled", "endpoints"])?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
         let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
-        let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
+        let queue = root.child(
+            "queue",
+            &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"],
+        )?;
         let defaults = Config::default();
 
         let endpoints = graphql.strings("endpoints", &DEFAULT_ENDPOINTS, check_path)?;
         if endpoints.is_empty() {
-            return Err(invalid("features.graphql.endpoints", "expected at least one endpoint path, got []".to_owned()));
+            return Err(invalid(
+                "features.graphql.endpoints",
+                "expected at least one endpoint path, got []".to_owned(),
+            ));
         }
         let queue_bounds = QueueBounds {
-            max_items: small(queue.integer("maxItems", defaults.queue.max_items.into(), 1, 100_000)?),
-            max_attempts: small(queue.integer("maxAttempts", defaults.queue.max_attempts.into(), 1, 1_000)?),
-            backoff_base_ms: queue.integer("backoffBaseMs", defaults.queue.backoff_base_ms, 1, MAX_SAFE_INTEGER)?,
-            backoff_max_ms: queue.integer("backoffMaxMs", defaults.queue.backoff_max_ms, 1, MAX_SAFE_INTEGER)?,
+            max_items: small(queue.integer(
+                "maxItems",
+                defaults.queue.max_items.into(),
+                1,
+                100_000,
+            )?),
+            max_attempts: small(queue.integer(
+                "maxAttempts",
+                defaults.queue.max_attempts.into(),
+                1,
+                1_000,
+            )?),
+            backoff_base_ms: queue.integer(
+                "backoffBaseMs",
+                defaults.queue.backoff_base_ms,
+                1,
+                MAX_SAFE_INTEGER,
+            )?,
+            backoff_max_ms: queue.integer(
+                "backoffMaxMs",
+                defaults.queue.backoff_max_ms,
+                1,
+                MAX_SAFE_INTEGER,
+            )?,
         };
         if queue_bounds.backoff_max_ms < queue_bounds.backoff_base_ms {
             return Err(invalid(
@@ -283,18 +341,38 @@ impl Config {
                     enabled: auth.bool("enabled", false)?,
                     kind: auth.one_of("type", AuthType::Cookie, &["cookie", "bearer", "custom"])?,
                     route_paths: auth.strings("routePaths", &DEFAULT_ROUTE_PATHS, check_path)?,
-                    failure: AuthFailureRule::read(&auth.child("failure", &["statuses", "header", "jsonField"])?)?,
+                    failure: AuthFailureRule::read(
+                        &auth.child("failure", &["statuses", "header", "jsonField"])?,
+                    )?,
                 },
-                graphql: GraphqlConfig { enabled: graphql.bool("enabled", false)?, endpoints },
+                graphql: GraphqlConfig {
+                    enabled: graphql.bool("enabled", false)?,
+                    endpoints,
+                },
             },
             strategy: StrategyConfig {
                 default: strategy.one_of("default", defaults.strategy.default, &STRATEGY_NAMES)?,
                 graphql: strategy.one_of("graphql", defaults.strategy.graphql, &STRATEGY_NAMES)?,
             },
             cache: CacheBounds {
-                max_entries: small(cache.integer("maxEntries", defaults.cache.max_entries.into(), 1, 1_000_000)?),
-                max_age_seconds: cache.integer("maxAgeSeconds", defaults.cache.max_age_seconds, 1, MAX_SAFE_INTEGER)?,
-                max_body_bytes: cache.integer("maxBodyBytes", defaults.cache.max_body_bytes, 1, MAX_SAFE_INTEGER)?,
+                max_entries: small(cache.integer(
+                    "maxEntries",
+                    defaults.cache.max_entries.into(),
+                    1,
+                    1_000_000,
+                )?),
+                max_age_seconds: cache.integer(
+                    "maxAgeSeconds",
+                    defaults.cache.max_age_seconds,
+                    1,
+                    MAX_SAFE_INTEGER,
+                )?,
+                max_body_bytes: cache.integer(
+                    "maxBodyBytes",
+                    defaults.cache.max_body_bytes,
+                    1,
+                    MAX_SAFE_INTEGER,
+                )?,
             },
             queue: queue_bounds,
         })
@@ -310,7 +388,13 @@ impl Config {
     /// continues it with `/` (`/api/me/avatar` is under `/api/me`). The query string is ignored.
     pub fn is_auth_route(&self, path: &str) -> bool {
         let path = strip_query(path);
-        self.features.auth.enabled && self.features.auth.route_paths.iter().any(|route| path_is_under(path, route))
+        self.features.auth.enabled
+            && self
+                .features
+                .auth
+                .route_paths
+                .iter()
+                .any(|route| path_is_under(path, route))
     }
 
     /// The index of the GraphQL endpoint a request path targets (exact match, query string ignored), when
@@ -318,7 +402,15 @@ impl Config {
     pub fn graphql_endpoint_index(&self, path: &str) -> Option<usize> {
         let path = strip_query(path);
         let graphql = &self.features.graphql;
-        graphql.enabled.then(|| graphql.endpoints.iter().position(|endpoint| endpoint == path)).flatten()
+        graphql
+            .enabled
+            .then(|| {
+                graphql
+                    .endpoints
+                    .iter()
+                    .position(|endpoint| endpoint == path)
+            })
+            .flatten()
     }
 }
 
@@ -338,5 +430,6 @@ fn strip_query(path: &str) -> &str {
 }
 
 fn path_is_under(path: &str, route: &str) -> bool {
-    path.strip_prefix(route).is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || route.ends_with('/'))
+    path.strip_prefix(route)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || route.ends_with('/'))
 }

@@ -71,7 +71,10 @@ pub enum AuthEffect {
 impl AuthState {
     /// The state at start-up.
     pub fn new(online: bool, authenticated: bool) -> Self {
-        AuthState { online, authenticated }
+        AuthState {
+            online,
+            authenticated,
+        }
     }
 
     /// Applies one event.
@@ -80,7 +83,11 @@ impl AuthState {
         let mut effects = Vec::new();
         match event {
             AuthEvent::SetAuth => {
-                let kind = if self.authenticated { AuthChangeKind::Refresh } else { AuthChangeKind::Login };
+                let kind = if self.authenticated {
+                    AuthChangeKind::Refresh
+                } else {
+                    AuthChangeKind::Login
+                };
                 next.authenticated = true;
                 effects.push(AuthEffect::Broadcast(kind));
                 effects.push(AuthEffect::Publish(next));
@@ -101,7 +108,11 @@ impl AuthState {
             AuthEvent::LoggedOut | AuthEvent::ClearAuth => {
                 next.authenticated = false;
                 effects.push(AuthEffect::PurgeAll);
-                let kind = if event == AuthEvent::LoggedOut { AuthChangeKind::Logout } else { AuthChangeKind::Clear };
+                let kind = if event == AuthEvent::LoggedOut {
+                    AuthChangeKind::Logout
+                } else {
+                    AuthChangeKind::Clear
+                };
                 effects.push(AuthEffect::Broadcast(kind));
             }
             AuthEvent::ClearMemoryAuth => {

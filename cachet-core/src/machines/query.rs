@@ -119,7 +119,12 @@ impl<T, E> QueryState<T, E> {
         match event {
             QueryEvent::Fetch if self.fetch_status == FetchStatus::Fetching => {}
             QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects),
-            QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
+            QueryEvent::Resolved {
+                seq,
+                data,
+                from_cache,
+                now,
+            } if seq == self.seq => {
                 self.status = QueryStatus::Success;
                 self.fetch_status = FetchStatus::Idle;
                 self.data = Some(data);
@@ -127,7 +132,9 @@ impl<T, E> QueryState<T, E> {
                 self.data_updated_at = Some(now);
                 self.from_cache = from_cache;
             }
-            QueryEvent::Failed { seq, error } if seq == self.seq && self.fetch_status == FetchStatus::Fetching => {
+            QueryEvent::Failed { seq, error }
+                if seq == self.seq && self.fetch_status == FetchStatus::Fetching =>
+            {
                 if self.online {
                     self.status = QueryStatus::Error;
                     self.fetch_status = FetchStatus::Idle;

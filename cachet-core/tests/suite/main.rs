@@ -1,14 +1,14 @@
 //! The cachet-core test suite: one binary, one module per concern (data-driven tables and property tests).
 #![allow(clippy::unwrap_used)]
 
-// mod cache_key;
-// mod classify;
-// mod config;
+mod cache_key;
+mod classify;
+mod config;
 mod graphql_oracle;
 mod graphql_table;
-// mod machines_auth;
-// mod machines_query;
-// mod machines_queue;
-// mod machines_refresh;
-// mod protocol_table;
-// mod tags_table;
+mod machines_auth;
+mod machines_query;
+mod machines_queue;
+mod machines_refresh;
+mod protocol_table;
+mod tags_table;

@@ -24,7 +24,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, ServiceWorkerGlobalScope};
 
-pub use strategies::{open_cache, respond, Strategy, UnknownStrategy, DEFAULT_STRATEGY, SOURCE_HEADER, STRATEGY_HEADER};
+pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
+pub use strategies::{open_cache, respond, DEFAULT_STRATEGY, SOURCE_HEADER};
 
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";

@@ -7,9 +7,8 @@
 //! (and every other `X-Cachet-*` request header) before a request goes to the network. Without a
 //! controlling Service Worker the header does reach the server, which must ignore it.
 
-use std::str::FromStr;
-
 use cachet_core::protocol::SwEvent;
+use cachet_core::strategy::{Strategy, UnknownStrategy, STRATEGY_HEADER};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -18,47 +17,10 @@ use web_sys::{Cache, FetchEvent, Headers, Request, RequestInit, Response, Respon
 use super::{broadcast, RUNTIME_CACHE};
 use crate::Error;
 
-/// The request header that selects a strategy.
-pub const STRATEGY_HEADER: &str = "x-sw-strategy";
 /// The response header that tells where a response came from: `cache` or `network`.
 pub const SOURCE_HEADER: &str = "x-cachet-source";
 /// The header recording when a stored response was fetched (Unix milliseconds).
 const STORED_AT_HEADER: &str = "x-cachet-stored-at";
-
-/// How a request is answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// The cache when it holds the request, else the network (and store).
-    CacheFirst,
-    /// The network (and store); the cache when the network fails.
-    NetworkFirst,
-    /// The cache at once when it holds the request, and a background re-fetch that stores fresh content
-    /// and broadcasts `cache-updated` when the content changed; the network when nothing is cached.
-    StaleWhileRevalidate,
-    /// The network only; nothing stored.
-    NetworkOnly,
-    /// The cache only; a typed error when nothing is cached.
-    CacheOnly,
-}
-
-/// An `X-SW-Strategy` value that names no strategy.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got {0:?}")]
-pub struct UnknownStrategy(pub String);
-
-impl FromStr for Strategy {
-    type Err = UnknownStrategy;
-    fn from_str(value: &str) -> Result<Self, Self::Err> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "cache-first" => Ok(Strategy::CacheFirst),
-            "network-first" => Ok(Strategy::NetworkFirst),
-            "stale-while-revalidate" => Ok(Strategy::StaleWhileRevalidate),
-            "network-only" => Ok(Strategy::NetworkOnly),
-            "cache-only" => Ok(Strategy::CacheOnly),
-            _ => Err(UnknownStrategy(value.to_owned())),
-        }
-    }
-}
 
 /// The strategy used when a routed GET carries no `X-SW-Strategy` header.
 pub const DEFAULT_STRATEGY: Strategy = Strategy::NetworkFirst;

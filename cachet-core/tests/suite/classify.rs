@@ -1,0 +1,255 @@
+//! `classify_request`: what the Service Worker does with a request, as a table.
+
+use cachet_core::cache_key::cache_key;
+use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
+use cachet_core::config::Config;
+use cachet_core::strategy::Strategy;
+use cachet_core::tags::TagError;
+use cachet_core::Error;
+
+fn config() -> Config {
+    Config::from_json_str(
+        r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true, "endpoints": ["/graphql", "/v2/gql"]}}}"#,
+    )
+    .unwrap()
+}
+
+fn classify(
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<RequestClass, Error> {
+    let owned: Vec<(String, String)> = headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    let lookup = move |name: &str| {
+        owned
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    classify_request(
+        method,
+        path,
+        &lookup,
+        (!body.is_empty()).then_some(body.as_bytes()),
+        &config(),
+    )
+}
+
+fn tags(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+/// Method, path, headers, body, expected class.
+type Row = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, &'static str)>,
+    &'static str,
+    RequestClass,
+);
+
+#[test]
+fn requests_are_classified() {
+    let get_notes = r#"{"query": "query GetNotes { notes { id } }"}"#;
+    let create_note = r#"{"query": "mutation CreateNote { createNote { id } }", "variables": {}}"#;
+    let table: Vec<Row> = vec![
+        ("POST", "/api/login", vec![], "{}", RequestClass::AuthRoute),
+        ("GET", "/api/me", vec![], "", RequestClass::AuthRoute),
+        (
+            "GET",
+            "/api/notes",
+            vec![],
+            "",
+            RequestClass::Get {
+                strategy: Strategy::NetworkFirst,
+            },
+        ),
+        (
+            "get",
+            "/api/notes",
+            vec![("x-sw-strategy", "cache-first")],
+            "",
+            RequestClass::Get {
+                strategy: Strategy::CacheFirst,
+            },
+        ),
+        (
+            "GET",
+            "/graphql?query={a}",
+            vec![],
+            "",
+            RequestClass::Get {
+                strategy: Strategy::NetworkFirst,
+            },
+        ),
+        ("POST", "/api/notes", vec![], get_notes, RequestClass::Other),
+        ("PUT", "/graphql", vec![], get_notes, RequestClass::Other),
+        (
+            "POST",
+            "/graphql",
+            vec![],
+            r#"{"id": "persisted"}"#,
+            RequestClass::Other,
+        ),
+        ("POST", "/graphql", vec![], "", RequestClass::Other),
+        (
+            "POST",
+            "/graphql",
+            vec![],
+            get_notes,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: Some("GetNotes".into()),
+                action: GraphqlAction::Query {
+                    cache_key: cache_key("query GetNotes { notes { id } }", None, None),
+                    tags: tags(&["getnotes", "notes"]),
+                    strategy: Strategy::CacheFirst,
+                },
+            }),
+        ),
+        (
+            "POST",
+            "/v2/gql",
+            vec![
+                ("x-cachet-tags", "Dashboard, notes"),
+                ("x-sw-strategy", "stale-while-revalidate"),
+            ],
+            get_notes,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 1,
+                operation_name: Some("GetNotes".into()),
+                action: GraphqlAction::Query {
+                    cache_key: cache_key("query GetNotes { notes { id } }", None, None),
+                    tags: tags(&["dashboard", "notes"]),
+                    strategy: Strategy::StaleWhileRevalidate,
+                },
+            }),
+        ),
+        (
+            "POST",
+            "/graphql",
+            vec![("x-cachet-tags", "")],
+            r#"{"query": "{ notes { id } }"}"#,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: None,
+                action: GraphqlAction::Query {
+                    cache_key: cache_key("{ notes { id } }", None, None),
+                    tags: vec![],
+                    strategy: Strategy::CacheFirst,
+                },
+            }),
+        ),
+        (
+            "POST",
+            "/graphql",
+            vec![],
+            create_note,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: Some("CreateNote".into()),
+                action: GraphqlAction::Mutation {
+                    invalidate: tags(&["note", "notes"]),
+                },
+            }),
+        ),
+        (
+            "POST",
+            "/graphql",
+            vec![("x-cachet-invalidate", "dashboard, notes")],
+            create_note,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: Some("CreateNote".into()),
+                action: GraphqlAction::Mutation {
+                    invalidate: tags(&["note", "notes", "dashboard"]),
+                },
+            }),
+        ),
+        (
+            "POST",
+            "/graphql",
+            vec![],
+            r#"{"query": "subscription OnNote { n }"}"#,
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: Some("OnNote".into()),
+                action: GraphqlAction::Subscription,
+            }),
+        ),
+    ];
+    for (method, path, headers, body, expected) in table {
+        assert_eq!(
+            classify(method, path, &headers, body),
+            Ok(expected),
+            "{method} {path} {headers:?} {body}"
+        );
+    }
+}
+
+#[test]
+fn the_operation_name_selects_the_operation_and_is_part_of_the_key() {
+    let body = |name: &str| {
+        format!(r#"{{"query": "query A {{ a }} mutation B {{ b }}", "operationName": "{name}"}}"#)
+    };
+    let Ok(RequestClass::Graphql(call)) = classify("POST", "/graphql", &[], &body("A")) else {
+        panic!("a query")
+    };
+    let GraphqlAction::Query { cache_key: key, .. } = call.action else {
+        panic!("a query")
+    };
+    assert_eq!(
+        key,
+        cache_key("query A { a } mutation B { b }", None, Some("A"))
+    );
+    let Ok(RequestClass::Graphql(call)) = classify("POST", "/graphql", &[], &body("B")) else {
+        panic!("a mutation")
+    };
+    assert!(matches!(call.action, GraphqlAction::Mutation { .. }));
+}
+
+#[test]
+fn bad_hints_and_bodies_are_typed_errors() {
+    let get_notes = r#"{"query": "query GetNotes { notes { id } }"}"#;
+    assert_eq!(
+        classify("POST", "/graphql", &[("x-cachet-tags", "a,,b")], get_notes),
+        Err(Error::Tags {
+            header: "x-cachet-tags",
+            source: TagError::Empty { index: 1 }
+        })
+    );
+    let error = classify(
+        "POST",
+        "/graphql",
+        &[("x-cachet-invalidate", "a b")],
+        r#"{"query": "mutation M { m }"}"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        r#"x-cachet-invalidate: tag "a b" holds ' ': tags are made of a-z, 0-9, ':', '_', '.', '-'"#
+    );
+    assert!(matches!(
+        classify("GET", "/x", &[("x-sw-strategy", "fast")], ""),
+        Err(Error::Strategy(_))
+    ));
+    assert!(matches!(
+        classify("POST", "/graphql", &[], r#"{"query": "query {"}"#),
+        Err(Error::Graphql(_))
+    ));
+    // Features off: nothing is GraphQL and no path is an auth route.
+    let off = Config::default();
+    let none = |_: &str| None;
+    assert_eq!(
+        classify_request("POST", "/graphql", &none, Some(get_notes.as_bytes()), &off),
+        Ok(RequestClass::Other)
+    );
+    assert_eq!(
+        classify_request("POST", "/api/login", &none, None, &off),
+        Ok(RequestClass::Other)
+    );
+}

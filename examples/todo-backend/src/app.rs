@@ -1,0 +1,103 @@
+//! Shared state and the axum router.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Request, State};
+use axum::http::{Method, StatusCode, Uri};
+use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::config::{AuthMode, ServerConfig};
+use crate::counters::{count_requests, request_key, Counters};
+use crate::db::Db;
+use crate::error::{now_ms, ApiError};
+use crate::graphql::{build_schema, TodoSchema};
+use crate::static_files::StaticFiles;
+use crate::{auth, graphql, test_hooks};
+
+/// Everything handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Arc<Db>,
+    /// Request counters.
+    pub counters: Arc<Counters>,
+    /// Cookie or bearer.
+    pub auth_mode: AuthMode,
+    /// Token / session lifetime in milliseconds.
+    pub token_ttl_ms: i64,
+    /// While set, `/api/refresh` answers 401 (test hook).
+    pub fail_refresh: Arc<AtomicBool>,
+    /// The GraphQL schema.
+    pub schema: TodoSchema,
+    /// The static-file fallback.
+    pub static_files: StaticFiles,
+}
+
+impl FromRef<AppState> for Arc<Counters> {
+    fn from_ref(state: &AppState) -> Self {
+        state.counters.clone()
+    }
+}
+
+impl AppState {
+    /// Opens the database and builds the state for `config`.
+    pub fn new(config: &ServerConfig, counters: Arc<Counters>) -> anyhow::Result<Self> {
+        let db = Arc::new(Db::open(&config.db_path)?);
+        Ok(AppState {
+            schema: build_schema(db.clone()),
+            db,
+            counters,
+            auth_mode: config.auth_mode,
+            token_ttl_ms: i64::try_from(config.token_ttl.as_millis())
+                .unwrap_or(i64::MAX)
+                .min(i64::MAX / 4),
+            fail_refresh: Arc::default(),
+            static_files: StaticFiles::new(config.static_dir.as_deref()),
+        })
+    }
+}
+
+/// The full router: API, GraphQL, optional test hooks, static fallback, request counting.
+pub fn router(state: AppState, test_hooks: bool) -> Router {
+    let mut router = Router::new()
+        .route("/api/hello", get(hello))
+        .route("/api/login", post(auth::login))
+        .route("/api/logout", post(auth::logout))
+        .route("/api/refresh", post(auth::refresh))
+        .route("/api/me", get(auth::me))
+        .route("/graphql", post(graphql::handler));
+    if test_hooks {
+        router = router.merge(test_hooks::routes());
+    }
+    router
+        .fallback(fallback)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(from_fn_with_state(state.counters.clone(), count_requests))
+        .with_state(state)
+}
+
+/// `GET /api/hello`: a cacheable, unauthenticated GET for the walking-skeleton test.
+async fn hello(State(state): State<AppState>) -> Json<serde_json::Value> {
+    Json(json!({
+        "message": "hello from the cachet todo backend",
+        "servedAt": now_ms(),
+        "count": state.counters.get(&request_key("GET", "/api/hello")),
+    }))
+}
+
+async fn fallback(State(state): State<AppState>, request: Request) -> Response {
+    state.static_files.serve(request).await
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method {method} not allowed for {}", uri.path()),
+    )
+    .into_response()
+}

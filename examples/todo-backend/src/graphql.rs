@@ -1,0 +1,217 @@
+//! The GraphQL API: `todos`, `todo(id)`, `me` and the todo mutations, scoped to the caller.
+
+use std::sync::Arc;
+
+use async_graphql::parser::types::DocumentOperations;
+use async_graphql::{Context, EmptySubscription, Object, Result, Schema, ID};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::auth::{authenticate, NOT_AUTHENTICATED};
+use crate::counters::graphql_key;
+use crate::db::{Db, User};
+use crate::todos::Todo;
+
+/// The executable schema.
+pub type TodoSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
+
+/// Builds the schema around the database.
+pub fn build_schema(db: Arc<Db>) -> TodoSchema {
+    Schema::build(QueryRoot, MutationRoot, EmptySubscription)
+        .data(db)
+        .finish()
+}
+
+/// The operation a request runs: its `operationName`, else the document's first named
+/// operation, else `None` (anonymous or unparsable).
+pub fn operation_name(request: &async_graphql::Request) -> Option<String> {
+    if let Some(name) = request.operation_name.as_deref().filter(|n| !n.is_empty()) {
+        return Some(name.to_owned());
+    }
+    let doc = async_graphql::parser::parse_query(&request.query).ok()?;
+    match doc.operations {
+        DocumentOperations::Single(_) => None,
+        DocumentOperations::Multiple(ops) => ops
+            .iter()
+            .min_by_key(|(_, op)| (op.pos.line, op.pos.column))
+            .map(|(name, _)| name.to_string()),
+    }
+}
+
+/// Parses a standard GraphQL JSON body, insisting on a string `query` field.
+pub fn parse_request(body: &[u8]) -> std::result::Result<async_graphql::Request, String> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    match value.get("query") {
+        Some(serde_json::Value::String(_)) => {}
+        Some(_) => return Err("field `query` must be a string".into()),
+        None if value.is_object() => return Err("missing field `query`".into()),
+        None => return Err("expected a JSON object".into()),
+    }
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
+fn graphql_error(status: StatusCode, message: &str) -> Response {
+    let body = json!({ "error": message, "errors": [{ "message": message }] });
+    (status, Json(body)).into_response()
+}
+
+/// `POST /graphql`: counts the operation, demands auth (HTTP 401 otherwise), executes.
+pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let parsed = parse_request(&body);
+    if let Ok(request) = &parsed {
+        state
+            .counters
+            .incr(graphql_key(operation_name(request).as_deref()));
+    }
+    let authed = match authenticate(&state, &headers) {
+        Ok(authed) => authed,
+        Err(err) if err.status == StatusCode::UNAUTHORIZED => {
+            let body = json!({ "errors": [{ "message": NOT_AUTHENTICATED }] });
+            return (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+        }
+        Err(err) => return graphql_error(err.status, &err.message),
+    };
+    let request = match parsed {
+        Ok(request) => request,
+        Err(err) => {
+            let message = format!("malformed GraphQL request body: {err}");
+            return graphql_error(StatusCode::BAD_REQUEST, &message);
+        }
+    };
+    let response = state.schema.execute(request.data(authed.user)).await;
+    Json(response).into_response()
+}
+
+fn caller<'a>(ctx: &Context<'a>) -> Result<(&'a Arc<Db>, &'a User)> {
+    Ok((ctx.data::<Arc<Db>>()?, ctx.data::<User>()?))
+}
+
+fn parse_id(id: &ID) -> Result<i64> {
+    id.parse::<i64>()
+        .map_err(|_| format!("invalid todo id `{}`: expected an integer", id.as_str()).into())
+}
+
+fn not_found(id: &ID) -> async_graphql::Error {
+    format!("todo {} not found", id.as_str()).into()
+}
+
+#[Object]
+impl User {
+    async fn id(&self) -> ID {
+        ID(self.id.to_string())
+    }
+
+    async fn username(&self) -> &str {
+        &self.username
+    }
+}
+
+#[Object]
+impl Todo {
+    async fn id(&self) -> ID {
+        ID(self.id.to_string())
+    }
+
+    async fn title(&self) -> &str {
+        &self.title
+    }
+
+    async fn done(&self) -> bool {
+        self.done
+    }
+}
+
+/// Query root.
+pub struct QueryRoot;
+
+#[Object]
+impl QueryRoot {
+    /// The caller.
+    async fn me(&self, ctx: &Context<'_>) -> Result<User> {
+        Ok(caller(ctx)?.1.clone())
+    }
+
+    /// The caller's todos, oldest first.
+    async fn todos(&self, ctx: &Context<'_>) -> Result<Vec<Todo>> {
+        let (db, user) = caller(ctx)?;
+        Ok(db.list_todos(user.id)?)
+    }
+
+    /// One of the caller's todos; null when unknown or someone else's.
+    async fn todo(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Todo>> {
+        let (db, user) = caller(ctx)?;
+        Ok(db.get_todo(user.id, parse_id(&id)?)?)
+    }
+}
+
+/// Mutation root.
+pub struct MutationRoot;
+
+#[Object]
+impl MutationRoot {
+    /// Adds a todo for the caller.
+    async fn create_todo(&self, ctx: &Context<'_>, title: String) -> Result<Todo> {
+        let (db, user) = caller(ctx)?;
+        if title.trim().is_empty() {
+            return Err("title must not be empty".into());
+        }
+        Ok(db.create_todo(user.id, &title)?)
+    }
+
+    /// Changes a todo's title and/or done flag.
+    async fn update_todo(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+        title: Option<String>,
+        done: Option<bool>,
+    ) -> Result<Todo> {
+        let (db, user) = caller(ctx)?;
+        if title.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err("title must not be empty".into());
+        }
+        db.update_todo(user.id, parse_id(&id)?, title.as_deref(), done)?
+            .ok_or_else(|| not_found(&id))
+    }
+
+    /// Deletes a todo; false when it was unknown or someone else's.
+    async fn delete_todo(&self, ctx: &Context<'_>, id: ID) -> Result<bool> {
+        let (db, user) = caller(ctx)?;
+        Ok(db.delete_todo(user.id, parse_id(&id)?)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(query: &str, name: Option<&str>) -> Option<String> {
+        let mut req = async_graphql::Request::new(query);
+        req.operation_name = name.map(str::to_owned);
+        operation_name(&req)
+    }
+
+    #[test]
+    fn operation_names() {
+        assert_eq!(
+            op("query GetTodos { todos { id } }", None).as_deref(),
+            Some("GetTodos")
+        );
+        assert_eq!(op("{ todos { id } }", None), None);
+        assert_eq!(
+            op("query A { me { id } } query B { me { id } }", Some("B")).as_deref(),
+            Some("B")
+        );
+        let two = "mutation Second { deleteTodo(id: 1) }\nquery First { me { id } }";
+        assert_eq!(op(two, None).as_deref(), Some("Second"));
+        assert_eq!(op("not graphql {", None), None);
+        assert!(parse_request(br#"{"variables":{}}"#).is_err());
+        assert!(parse_request(br#"{"query":1}"#).is_err());
+        assert!(parse_request(br#"{"query":"{ me { id } }","variables":null}"#).is_ok());
+    }
+}

@@ -1,0 +1,143 @@
+//! `/__test/*` routes for end-to-end tests, mounted only when `test_hooks` is on.
+
+use std::sync::atomic::Ordering;
+
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::error::{now_ms, ApiError};
+
+/// The test-hook routes.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/__test/respond", get(respond).post(respond))
+        .route("/__test/expire-tokens", post(expire_tokens))
+        .route("/__test/fail-refresh", post(fail_refresh))
+        .route("/__test/counts", get(counts))
+        .route("/__test/reset", post(reset))
+}
+
+fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+/// Builds exactly the response a test asked for: `status`, `body`, `content_type`, `header=Name:Value`…
+pub fn build_response(query: Option<&str>) -> Result<Response, ApiError> {
+    let mut status = StatusCode::OK;
+    let mut body = String::new();
+    let mut builder = Response::builder();
+    for (key, value) in query_pairs(query) {
+        match key.as_str() {
+            "status" => {
+                status = value
+                    .parse::<u16>()
+                    .ok()
+                    .and_then(|code| StatusCode::from_u16(code).ok())
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!("invalid status `{value}`: expected 100-999"))
+                    })?;
+            }
+            "body" => body = value,
+            "content_type" => {
+                let ct = HeaderValue::from_str(&value).map_err(|_| {
+                    ApiError::bad_request(format!("invalid content_type `{value}`"))
+                })?;
+                builder = builder.header(header::CONTENT_TYPE, ct);
+            }
+            "header" => {
+                let (name, val) = value.split_once(':').ok_or_else(|| {
+                    ApiError::bad_request(format!("invalid header `{value}`: expected Name:Value"))
+                })?;
+                let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+                    ApiError::bad_request(format!("invalid header name in `{value}`"))
+                })?;
+                let val = HeaderValue::from_str(val.trim_start()).map_err(|_| {
+                    ApiError::bad_request(format!("invalid header value in `{value}`"))
+                })?;
+                builder = builder.header(name, val);
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter `{other}` (expected status, body, content_type, header)"
+                )))
+            }
+        }
+    }
+    builder
+        .status(status)
+        .body(Body::from(body))
+        .map_err(|e| ApiError::bad_request(format!("cannot build response: {e}")))
+}
+
+async fn respond(RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    build_response(query.as_deref())
+}
+
+async fn expire_tokens(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    let expired = state.db.expire_all_sessions(now_ms())?;
+    Ok(Json(json!({ "expired": expired })))
+}
+
+async fn fail_refresh(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    let on = match pairs
+        .iter()
+        .find(|(k, _)| k == "on")
+        .map(|(_, v)| v.as_str())
+    {
+        Some("true" | "1") => true,
+        Some("false" | "0") => false,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "invalid `on` value `{other}`: expected true or false"
+            )))
+        }
+        None => return Err(ApiError::bad_request("missing query parameter `on`")),
+    };
+    state.fail_refresh.store(on, Ordering::SeqCst);
+    Ok(Json(json!({ "failRefresh": on })))
+}
+
+async fn counts(State(state): State<AppState>) -> impl IntoResponse {
+    Json(state.counters.snapshot())
+}
+
+async fn reset(State(state): State<AppState>) -> StatusCode {
+    state.counters.reset();
+    StatusCode::NO_CONTENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_requested_response() {
+        let q =
+            "status=418&body=%7Bbroken&content_type=application/json&header=X-A:%201&header=X-B:2";
+        let resp = build_response(Some(q)).expect("response");
+        assert_eq!(resp.status(), StatusCode::IM_A_TEAPOT);
+        assert_eq!(resp.headers()["content-type"], "application/json");
+        assert_eq!(resp.headers()["x-a"], "1");
+        assert_eq!(resp.headers()["x-b"], "2");
+        assert!(build_response(Some("status=abc")).is_err());
+        assert!(build_response(Some("header=nocolon")).is_err());
+        assert!(build_response(Some("header=bad%20name:1")).is_err());
+        assert!(build_response(Some("what=1")).is_err());
+        assert_eq!(
+            build_response(None).expect("default").status(),
+            StatusCode::OK
+        );
+    }
+}
