@@ -169,9 +169,24 @@ async fn status_ready(port: u16) -> bool {
     if stream.write_all(request.as_bytes()).await.is_err() {
         return false;
     }
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer).await;
-    answer.contains("\"ready\":true") || answer.contains("\"ready\": true")
+    // chromedriver may keep the connection open despite `Connection: close`: read until the answer
+    // says whether it is ready, bounded in time.
+    let mut answer = Vec::new();
+    let read = async {
+        let mut chunk = [0_u8; 4096];
+        while let Ok(count @ 1..) = stream.read(&mut chunk).await {
+            answer.extend_from_slice(&chunk[..count]);
+            let text = String::from_utf8_lossy(&answer);
+            if text.contains("\"ready\":true") {
+                return true;
+            }
+            if text.contains("\"ready\":false") {
+                return false;
+            }
+        }
+        false
+    };
+    tokio::time::timeout(Duration::from_secs(2), read).await.unwrap_or(false)
 }
 
 async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
