@@ -9,7 +9,7 @@
 /* global wasm_bindgen */
 importScripts('./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js');
 
-const ROUTES = self.CACHET_ROUTES || { passThrough: [], getPrefixes: [] };
+const ROUTES = self.CACHET_ROUTES || { passThrough: [] };
 const BUILD = self.CACHET_BUILD || 'unstamped';
 const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
 const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
@@ -36,13 +36,11 @@ function engine() {
   return enginePromise;
 }
 
+// The rule of cachet_core::config::SwRoutes: same origin, GET, not at or below a pass-through path.
 function routed(request) {
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin) return false;
-  if (ROUTES.passThrough.includes(url.pathname)) return false;
-  if (request.method !== 'GET') return false;
-  if (request.headers.has('x-sw-strategy')) return true;
-  return ROUTES.getPrefixes.some((prefix) => url.pathname.startsWith(prefix));
+  if (url.origin !== self.location.origin || request.method !== 'GET') return false;
+  return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
 }
 
 self.addEventListener('install', (event) => {

@@ -42,10 +42,12 @@
 
 mod auth_failure;
 mod read;
+mod routes;
 
 use crate::strategy::Strategy;
 pub use auth_failure::{AuthFailureRule, HeaderRule, JsonFieldRule};
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
+pub use routes::SwRoutes;
 use serde::Serialize;
 use std::str::FromStr;
 

@@ -9,9 +9,11 @@
 //! | `activate` | `activate()` | broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
 //!
-//! The shim decides synchronously which requests reach the engine (same origin, GET, outside the auth
-//! route paths, with an `X-SW-Strategy` header or under a configured prefix); everything else never gets
-//! a `respondWith` and goes to the network untouched.
+//! The shim decides synchronously which requests reach the engine (same origin, GET, not at or below a
+//! pass-through path of `cachet_core::config::SwRoutes`); everything else never gets a `respondWith` and
+//! goes to the network untouched. The engine then classifies each request with the core
+//! (`cachet_core::classify`): a GET is answered with its `X-SW-Strategy`, or `strategy.default` of the
+//! config (`network-first` unless configured).
 //!
 //! Nothing is kept only in SW memory: the browser stops an idle SW after about 30 s, so every state that
 //! matters lives in Cache Storage (and, later, IndexedDB).
@@ -19,13 +21,14 @@
 pub mod broadcast;
 mod strategies;
 
+use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, ServiceWorkerGlobalScope};
 
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-pub use strategies::{open_cache, respond, DEFAULT_STRATEGY, SOURCE_HEADER};
+pub use strategies::{open_cache, respond, SOURCE_HEADER};
 
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";
@@ -45,6 +48,7 @@ pub fn install() {
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_default();
+    let config = std::rc::Rc::new(read_config(&scope));
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate = Closure::<dyn Fn() -> js_sys::Promise>::new(move || {
@@ -55,8 +59,12 @@ pub fn install() {
         })
     });
     let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
+        let config = config.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            strategies::handle_fetch(&event).await.map(JsValue::from).map_err(JsValue::from)
+            strategies::handle_fetch(&event, &config)
+                .await
+                .map(JsValue::from)
+                .map_err(JsValue::from)
         })
     });
     let set = |name: &str, value: &JsValue| {
@@ -70,4 +78,26 @@ pub fn install() {
     activate.forget();
     fetch.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
+}
+
+/// The config `cachet generate` wrote into `cachet-sw-config.js` (`self.CACHET_CONFIG`). A missing or
+/// invalid one is reported on the console, naming what is wrong, and the defaults are used.
+fn read_config(scope: &ServiceWorkerGlobalScope) -> Config {
+    let value = js_sys::Reflect::get(scope, &"CACHET_CONFIG".into()).unwrap_or(JsValue::UNDEFINED);
+    if value.is_undefined() {
+        web_sys::console::warn_1(
+            &"cachet: self.CACHET_CONFIG is missing; using the default config".into(),
+        );
+        return Config::default();
+    }
+    let text = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|text| text.as_string())
+        .unwrap_or_default();
+    Config::from_json_str(&text).unwrap_or_else(|error| {
+        web_sys::console::error_1(
+            &format!("cachet: invalid CACHET_CONFIG: {error}; using the default config").into(),
+        );
+        Config::default()
+    })
 }

@@ -7,8 +7,10 @@
 //! (and every other `X-Cachet-*` request header) before a request goes to the network. Without a
 //! controlling Service Worker the header does reach the server, which must ignore it.
 
+use cachet_core::classify::{classify_request, RequestClass};
+use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
-use cachet_core::strategy::{Strategy, UnknownStrategy, STRATEGY_HEADER};
+use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -22,18 +24,26 @@ pub const SOURCE_HEADER: &str = "x-cachet-source";
 /// The header recording when a stored response was fetched (Unix milliseconds).
 const STORED_AT_HEADER: &str = "x-cachet-stored-at";
 
-/// The strategy used when a routed GET carries no `X-SW-Strategy` header.
-pub const DEFAULT_STRATEGY: Strategy = Strategy::NetworkFirst;
-
-/// Answers a `fetch` event the shim routed to the engine.
-pub(crate) async fn handle_fetch(event: &FetchEvent) -> Result<Response, Error> {
+/// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
+/// says is not cachet's business (an auth route), or that carries something wrong (an unknown
+/// `X-SW-Strategy`), goes to the network untouched, so the server answers it as it would without cachet.
+pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
     let request = event.request();
-    let strategy = match request.headers().get(STRATEGY_HEADER).ok().flatten() {
-        None => DEFAULT_STRATEGY,
-        Some(value) => value.parse().unwrap_or_else(|error: UnknownStrategy| {
-            web_sys::console::warn_1(&format!("cachet: {error}; using network-first").into());
-            DEFAULT_STRATEGY
-        }),
+    let url = request.url();
+    let path = web_sys::Url::new(&url)
+        .map(|parsed| parsed.pathname())
+        .unwrap_or_default();
+    let headers = request.headers();
+    let lookup = |name: &str| headers.get(name).ok().flatten();
+    let strategy = match classify_request(&request.method(), &path, &lookup, None, config) {
+        Ok(RequestClass::Get { strategy }) => strategy,
+        Ok(_) => return pass_through(&request).await,
+        Err(error) => {
+            web_sys::console::warn_1(
+                &format!("cachet: {url}: {error}; sent to the network untouched").into(),
+            );
+            return pass_through(&request).await;
+        }
     };
     let cache = open_cache(RUNTIME_CACHE).await?;
     let event_for_background = event.clone();
@@ -42,6 +52,17 @@ pub(crate) async fn handle_fetch(event: &FetchEvent) -> Result<Response, Error> 
         let _ = event_for_background.wait_until(&promise);
     })
     .await
+}
+
+async fn pass_through(request: &Request) -> Result<Response, Error> {
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    JsFuture::from(global.fetch_with_request(request))
+        .await
+        .map(JsCast::unchecked_into)
+        .map_err(|e| Error::Network {
+            url: request.url(),
+            message: crate::error::js_name_and_message(&e).1,
+        })
 }
 
 /// Answers `request` from `cache` and the network with `strategy`. Background work (the
@@ -146,7 +167,10 @@ async fn fetch_and_maybe_store(
         .await
         .map_err(|e| {
             let (_, message) = crate::error::js_name_and_message(&e);
-            Error::Network { url: url.clone(), message }
+            Error::Network {
+                url: url.clone(),
+                message,
+            }
         })?
         .unchecked_into();
     let bytes = body_bytes(&response).await?;
@@ -160,17 +184,42 @@ async fn fetch_and_maybe_store(
     Ok((Some(bytes), answer))
 }
 
-/// A copy of `request` without `X-SW-Strategy` and `X-Cachet-*` headers.
+/// `request` without `X-SW-Strategy` and `X-Cachet-*` headers: the request itself when it has none
+/// (navigation requests, which cannot be re-constructed with new headers, never have them).
 fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
+    let is_ours = |name: &str| name == STRATEGY_HEADER || name.starts_with("x-cachet-");
+    let names: Vec<String> = js_sys::try_iter(&request.headers())
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            entry
+                .ok()
+                .and_then(|pair| js_sys::Array::from(&pair).get(0).as_string())
+        })
+        .collect();
+    if !names.iter().any(|name| is_ours(name)) {
+        return Ok(Clone::clone(request));
+    }
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    for entry in js_sys::try_iter(&request.headers()).ok().flatten().into_iter().flatten() {
-        let Ok(pair) = entry.map(|value| js_sys::Array::from(&value)) else { continue };
+    for entry in js_sys::try_iter(&request.headers())
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+    {
+        let Ok(pair) = entry.map(|value| js_sys::Array::from(&value)) else {
+            continue;
+        };
         let name = pair.get(0).as_string().unwrap_or_default();
-        if name == STRATEGY_HEADER || name.starts_with("x-cachet-") {
+        if is_ours(&name) {
             continue;
         }
         let value = pair.get(1).as_string().unwrap_or_default();
-        headers.append(&name, &value).map_err(|e| Error::js("Headers.append", e))?;
+        headers
+            .append(&name, &value)
+            .map_err(|e| Error::js("Headers.append", e))?;
     }
     let init = RequestInit::new();
     init.set_headers(&headers);
@@ -179,10 +228,12 @@ fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
 
 /// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.
 fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<Response, Error> {
-    let headers = Headers::new_with_headers(&response.headers())
-        .map_err(|e| Error::js("new Headers", e))?;
+    let headers =
+        Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in extra {
-        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+        headers
+            .set(name, value)
+            .map_err(|e| Error::js("Headers.set", e))?;
     }
     let init = ResponseInit::new();
     init.set_status(response.status());
@@ -194,11 +245,15 @@ fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<
 }
 
 async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
-    let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
+    let promise = response
+        .array_buffer()
+        .map_err(|e| Error::js("Response.arrayBuffer", e))?;
     let buffer = await_js("Response.arrayBuffer", promise).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
-    JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))
+    JsFuture::from(promise)
+        .await
+        .map_err(|e| Error::js(operation, e))
 }

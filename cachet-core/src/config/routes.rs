@@ -1,0 +1,55 @@
+//! The route table the Service Worker's JS shim matches synchronously, before the wasm engine has
+//! loaded: a request it does not route gets no `respondWith` and reaches the network untouched.
+//!
+//! The shim routes a request to the engine when it is same-origin, a `GET`, and not under a
+//! `passThrough` path (equal to it, or continuing it with `/`, exactly as [`Config::is_auth_route`]
+//! decides). The engine then classifies it fully with [`crate::classify::classify_request`].
+
+use serde::Serialize;
+
+use super::Config;
+
+/// What the shim needs to route synchronously.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SwRoutes {
+    /// Paths (and everything below them) that never reach the engine: the auth routes when auth is on.
+    pub pass_through: Vec<String>,
+}
+
+impl Config {
+    /// The shim's route table for this config.
+    pub fn sw_routes(&self) -> SwRoutes {
+        let auth = &self.features.auth;
+        SwRoutes {
+            pass_through: if auth.enabled {
+                auth.route_paths.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auth_routes_pass_through_only_when_auth_is_enabled() {
+        let off = Config::default();
+        assert_eq!(off.sw_routes().pass_through, Vec::<String>::new());
+        let on =
+            Config::from_json_str(r#"{"features":{"auth":{"enabled":true}}}"#).unwrap_or_default();
+        assert_eq!(
+            on.sw_routes().pass_through,
+            ["/api/login", "/api/logout", "/api/refresh", "/api/me"]
+        );
+        for path in &on.sw_routes().pass_through {
+            assert!(
+                on.is_auth_route(path),
+                "{path} passes through in the shim and in the engine alike"
+            );
+        }
+    }
+}
