@@ -67,19 +67,14 @@ pub struct Generated {
 /// Reads and validates `dir/cachet.config.json`.
 pub fn read_config(dir: &Path) -> Result<Config, CliError> {
     let path = dir.join(CONFIG_FILE_NAME);
-    let text = std::fs::read_to_string(&path).map_err(|source| CliError::ReadConfig {
-        path: path.clone(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| CliError::ReadConfig { path: path.clone(), source })?;
     Config::from_json_str(&text).map_err(|source| CliError::InvalidConfig { path, source })
 }
 
 /// Every file `generate` writes for `config`.
 pub fn generated_files(config: &Config) -> Vec<Generated> {
-    vec![Generated {
-        path: SW_CONFIG_PATH,
-        content: render_sw_config(config),
-    }]
+    vec![Generated { path: SW_CONFIG_PATH, content: render_sw_config(config) }]
 }
 
 /// The content of `cachet/cachet-sw-config.js`.
@@ -100,9 +95,7 @@ pub fn stale_files(dir: &Path) -> Result<Vec<&'static str>, CliError> {
     let config = read_config(dir)?;
     Ok(generated_files(&config)
         .into_iter()
-        .filter(|file| {
-            std::fs::read_to_string(dir.join(file.path)).ok().as_deref() != Some(&file.content)
-        })
+        .filter(|file| std::fs::read_to_string(dir.join(file.path)).ok().as_deref() != Some(&file.content))
         .map(|file| file.path)
         .collect())
 }
@@ -117,10 +110,8 @@ pub fn generate(dir: &Path) -> Result<Vec<&'static str>, CliError> {
             continue;
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| CliError::Write {
-                path: path.clone(),
-                source,
-            })?;
+            std::fs::create_dir_all(parent)
+                .map_err(|source| CliError::Write { path: path.clone(), source })?;
         }
         std::fs::write(&path, &file.content).map_err(|source| CliError::Write { path, source })?;
         changed.push(file.path);

@@ -80,8 +80,7 @@ pub fn graphql_cache_url(partition: &str, key: &str) -> String {
 pub fn parse_graphql_cache_url(url_path: &str) -> Option<(&str, &str)> {
     let rest = url_path.strip_prefix(GRAPHQL_CACHE_PREFIX)?;
     let (partition, key) = rest.split_once('/')?;
-    let valid =
-        |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
+    let valid = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
     (valid(partition) && valid(key)).then_some((partition, key))
 }
 

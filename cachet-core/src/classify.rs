@@ -100,11 +100,7 @@ pub fn classify_request(
     let operation_name = request.operation.name;
     let action = match kind {
         OperationKind::Query => GraphqlAction::Query {
-            cache_key: cache_key(
-                &request.query,
-                Some(&request.variables),
-                request.operation_name.as_deref(),
-            ),
+            cache_key: cache_key(&request.query, Some(&request.variables), request.operation_name.as_deref()),
             tags: match headers(TAGS_HEADER) {
                 Some(value) => tags_from(TAGS_HEADER, &value)?,
                 None => query_tags(kind, operation_name.as_deref()),
@@ -117,25 +113,15 @@ pub fn classify_request(
                 None => Vec::new(),
             };
             GraphqlAction::Mutation {
-                invalidate: merge_tags(
-                    &invalidation_tags(kind, operation_name.as_deref()),
-                    &explicit,
-                ),
+                invalidate: merge_tags(&invalidation_tags(kind, operation_name.as_deref()), &explicit),
             }
         }
         OperationKind::Subscription => GraphqlAction::Subscription,
     };
-    Ok(RequestClass::Graphql(GraphqlCall {
-        endpoint_index,
-        operation_name,
-        action,
-    }))
+    Ok(RequestClass::Graphql(GraphqlCall { endpoint_index, operation_name, action }))
 }
 
-fn strategy_from(
-    headers: &dyn Fn(&str) -> Option<String>,
-    default: Strategy,
-) -> Result<Strategy, Error> {
+fn strategy_from(headers: &dyn Fn(&str) -> Option<String>, default: Strategy) -> Result<Strategy, Error> {
     match headers(STRATEGY_HEADER) {
         Some(value) => Ok(value.parse()?),
         None => Ok(default),

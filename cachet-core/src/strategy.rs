@@ -86,17 +86,11 @@ mod tests {
     fn parses_every_header_value_and_rejects_others() {
         for strategy in Strategy::ALL {
             assert_eq!(strategy.as_str().parse(), Ok(strategy));
-            assert_eq!(
-                format!(" {} ", strategy.as_str().to_uppercase()).parse(),
-                Ok(strategy)
-            );
+            assert_eq!(format!(" {} ", strategy.as_str().to_uppercase()).parse(), Ok(strategy));
             let json = serde_json::to_string(&strategy).unwrap_or_default();
             assert_eq!(json, format!("\"{strategy}\""));
         }
-        assert_eq!(
-            "cache-last".parse::<Strategy>(),
-            Err(UnknownStrategy("cache-last".into()))
-        );
+        assert_eq!("cache-last".parse::<Strategy>(), Err(UnknownStrategy("cache-last".into())));
         assert_eq!("".parse::<Strategy>(), Err(UnknownStrategy(String::new())));
     }
 }

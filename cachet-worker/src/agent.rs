@@ -43,8 +43,8 @@ where
     O: Sink<String> + Unpin,
 {
     let (sender, mut received) = mpsc::unbounded::<String>();
-    let channel = BroadcastChannel::new(BROADCAST_CHANNEL)
-        .map_err(|e| Error::js("new BroadcastChannel", e))?;
+    let channel =
+        BroadcastChannel::new(BROADCAST_CHANNEL).map_err(|e| Error::js("new BroadcastChannel", e))?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         if let Some(text) = event.data().as_string() {
             let _ = sender.unbounded_send(text);

@@ -40,11 +40,7 @@ impl Error {
     /// Wraps a thrown JavaScript value, keeping its name and message.
     pub fn js(operation: &'static str, value: JsValue) -> Self {
         let (name, message) = js_name_and_message(&value);
-        Error::Js {
-            operation,
-            name,
-            message,
-        }
+        Error::Js { operation, name, message }
     }
 }
 

@@ -17,6 +17,8 @@
 //! Everything this crate decides comes from `cachet-core`; this crate only performs the effects with the
 //! browser's APIs (Cache Storage, `fetch`, `BroadcastChannel`).
 #![deny(missing_docs)]
+// The examples show the `main` of the two binaries an app hosts: `fn main` is the point of them.
+#![allow(clippy::needless_doctest_main)]
 
 pub mod agent;
 pub mod error;

@@ -16,9 +16,7 @@ async fn valid_events_are_forwarded_in_order_and_garbage_is_skipped() {
     let (outputs, mut forwarded) = mpsc::unbounded::<String>();
     let forwarding =
         wasm_bindgen_futures::JsFuture::from(wasm_bindgen_futures::future_to_promise(async move {
-            forward_sw_events(inputs, outputs)
-                .await
-                .map_err(wasm_bindgen::JsValue::from)?;
+            forward_sw_events(inputs, outputs).await.map_err(wasm_bindgen::JsValue::from)?;
             Ok(wasm_bindgen::JsValue::TRUE)
         }));
 
@@ -28,28 +26,14 @@ async fn valid_events_are_forwarded_in_order_and_garbage_is_skipped() {
     let sw_side = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
     gloo_timers_sleep().await;
     let first = SwEvent::Activated { build: "b1".into() };
-    let second = SwEvent::CacheUpdated {
-        url: "http://127.0.0.1/api/hello".into(),
-    };
-    sw_side
-        .post_message(&encode_sw_event(&first).into())
-        .unwrap();
+    let second = SwEvent::CacheUpdated { url: "http://127.0.0.1/api/hello".into() };
+    sw_side.post_message(&encode_sw_event(&first).into()).unwrap();
     sw_side.post_message(&"not json".into()).unwrap();
-    sw_side
-        .post_message(&r#"{"v":99,"type":"activated","build":"x"}"#.into())
-        .unwrap();
-    sw_side
-        .post_message(&encode_sw_event(&second).into())
-        .unwrap();
+    sw_side.post_message(&r#"{"v":99,"type":"activated","build":"x"}"#.into()).unwrap();
+    sw_side.post_message(&encode_sw_event(&second).into()).unwrap();
 
-    assert_eq!(
-        decode_sw_event(&forwarded.next().await.unwrap()).unwrap(),
-        first
-    );
-    assert_eq!(
-        decode_sw_event(&forwarded.next().await.unwrap()).unwrap(),
-        second
-    );
+    assert_eq!(decode_sw_event(&forwarded.next().await.unwrap()).unwrap(), first);
+    assert_eq!(decode_sw_event(&forwarded.next().await.unwrap()).unwrap(), second);
 
     // The bridge goes away: the forwarder ends cleanly and closes its output.
     drop(input_sender);
@@ -60,11 +44,8 @@ async fn valid_events_are_forwarded_in_order_and_garbage_is_skipped() {
 /// Yields to the event loop once (a zero-delay timer), so the spawned forwarder starts listening.
 async fn gloo_timers_sleep() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let global: web_sys::WorkerGlobalScope =
-            wasm_bindgen::JsCast::unchecked_into(js_sys::global());
-        global
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
-            .unwrap();
+        let global: web_sys::WorkerGlobalScope = wasm_bindgen::JsCast::unchecked_into(js_sys::global());
+        global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }

@@ -19,21 +19,14 @@ wasm_bindgen_test_configure!(run_in_service_worker);
 /// A URL on the test server (the SW's own script): the network answers it with 200.
 fn reachable_url() -> String {
     let location = js_sys::Reflect::get(&js_sys::global(), &"location".into()).unwrap();
-    js_sys::Reflect::get(&location, &"href".into())
-        .unwrap()
-        .as_string()
-        .unwrap()
+    js_sys::Reflect::get(&location, &"href".into()).unwrap().as_string().unwrap()
 }
 
 /// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
 const UNREACHABLE_URL: &str = "http://127.0.0.1:9/unreachable";
 
 async fn text(response: Response) -> String {
-    JsFuture::from(response.text().unwrap())
-        .await
-        .unwrap()
-        .as_string()
-        .unwrap()
+    JsFuture::from(response.text().unwrap()).await.unwrap().as_string().unwrap()
 }
 
 fn no_background() -> impl Fn(Promise) {
@@ -45,24 +38,14 @@ async fn network_first_stores_then_cache_only_answers_from_the_cache() {
     let cache = open_cache("test-network-first").await.unwrap();
     let url = reachable_url();
     let request = Request::new_with_str(&url).unwrap();
-    let fresh = respond(&cache, &request, Strategy::NetworkFirst, &no_background())
-        .await
-        .unwrap();
-    assert_eq!(
-        fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(),
-        Some("network")
-    );
+    let fresh = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap();
+    assert_eq!(fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
     let network_body = text(fresh).await;
     assert!(!network_body.is_empty());
 
     let request = Request::new_with_str(&url).unwrap();
-    let cached = respond(&cache, &request, Strategy::CacheOnly, &no_background())
-        .await
-        .unwrap();
-    assert_eq!(
-        cached.headers().get(SOURCE_HEADER).unwrap().as_deref(),
-        Some("cache")
-    );
+    let cached = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap();
+    assert_eq!(cached.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(cached).await, network_body);
 }
 
@@ -70,26 +53,14 @@ async fn network_first_stores_then_cache_only_answers_from_the_cache() {
 async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
     let cache = open_cache("test-fallback").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond(&cache, &request, Strategy::NetworkFirst, &no_background())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL),
-        "{error:?}"
-    );
+    let error = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap_err();
+    assert!(matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL), "{error:?}");
 
     let stored = Response::new_with_opt_str(Some("kept")).unwrap();
-    JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored))
-        .await
-        .unwrap();
+    JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored)).await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let answer = respond(&cache, &request, Strategy::NetworkFirst, &no_background())
-        .await
-        .unwrap();
-    assert_eq!(
-        answer.headers().get(SOURCE_HEADER).unwrap().as_deref(),
-        Some("cache")
-    );
+    let answer = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap();
+    assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(answer).await, "kept");
 }
 
@@ -97,15 +68,8 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
 async fn cache_only_without_an_entry_is_a_typed_not_cached_error() {
     let cache = open_cache("test-cache-only").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond(&cache, &request, Strategy::CacheOnly, &no_background())
-        .await
-        .unwrap_err();
-    assert_eq!(
-        error,
-        Error::NotCached {
-            url: UNREACHABLE_URL.to_owned()
-        }
-    );
+    let error = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap_err();
+    assert_eq!(error, Error::NotCached { url: UNREACHABLE_URL.to_owned() });
 }
 
 #[wasm_bindgen_test]
@@ -113,20 +77,15 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
     let cache = open_cache("test-swr").await.unwrap();
     let url = reachable_url();
     let stale = Response::new_with_opt_str(Some("stale copy")).unwrap();
-    JsFuture::from(cache.put_with_str(&url, &stale))
-        .await
-        .unwrap();
+    JsFuture::from(cache.put_with_str(&url, &stale)).await.unwrap();
 
     let updates = listen_for_events();
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
     let collector = background.clone();
     let request = Request::new_with_str(&url).unwrap();
-    let answer = respond(
-        &cache,
-        &request,
-        Strategy::StaleWhileRevalidate,
-        &move |promise| collector.borrow_mut().push(promise),
-    )
+    let answer = respond(&cache, &request, Strategy::StaleWhileRevalidate, &move |promise| {
+        collector.borrow_mut().push(promise)
+    })
     .await
     .unwrap();
     assert_eq!(text(answer).await, "stale copy");
@@ -136,14 +95,8 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
         JsFuture::from(promise).await.unwrap();
     }
     let request = Request::new_with_str(&url).unwrap();
-    let refreshed = respond(&cache, &request, Strategy::CacheOnly, &no_background())
-        .await
-        .unwrap();
-    assert_ne!(
-        text(refreshed).await,
-        "stale copy",
-        "the background re-fetch replaced the entry"
-    );
+    let refreshed = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap();
+    assert_ne!(text(refreshed).await, "stale copy", "the background re-fetch replaced the entry");
     let event = next_event(&updates).await;
     assert_eq!(event, SwEvent::CacheUpdated { url });
 }
@@ -151,54 +104,41 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
 #[wasm_bindgen_test]
 async fn broadcast_reaches_another_channel_of_the_origin() {
     let events = listen_for_events();
-    broadcast(&SwEvent::Activated {
-        build: "test-build".into(),
-    })
-    .unwrap();
-    assert_eq!(
-        next_event(&events).await,
-        SwEvent::Activated {
-            build: "test-build".into()
-        }
-    );
+    broadcast(&SwEvent::Activated { build: "test-build".into() }).unwrap();
+    assert_eq!(next_event(&events).await, SwEvent::Activated { build: "test-build".into() });
 }
 
-/// A channel whose messages are collected; [`next_event`] awaits the next one.
-fn listen_for_events() -> (
-    BroadcastChannel,
-    Rc<RefCell<Vec<String>>>,
-    Rc<RefCell<Option<js_sys::Function>>>,
-) {
+/// A channel whose messages are collected; [`Listener::next_event`] awaits the next one.
+struct Listener {
+    _channel: BroadcastChannel,
+    received: Rc<RefCell<Vec<String>>>,
+    waiter: Rc<RefCell<Option<js_sys::Function>>>,
+}
+
+fn listen_for_events() -> Listener {
     let channel = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
     let received: Rc<RefCell<Vec<String>>> = Rc::default();
     let waiter: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
     let (sink, wake) = (received.clone(), waiter.clone());
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        sink.borrow_mut()
-            .push(event.data().as_string().unwrap_or_default());
+        sink.borrow_mut().push(event.data().as_string().unwrap_or_default());
         if let Some(resolve) = wake.borrow_mut().take() {
             resolve.call0(&JsValue::NULL).unwrap();
         }
     });
     channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    (channel, received, waiter)
+    Listener { _channel: channel, received, waiter }
 }
 
-async fn next_event(
-    (_channel, received, waiter): &(
-        BroadcastChannel,
-        Rc<RefCell<Vec<String>>>,
-        Rc<RefCell<Option<js_sys::Function>>>,
-    ),
-) -> SwEvent {
-    if received.borrow().is_empty() {
-        let waiter = waiter.clone();
+async fn next_event(listener: &Listener) -> SwEvent {
+    if listener.received.borrow().is_empty() {
+        let waiter = listener.waiter.clone();
         let arrived = Promise::new(&mut |resolve, _reject| {
             *waiter.borrow_mut() = Some(resolve);
         });
         JsFuture::from(arrived).await.unwrap();
     }
-    let wire = received.borrow_mut().remove(0);
+    let wire = listener.received.borrow_mut().remove(0);
     decode_sw_event(&wire).unwrap()
 }

@@ -69,9 +69,7 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
             });
         });
     }
-    let context = CachetContext {
-        registration: (*registration).clone(),
-    };
+    let context = CachetContext { registration: (*registration).clone() };
     html! {
         <ContextProvider<CachetContext> {context}>
             <ReactorProvider<CachetAgent> path={props.agent_path.to_string()}>

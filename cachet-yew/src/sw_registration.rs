@@ -16,18 +16,12 @@ pub async fn register_service_worker(script: &str) -> Result<(), Error> {
         })
         .map(|navigator| navigator.service_worker())
         .ok_or(Error::ServiceWorkerUnsupported)?;
-    JsFuture::from(container.register(script))
-        .await
-        .map_err(|error| {
-            let (name, message) = match error.dyn_ref::<js_sys::Error>() {
-                Some(error) => (String::from(error.name()), String::from(error.message())),
-                None => ("Error".to_owned(), format!("{error:?}")),
-            };
-            Error::Registration {
-                script: script.to_owned(),
-                name,
-                message,
-            }
-        })?;
+    JsFuture::from(container.register(script)).await.map_err(|error| {
+        let (name, message) = match error.dyn_ref::<js_sys::Error>() {
+            Some(error) => (String::from(error.name()), String::from(error.message())),
+            None => ("Error".to_owned(), format!("{error:?}")),
+        };
+        Error::Registration { script: script.to_owned(), name, message }
+    })?;
     Ok(())
 }

@@ -29,9 +29,8 @@ use crate::CachetContext;
 /// ```
 #[hook]
 pub fn use_cachet_sw_event() -> Option<SwEvent> {
-    use_context::<CachetContext>().expect(
-        "use_cachet_sw_event must be used inside <CachetProvider>: wrap your app's root in it",
-    );
+    use_context::<CachetContext>()
+        .expect("use_cachet_sw_event must be used inside <CachetProvider>: wrap your app's root in it");
     let latest = use_state(|| None);
     let setter = latest.setter();
     let _bridge = use_reactor_bridge::<CachetAgent, _>(move |output: ReactorEvent<CachetAgent>| {

@@ -9,15 +9,9 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn registering_a_missing_script_is_a_typed_error_naming_it() {
-    let error = register_service_worker("/no-such-service-worker.js")
-        .await
-        .unwrap_err();
+    let error = register_service_worker("/no-such-service-worker.js").await.unwrap_err();
     match error {
-        Error::Registration {
-            script,
-            name,
-            message,
-        } => {
+        Error::Registration { script, name, message } => {
             assert_eq!(script, "/no-such-service-worker.js");
             assert_eq!(name, "TypeError", "{message}");
             assert!(!message.is_empty());

@@ -29,10 +29,7 @@ pub struct Harness {
 
 /// The workspace root (this crate lives in `tests/`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 impl Harness {
@@ -40,10 +37,7 @@ impl Harness {
     pub async fn start(auth_mode: AuthMode) -> Result<Self> {
         let dist = workspace_root().join("dist");
         if !dist.join("index.html").exists() {
-            bail!(
-                "{} has no built app: run `cargo xtask test` (it builds the app first)",
-                dist.display()
-            );
+            bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", dist.display());
         }
         let scratch = tempfile::tempdir()?;
         let server_config = ServerConfig {
@@ -55,20 +49,11 @@ impl Harness {
             test_hooks: true,
         };
         let server = todo_backend::start(server_config.clone()).await?;
-        let server_config = ServerConfig {
-            addr: server.addr(),
-            ..server_config
-        };
+        let server_config = ServerConfig { addr: server.addr(), ..server_config };
         let (chromedriver, driver_url) = start_chromedriver().await?;
         let profile = scratch.path().join("chromium-profile");
         let client = connect_browser(&driver_url, &profile).await?;
-        Ok(Harness {
-            client,
-            server: Some(server),
-            server_config,
-            chromedriver,
-            _scratch: scratch,
-        })
+        Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
     }
 
     /// The app's origin, `http://127.0.0.1:PORT`.
@@ -78,10 +63,7 @@ impl Harness {
 
     /// The backend's per-route request counts (see `todo_backend::RunningServer::counts`).
     pub fn count(&self, route: &str) -> u64 {
-        self.server
-            .as_ref()
-            .and_then(|server| server.counts().get(route).copied())
-            .unwrap_or(0)
+        self.server.as_ref().and_then(|server| server.counts().get(route).copied()).unwrap_or(0)
     }
 
     /// Stops the backend: afterwards the browser gets network errors.
@@ -158,9 +140,7 @@ impl Drop for Harness {
 }
 
 async fn start_chromedriver() -> Result<(Child, String)> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let mut child = Command::new("/usr/bin/chromedriver")
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -187,8 +167,7 @@ async fn status_ready(port: u16) -> bool {
     let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
         return false;
     };
-    let request =
-        format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let request = format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     if stream.write_all(request.as_bytes()).await.is_err() {
         return false;
     }
@@ -209,9 +188,7 @@ async fn status_ready(port: u16) -> bool {
         }
         false
     };
-    tokio::time::timeout(Duration::from_secs(2), read)
-        .await
-        .unwrap_or(false)
+    tokio::time::timeout(Duration::from_secs(2), read).await.unwrap_or(false)
 }
 
 async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
@@ -235,8 +212,5 @@ async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
         serde_json::json!({ "binary": "/usr/bin/chromium", "args": args }),
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    Ok(ClientBuilder::new(connector)
-        .capabilities(capabilities)
-        .connect(driver_url)
-        .await?)
+    Ok(ClientBuilder::new(connector).capabilities(capabilities).connect(driver_url).await?)
 }

@@ -11,26 +11,13 @@ use todo_backend::AuthMode;
 async fn a_get_is_cached_by_the_rust_sw_and_served_with_the_backend_down() -> Result<()> {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
-    let script = harness
-        .run_async("done(navigator.serviceWorker.controller.scriptURL)")
-        .await?;
-    assert_eq!(
-        script,
-        serde_json::json!(format!("{}/service-worker.js", harness.url()))
-    );
+    let script = harness.run_async("done(navigator.serviceWorker.controller.scriptURL)").await?;
+    assert_eq!(script, serde_json::json!(format!("{}/service-worker.js", harness.url())));
 
     // First GET: a miss, answered by the network and stored by the SW.
-    harness
-        .client
-        .find(Locator::Css("#fetch-hello"))
-        .await?
-        .click()
-        .await?;
+    harness.client.find(Locator::Css("#fetch-hello")).await?.click().await?;
     let first = harness.text_of("#hello[data-completed='1']").await?;
-    assert!(
-        first.contains("count 1, from network"),
-        "first answer: {first}"
-    );
+    assert!(first.contains("count 1, from network"), "first answer: {first}");
     let stored = harness
         .run_async(
             "caches.open('cachet-runtime-v1')
@@ -39,47 +26,21 @@ async fn a_get_is_cached_by_the_rust_sw_and_served_with_the_backend_down() -> Re
                .then((body) => done(body && body.count));",
         )
         .await?;
-    assert_eq!(
-        stored,
-        serde_json::json!(1),
-        "Cache Storage holds the first answer"
-    );
+    assert_eq!(stored, serde_json::json!(1), "Cache Storage holds the first answer");
 
     // Second GET: stale-while-revalidate answers from the cache at once, re-fetches in the background,
     // and the changed body is announced: SW -> BroadcastChannel -> yew-agent worker -> component.
-    harness
-        .client
-        .find(Locator::Css("#fetch-hello"))
-        .await?
-        .click()
-        .await?;
+    harness.client.find(Locator::Css("#fetch-hello")).await?.click().await?;
     let second = harness.text_of("#hello[data-completed='2']").await?;
-    assert!(
-        second.contains("count 1, from cache"),
-        "second answer: {second}"
-    );
-    let event = harness
-        .wait_for_text("#sw-event", |text| text.starts_with("cache updated"))
-        .await?;
+    assert!(second.contains("count 1, from cache"), "second answer: {second}");
+    let event = harness.wait_for_text("#sw-event", |text| text.starts_with("cache updated")).await?;
     assert_eq!(event, format!("cache updated: {}/api/hello", harness.url()));
-    assert_eq!(
-        harness.count("GET /api/hello"),
-        2,
-        "one miss plus one background re-fetch"
-    );
+    assert_eq!(harness.count("GET /api/hello"), 2, "one miss plus one background re-fetch");
 
     // Backend down: the same GET is still answered, from the cache, with the re-fetched body.
     harness.stop_server().await;
-    harness
-        .client
-        .find(Locator::Css("#fetch-hello"))
-        .await?
-        .click()
-        .await?;
+    harness.client.find(Locator::Css("#fetch-hello")).await?.click().await?;
     let offline = harness.text_of("#hello[data-completed='3']").await?;
-    assert!(
-        offline.contains("count 2, from cache"),
-        "answer with the backend down: {offline}"
-    );
+    assert!(offline.contains("count 2, from cache"), "answer with the backend down: {offline}");
     Ok(())
 }

@@ -51,46 +51,39 @@ fn main() -> Result<()> {
 
 fn workspace_root() -> PathBuf {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or(manifest_dir)
+    manifest_dir.parent().map(PathBuf::from).unwrap_or(manifest_dir)
 }
 
 fn demo(root: &std::path::Path, port: u16, auth_mode: &str) -> Result<()> {
     let path = tools::ensure_build_tools(root)?;
     build_app(&path)?;
-    run::step(
-        "serve the todo app and its backend (Ctrl-C to stop)",
-        || {
-            run::cargo(
-                &path,
-                &[
-                    "run",
-                    "--quiet",
-                    "-p",
-                    "todo-backend",
-                    "--",
-                    "--addr",
-                    &format!("127.0.0.1:{port}"),
-                    "--static-dir",
-                    "dist",
-                    "--db",
-                    "examples/todo-backend/data/todo.sqlite",
-                    "--auth-mode",
-                    auth_mode,
-                ],
-            )
-        },
-    )
+    run::step("serve the todo app and its backend (Ctrl-C to stop)", || {
+        run::cargo(
+            &path,
+            &[
+                "run",
+                "--quiet",
+                "-p",
+                "todo-backend",
+                "--",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--static-dir",
+                "dist",
+                "--db",
+                "examples/todo-backend/data/todo.sqlite",
+                "--auth-mode",
+                auth_mode,
+            ],
+        )
+    })
 }
 
 /// Builds the todo app, its Service Worker and its agent into `dist/` with trunk.
 fn build_app(path: &std::ffi::OsStr) -> Result<()> {
-    run::step(
-        "build the todo app with trunk (release, wasm-opt -Oz)",
-        || run::command(path, "trunk", &["build", "--release"]),
-    )
+    run::step("build the todo app with trunk (release, wasm-opt -Oz)", || {
+        run::command(path, "trunk", &["build", "--release"])
+    })
 }
 
 fn test(root: &std::path::Path) -> Result<()> {
@@ -99,38 +92,17 @@ fn test(root: &std::path::Path) -> Result<()> {
     tools::ensure_browser()?;
     let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "todo-app"];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
-    let native_only = [
-        "--workspace",
-        "--exclude",
-        "cachet-worker",
-        "--exclude",
-        "cachet-yew",
-        "--exclude",
-        "todo-app",
-    ];
-    run::step("cargo fmt --check", || {
-        run::cargo(&path, &["fmt", "--all", "--check"])
-    })?;
+    let native_only =
+        ["--workspace", "--exclude", "cachet-worker", "--exclude", "cachet-yew", "--exclude", "todo-app"];
+    run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
     run::step("clippy (native, all targets, warnings denied)", || {
-        run::cargo(
-            &path,
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ],
-        )
+        let mut args = vec!["clippy", "--all-targets"];
+        args.extend(native_only);
+        args.extend(["--", "-D", "warnings"]);
+        run::cargo(&path, &args)
     })?;
     run::step("clippy (wasm32, browser crates, warnings denied)", || {
-        let mut args = vec![
-            "clippy",
-            "--target",
-            "wasm32-unknown-unknown",
-            "--all-targets",
-        ];
+        let mut args = vec!["clippy", "--target", "wasm32-unknown-unknown", "--all-targets"];
         args.extend(wasm_crates);
         args.extend(["--", "-D", "warnings"]);
         run::cargo(&path, &args)
@@ -141,33 +113,16 @@ fn test(root: &std::path::Path) -> Result<()> {
         args.extend(["--exclude", "cachet-e2e"]);
         run::cargo(&path, &args)
     })?;
-    run::step(
-        "wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)",
-        || {
-            run::cargo(
-                &path,
-                &[
-                    "test",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "-p",
-                    "cachet-worker",
-                    "-p",
-                    "cachet-yew",
-                ],
-            )
-        },
-    )?;
+    run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
+        run::cargo(
+            &path,
+            &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-worker", "-p", "cachet-yew"],
+        )
+    })?;
     build_app(&path)?;
-    run::step(
-        "end-to-end tests (real app, real backend, headless Chromium)",
-        || {
-            run::cargo(
-                &path,
-                &["test", "-p", "cachet-e2e", "--", "--test-threads=1"],
-            )
-        },
-    )?;
+    run::step("end-to-end tests (real app, real backend, headless Chromium)", || {
+        run::cargo(&path, &["test", "-p", "cachet-e2e", "--", "--test-threads=1"])
+    })?;
     println!("[xtask] all tests passed in {:.0?}", started.elapsed());
     Ok(())
 }

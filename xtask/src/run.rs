@@ -13,10 +13,7 @@ pub fn step(name: &str, body: impl FnOnce() -> Result<()>) -> Result<()> {
     let result = body();
     match &result {
         Ok(()) => println!("[xtask] <== {name}: ok in {:.1?}", started.elapsed()),
-        Err(error) => println!(
-            "[xtask] <== {name}: FAILED after {:.1?}: {error:#}",
-            started.elapsed()
-        ),
+        Err(error) => println!("[xtask] <== {name}: FAILED after {:.1?}: {error:#}", started.elapsed()),
     }
     result
 }
@@ -43,18 +40,11 @@ pub fn cargo(path: &OsStr, args: &[&str]) -> Result<()> {
 
 /// The first line a command prints on stdout, or `None` when it cannot run.
 pub fn output_line(program: &str, args: &[&str], path: &OsStr) -> Option<String> {
-    let output = Command::new(program)
-        .args(args)
-        .env("PATH", path)
-        .output()
-        .ok()?;
+    let output = Command::new(program).args(args).env("PATH", path).output().ok()?;
     if !output.status.success() {
         return None;
     }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .next()
-        .map(str::to_owned)
+    String::from_utf8_lossy(&output.stdout).lines().next().map(str::to_owned)
 }
 
 /// Everything a command prints on stdout (empty when it cannot run).

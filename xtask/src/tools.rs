@@ -29,23 +29,13 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
         .map(|home| home.join("bin"));
     let mut entries = vec![node_bin];
     entries.extend(cargo_bin);
-    entries.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     let path = std::env::join_paths(entries)?;
 
     let installed_targets = run::output_all("rustup", &["target", "list", "--installed"], &path);
-    ensure(
-        "wasm32-unknown-unknown target",
-        installed_targets.contains("wasm32-unknown-unknown"),
-        || {
-            run::command(
-                &path,
-                "rustup",
-                &["target", "add", "wasm32-unknown-unknown"],
-            )
-        },
-    )?;
+    ensure("wasm32-unknown-unknown target", installed_targets.contains("wasm32-unknown-unknown"), || {
+        run::command(&path, "rustup", &["target", "add", "wasm32-unknown-unknown"])
+    })?;
     let bindgen = run::output_line("wasm-bindgen", &["--version"], &path).unwrap_or_default();
     ensure(
         &format!("wasm-bindgen CLI {WASM_BINDGEN_VERSION}"),
@@ -65,46 +55,24 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
         },
     )?;
     let trunk = run::output_line("trunk", &["--version"], &path).unwrap_or_default();
-    ensure(
-        &format!("trunk {TRUNK_VERSION}"),
-        trunk.ends_with(TRUNK_VERSION),
-        || {
-            run::cargo(
-                &path,
-                &[
-                    "install",
-                    "trunk",
-                    "--version",
-                    TRUNK_VERSION,
-                    "--locked",
-                    "--force",
-                ],
-            )
-        },
-    )?;
+    ensure(&format!("trunk {TRUNK_VERSION}"), trunk.ends_with(TRUNK_VERSION), || {
+        run::cargo(&path, &["install", "trunk", "--version", TRUNK_VERSION, "--locked", "--force"])
+    })?;
     let wasm_opt = run::output_line("wasm-opt", &["--version"], &path).unwrap_or_default();
     ensure(
         &format!("wasm-opt (binaryen {WASM_OPT_MAJOR})"),
         wasm_opt.starts_with(&format!("wasm-opt version {WASM_OPT_MAJOR}")),
-        || {
-            run::command(
-                &path,
-                "npm",
-                &["ci", "--prefix", "tools", "--no-audit", "--no-fund"],
-            )
-        },
+        || run::command(&path, "npm", &["ci", "--prefix", "tools", "--no-audit", "--no-fund"]),
     )?;
     Ok(path)
 }
 
 /// Installs Chromium and chromedriver when missing (apt, as root); elsewhere says what to do.
 pub fn ensure_browser() -> Result<()> {
-    let present =
-        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    let present = Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
     ensure("Chromium and chromedriver", present, || {
-        let is_root =
-            run::output_line("id", &["-u"], &std::env::var_os("PATH").unwrap_or_default())
-                .is_some_and(|uid| uid.trim() == "0");
+        let is_root = run::output_line("id", &["-u"], &std::env::var_os("PATH").unwrap_or_default())
+            .is_some_and(|uid| uid.trim() == "0");
         if !is_root || !Path::new("/usr/bin/apt-get").exists() {
             bail!(
                 "Chromium and chromedriver are needed at /usr/bin/chromium and /usr/bin/chromedriver; \
@@ -113,11 +81,7 @@ pub fn ensure_browser() -> Result<()> {
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
         run::command(&path, "apt-get", &["update", "-qq"])?;
-        run::command(
-            &path,
-            "apt-get",
-            &["install", "-y", "-qq", "chromium", "chromium-driver"],
-        )
+        run::command(&path, "apt-get", &["install", "-y", "-qq", "chromium", "chromium-driver"])
     })
 }
 

@@ -54,11 +54,7 @@ pub struct JsonFieldRule {
 
 impl Default for AuthFailureRule {
     fn default() -> Self {
-        AuthFailureRule {
-            statuses: vec![401],
-            header: None,
-            json_field: None,
-        }
+        AuthFailureRule { statuses: vec![401], header: None, json_field: None }
     }
 }
 
@@ -77,11 +73,7 @@ impl AuthFailureRule {
         }
         if let Some(rule) = &self.header {
             if let Some(found) = header_lookup(&rule.name.to_ascii_lowercase()) {
-                if rule
-                    .value
-                    .as_deref()
-                    .is_none_or(|wanted| found.trim() == wanted)
-                {
+                if rule.value.as_deref().is_none_or(|wanted| found.trim() == wanted) {
                     return true;
                 }
             }
@@ -108,10 +100,7 @@ impl AuthFailureRule {
             Some(value) => {
                 let path = format!("{}.statuses", object.path);
                 let items = value.as_array().ok_or_else(|| {
-                    invalid(
-                        &path,
-                        format!("expected an array of HTTP statuses, got {}", show(value)),
-                    )
+                    invalid(&path, format!("expected an array of HTTP statuses, got {}", show(value)))
                 })?;
                 let mut statuses = Vec::with_capacity(items.len());
                 for (index, item) in items.iter().enumerate() {
@@ -127,9 +116,9 @@ impl AuthFailureRule {
                 let header = object.child("header", &["name", "value"])?;
                 let name = required_string(&header, "name", |name| {
                     !name.is_empty()
-                        && name.bytes().all(|byte| {
-                            byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
-                        })
+                        && name
+                            .bytes()
+                            .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
                 })?;
                 let value = optional_string(&header, "value")?;
                 Some(HeaderRule { name, value })
@@ -140,32 +129,18 @@ impl AuthFailureRule {
             Some(_) => {
                 let field = object.child("jsonField", &["path", "value"])?;
                 let path = required_string(&field, "path", |path| !path.is_empty() && path != "/")?;
-                Some(JsonFieldRule {
-                    path,
-                    value: field.get("value").cloned(),
-                })
+                Some(JsonFieldRule { path, value: field.get("value").cloned() })
             }
         };
-        Ok(AuthFailureRule {
-            statuses,
-            header,
-            json_field,
-        })
+        Ok(AuthFailureRule { statuses, header, json_field })
     }
 }
 
-fn required_string(
-    object: &Object<'_>,
-    key: &str,
-    valid: fn(&str) -> bool,
-) -> Result<String, ConfigError> {
+fn required_string(object: &Object<'_>, key: &str, valid: fn(&str) -> bool) -> Result<String, ConfigError> {
     let path = format!("{}.{key}", object.path);
     match object.get(key) {
         Some(Value::String(text)) if valid(text) => Ok(text.clone()),
-        Some(other) => Err(invalid(
-            &path,
-            format!("expected a non-empty name, got {}", show(other)),
-        )),
+        Some(other) => Err(invalid(&path, format!("expected a non-empty name, got {}", show(other)))),
         None => Err(invalid(&path, "required key is missing".to_owned())),
     }
 }
@@ -174,19 +149,15 @@ fn optional_string(object: &Object<'_>, key: &str) -> Result<Option<String>, Con
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(other) => Err(invalid(
-            &format!("{}.{key}", object.path),
-            format!("expected a string, got {}", show(other)),
-        )),
+        Some(other) => {
+            Err(invalid(&format!("{}.{key}", object.path), format!("expected a string, got {}", show(other))))
+        }
     }
 }
 
 fn segments(path: &str) -> Vec<String> {
     match path.strip_prefix('/') {
-        Some(pointer) => pointer
-            .split('/')
-            .map(|part| part.replace("~1", "/").replace("~0", "~"))
-            .collect(),
+        Some(pointer) => pointer.split('/').map(|part| part.replace("~1", "/").replace("~0", "~")).collect(),
         None => path.split('.').map(str::to_owned).collect(),
     }
 }
@@ -197,23 +168,15 @@ fn collect<'a>(value: &'a Value, segments: &[String], found: &mut Vec<&'a Value>
         return;
     };
     match value {
-        Value::Object(map) if first == "*" => {
-            map.values().for_each(|member| collect(member, rest, found))
-        }
+        Value::Object(map) if first == "*" => map.values().for_each(|member| collect(member, rest, found)),
         Value::Object(map) => {
             if let Some(member) = map.get(first) {
                 collect(member, rest, found);
             }
         }
-        Value::Array(items) if first == "*" => {
-            items.iter().for_each(|item| collect(item, rest, found))
-        }
+        Value::Array(items) if first == "*" => items.iter().for_each(|item| collect(item, rest, found)),
         Value::Array(items) => {
-            if let Some(item) = first
-                .parse::<usize>()
-                .ok()
-                .and_then(|index| items.get(index))
-            {
+            if let Some(item) = first.parse::<usize>().ok().and_then(|index| items.get(index)) {
                 collect(item, rest, found);
             }
         }

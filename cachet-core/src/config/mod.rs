@@ -182,10 +182,7 @@ impl Default for AuthConfig {
         AuthConfig {
             enabled: false,
             kind: AuthType::Cookie,
-            route_paths: DEFAULT_ROUTE_PATHS
-                .iter()
-                .map(|path| (*path).to_owned())
-                .collect(),
+            route_paths: DEFAULT_ROUTE_PATHS.iter().map(|path| (*path).to_owned()).collect(),
             failure: AuthFailureRule::default(),
         }
     }
@@ -195,41 +192,26 @@ impl Default for GraphqlConfig {
     fn default() -> Self {
         GraphqlConfig {
             enabled: false,
-            endpoints: DEFAULT_ENDPOINTS
-                .iter()
-                .map(|path| (*path).to_owned())
-                .collect(),
+            endpoints: DEFAULT_ENDPOINTS.iter().map(|path| (*path).to_owned()).collect(),
         }
     }
 }
 
 impl Default for StrategyConfig {
     fn default() -> Self {
-        StrategyConfig {
-            default: Strategy::NetworkFirst,
-            graphql: Strategy::CacheFirst,
-        }
+        StrategyConfig { default: Strategy::NetworkFirst, graphql: Strategy::CacheFirst }
     }
 }
 
 impl Default for CacheBounds {
     fn default() -> Self {
-        CacheBounds {
-            max_entries: 200,
-            max_age_seconds: 86_400,
-            max_body_bytes: 1_048_576,
-        }
+        CacheBounds { max_entries: 200, max_age_seconds: 86_400, max_body_bytes: 1_048_576 }
     }
 }
 
 impl Default for QueueBounds {
     fn default() -> Self {
-        QueueBounds {
-            max_items: 100,
-            max_attempts: 5,
-            backoff_base_ms: 1_000,
-            backoff_max_ms: 60_000,
-        }
+        QueueBounds { max_items: 100, max_attempts: 5, backoff_base_ms: 1_000, backoff_max_ms: 60_000 }
     }
 }
 
@@ -257,42 +239,29 @@ impl FromStr for AuthType {
     }
 }
 
-const STRATEGY_NAMES: [&str; 5] = [
-    "cache-first",
-    "network-first",
-    "stale-while-revalidate",
-    "network-only",
-    "cache-only",
-];
+const STRATEGY_NAMES: [&str; 5] =
+    ["cache-first", "network-first", "stale-while-revalidate", "network-only", "cache-only"];
 
 impl Config {
     /// Reads and validates the text of `cachet.config.json`.
     pub fn from_json_str(text: &str) -> Result<Config, ConfigError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
-                line: error.line(),
-                column: error.column(),
-                message: error.to_string(),
-            })?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
+            line: error.line(),
+            column: error.column(),
+            message: error.to_string(),
+        })?;
         Config::from_json_value(&value)
     }
 
     /// Validates an already parsed JSON document.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Config, ConfigError> {
-        let root = Object::new(
-            String::new(),
-            Some(value),
-            &["features", "strategy", "cache", "queue"],
-        )?;
+        let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
         let features = root.child("features", &["auth", "graphql"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
         let graphql = features.child("graphql", &["enabled", "endpoints"])?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
         let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
-        let queue = root.child(
-            "queue",
-            &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"],
-        )?;
+        let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
         let defaults = Config::default();
 
         let endpoints = graphql.strings("endpoints", &DEFAULT_ENDPOINTS, check_path)?;
@@ -303,12 +272,7 @@ impl Config {
             ));
         }
         let queue_bounds = QueueBounds {
-            max_items: small(queue.integer(
-                "maxItems",
-                defaults.queue.max_items.into(),
-                1,
-                100_000,
-            )?),
+            max_items: small(queue.integer("maxItems", defaults.queue.max_items.into(), 1, 100_000)?),
             max_attempts: small(queue.integer(
                 "maxAttempts",
                 defaults.queue.max_attempts.into(),
@@ -347,10 +311,7 @@ impl Config {
                         &auth.child("failure", &["statuses", "header", "jsonField"])?,
                     )?,
                 },
-                graphql: GraphqlConfig {
-                    enabled: graphql.bool("enabled", false)?,
-                    endpoints,
-                },
+                graphql: GraphqlConfig { enabled: graphql.bool("enabled", false)?, endpoints },
             },
             strategy: StrategyConfig {
                 default: strategy.one_of("default", defaults.strategy.default, &STRATEGY_NAMES)?,
@@ -391,12 +352,7 @@ impl Config {
     pub fn is_auth_route(&self, path: &str) -> bool {
         let path = strip_query(path);
         self.features.auth.enabled
-            && self
-                .features
-                .auth
-                .route_paths
-                .iter()
-                .any(|route| path_is_under(path, route))
+            && self.features.auth.route_paths.iter().any(|route| path_is_under(path, route))
     }
 
     /// The index of the GraphQL endpoint a request path targets (exact match, query string ignored), when
@@ -404,15 +360,7 @@ impl Config {
     pub fn graphql_endpoint_index(&self, path: &str) -> Option<usize> {
         let path = strip_query(path);
         let graphql = &self.features.graphql;
-        graphql
-            .enabled
-            .then(|| {
-                graphql
-                    .endpoints
-                    .iter()
-                    .position(|endpoint| endpoint == path)
-            })
-            .flatten()
+        graphql.enabled.then(|| graphql.endpoints.iter().position(|endpoint| endpoint == path)).flatten()
     }
 }
 

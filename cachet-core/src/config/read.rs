@@ -23,11 +23,7 @@ pub(super) fn join(path: &str, key: &str) -> String {
 
 pub(super) fn invalid(path: &str, message: String) -> ConfigError {
     ConfigError::Invalid {
-        path: if path.is_empty() {
-            "(root)".to_owned()
-        } else {
-            path.to_owned()
-        },
+        path: if path.is_empty() { "(root)".to_owned() } else { path.to_owned() },
         message,
     }
 }
@@ -43,20 +39,11 @@ pub(super) fn show(value: &Value) -> String {
 
 impl<'a> Object<'a> {
     /// The object at `path` (absent means empty); unknown keys are errors (`$schema` at the root is allowed).
-    pub(super) fn new(
-        path: String,
-        value: Option<&'a Value>,
-        known: &[&str],
-    ) -> Result<Self, ConfigError> {
+    pub(super) fn new(path: String, value: Option<&'a Value>, known: &[&str]) -> Result<Self, ConfigError> {
         let map = match value {
             None => None,
             Some(Value::Object(map)) => Some(map),
-            Some(other) => {
-                return Err(invalid(
-                    &path,
-                    format!("expected an object, got {}", show(other)),
-                ))
-            }
+            Some(other) => return Err(invalid(&path, format!("expected an object, got {}", show(other)))),
         };
         for key in map.into_iter().flat_map(|map| map.keys()) {
             let allowed = known.contains(&key.as_str()) || (path.is_empty() && key == "$schema");
@@ -82,21 +69,14 @@ impl<'a> Object<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Bool(flag)) => Ok(*flag),
-            Some(other) => Err(invalid(
-                &join(&self.path, key),
-                format!("expected true or false, got {}", show(other)),
-            )),
+            Some(other) => {
+                Err(invalid(&join(&self.path, key), format!("expected true or false, got {}", show(other))))
+            }
         }
     }
 
     /// An integer in `min..=max`.
-    pub(super) fn integer(
-        &self,
-        key: &str,
-        default: u64,
-        min: u64,
-        max: u64,
-    ) -> Result<u64, ConfigError> {
+    pub(super) fn integer(&self, key: &str, default: u64, min: u64, max: u64) -> Result<u64, ConfigError> {
         match self.get(key) {
             None => Ok(default),
             Some(value) => integer_in(&join(&self.path, key), value, min, max),
@@ -114,16 +94,8 @@ impl<'a> Object<'a> {
             None => Ok(default),
             Some(value) => {
                 let path = join(&self.path, key);
-                let wrong = || {
-                    invalid(
-                        &path,
-                        format!(
-                            "expected one of {}, got {}",
-                            allowed.join(", "),
-                            show(value)
-                        ),
-                    )
-                };
+                let wrong =
+                    || invalid(&path, format!("expected one of {}, got {}", allowed.join(", "), show(value)));
                 let text = value.as_str().ok_or_else(wrong)?;
                 if !allowed.contains(&text) {
                     return Err(wrong());
@@ -144,29 +116,20 @@ impl<'a> Object<'a> {
         let Some(value) = self.get(key) else {
             return Ok(default.iter().map(|item| (*item).to_owned()).collect());
         };
-        let items = value.as_array().ok_or_else(|| {
-            invalid(
-                &path,
-                format!("expected an array of strings, got {}", show(value)),
-            )
-        })?;
+        let items = value
+            .as_array()
+            .ok_or_else(|| invalid(&path, format!("expected an array of strings, got {}", show(value))))?;
         let mut strings: Vec<String> = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let item_path = format!("{path}[{index}]");
-            let text = item.as_str().ok_or_else(|| {
-                invalid(&item_path, format!("expected a string, got {}", show(item)))
-            })?;
+            let text = item
+                .as_str()
+                .ok_or_else(|| invalid(&item_path, format!("expected a string, got {}", show(item))))?;
             check(text).map_err(|expected| {
-                invalid(
-                    &item_path,
-                    format!("expected {expected}, got {}", show(item)),
-                )
+                invalid(&item_path, format!("expected {expected}, got {}", show(item)))
             })?;
             if strings.iter().any(|earlier| earlier == text) {
-                return Err(invalid(
-                    &item_path,
-                    format!("duplicate entry {}", show(item)),
-                ));
+                return Err(invalid(&item_path, format!("duplicate entry {}", show(item))));
             }
             strings.push(text.to_owned());
         }
@@ -174,32 +137,16 @@ impl<'a> Object<'a> {
     }
 }
 
-pub(super) fn integer_in(
-    path: &str,
-    value: &Value,
-    min: u64,
-    max: u64,
-) -> Result<u64, ConfigError> {
+pub(super) fn integer_in(path: &str, value: &Value, min: u64, max: u64) -> Result<u64, ConfigError> {
     value
         .as_u64()
         .filter(|number| (min..=max).contains(number))
-        .ok_or_else(|| {
-            invalid(
-                path,
-                format!(
-                    "expected an integer from {min} to {max}, got {}",
-                    show(value)
-                ),
-            )
-        })
+        .ok_or_else(|| invalid(path, format!("expected an integer from {min} to {max}, got {}", show(value))))
 }
 
 /// A URL path: starts with `/`, holds no whitespace, no `?` and no `#`.
 pub(super) fn check_path(text: &str) -> Result<(), &'static str> {
-    let clean = text.starts_with('/')
-        && !text
-            .chars()
-            .any(|c| c.is_whitespace() || c == '?' || c == '#');
+    let clean = text.starts_with('/') && !text.chars().any(|c| c.is_whitespace() || c == '?' || c == '#');
     if clean {
         Ok(())
     } else {

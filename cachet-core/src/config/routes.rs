@@ -21,13 +21,7 @@ impl Config {
     /// The shim's route table for this config.
     pub fn sw_routes(&self) -> SwRoutes {
         let auth = &self.features.auth;
-        SwRoutes {
-            pass_through: if auth.enabled {
-                auth.route_paths.clone()
-            } else {
-                Vec::new()
-            },
-        }
+        SwRoutes { pass_through: if auth.enabled { auth.route_paths.clone() } else { Vec::new() } }
     }
 }
 
@@ -39,17 +33,10 @@ mod tests {
     fn auth_routes_pass_through_only_when_auth_is_enabled() {
         let off = Config::default();
         assert_eq!(off.sw_routes().pass_through, Vec::<String>::new());
-        let on =
-            Config::from_json_str(r#"{"features":{"auth":{"enabled":true}}}"#).unwrap_or_default();
-        assert_eq!(
-            on.sw_routes().pass_through,
-            ["/api/login", "/api/logout", "/api/refresh", "/api/me"]
-        );
+        let on = Config::from_json_str(r#"{"features":{"auth":{"enabled":true}}}"#).unwrap_or_default();
+        assert_eq!(on.sw_routes().pass_through, ["/api/login", "/api/logout", "/api/refresh", "/api/me"]);
         for path in &on.sw_routes().pass_through {
-            assert!(
-                on.is_auth_route(path),
-                "{path} passes through in the shim and in the engine alike"
-            );
+            assert!(on.is_auth_route(path), "{path} passes through in the shim and in the engine alike");
         }
     }
 }

@@ -75,11 +75,7 @@ pub struct Lexer<'a> {
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `source`.
     pub fn new(source: &'a str) -> Self {
-        Lexer {
-            bytes: source.as_bytes(),
-            position: 0,
-            failed: false,
-        }
+        Lexer { bytes: source.as_bytes(), position: 0, failed: false }
     }
 
     fn peek_at(&self, offset: usize) -> Option<u8> {
@@ -96,9 +92,7 @@ impl<'a> Lexer<'a> {
             match byte {
                 b' ' | b'\t' | b'\n' | b'\r' | b',' => self.position += 1,
                 // U+FEFF, the byte order mark, is EF BB BF in UTF-8.
-                0xEF if self.peek_at(1) == Some(0xBB) && self.peek_at(2) == Some(0xBF) => {
-                    self.position += 3
-                }
+                0xEF if self.peek_at(1) == Some(0xBB) && self.peek_at(2) == Some(0xBF) => self.position += 3,
                 b'#' => {
                     while let Some(byte) = self.peek_at(0) {
                         if byte == b'\n' || byte == b'\r' {
@@ -113,18 +107,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn token(&mut self, kind: TokenKind, start: usize) -> Option<Result<Token, LexError>> {
-        Some(Ok(Token {
-            kind,
-            start,
-            end: self.position,
-        }))
+        Some(Ok(Token { kind, start, end: self.position }))
     }
 
     fn lex_name(&mut self, start: usize) -> Option<Result<Token, LexError>> {
-        while matches!(
-            self.peek_at(0),
-            Some(b'_' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z')
-        ) {
+        while matches!(self.peek_at(0), Some(b'_' | b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z')) {
             self.position += 1;
         }
         self.token(TokenKind::Name, start)
@@ -168,14 +155,8 @@ impl<'a> Lexer<'a> {
             }
             kind = TokenKind::Float;
         }
-        if matches!(
-            self.peek_at(0),
-            Some(b'.' | b'_' | b'a'..=b'z' | b'A'..=b'Z')
-        ) {
-            return self.error(
-                self.position,
-                "a number must not be followed by `.` or a name",
-            );
+        if matches!(self.peek_at(0), Some(b'.' | b'_' | b'a'..=b'z' | b'A'..=b'Z')) {
+            return self.error(self.position, "a number must not be followed by `.` or a name");
         }
         self.token(kind, start)
     }
@@ -193,9 +174,7 @@ impl<'a> Lexer<'a> {
                     let escape_at = self.position;
                     self.position += 1;
                     match self.peek_at(0) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                            self.position += 1
-                        }
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.position += 1,
                         Some(b'u') => {
                             self.position += 1;
                             if !self.skip_unicode_escape() {
@@ -216,10 +195,7 @@ impl<'a> Lexer<'a> {
             self.position += 1;
             let mut value: u32 = 0;
             let mut count = 0;
-            while let Some(digit) = self
-                .peek_at(0)
-                .and_then(|byte| char::from(byte).to_digit(16))
-            {
+            while let Some(digit) = self.peek_at(0).and_then(|byte| char::from(byte).to_digit(16)) {
                 value = value.saturating_mul(16).saturating_add(digit);
                 count += 1;
                 self.position += 1;
@@ -244,14 +220,10 @@ impl<'a> Lexer<'a> {
         loop {
             match self.peek_at(0) {
                 None => return self.error(start, "unterminated block string"),
-                Some(b'\\')
-                    if self.bytes.get(self.position + 1..self.position + 4) == Some(b"\"\"\"") =>
-                {
+                Some(b'\\') if self.bytes.get(self.position + 1..self.position + 4) == Some(b"\"\"\"") => {
                     self.position += 4;
                 }
-                Some(b'"')
-                    if self.bytes.get(self.position..self.position + 3) == Some(b"\"\"\"") =>
-                {
+                Some(b'"') if self.bytes.get(self.position..self.position + 3) == Some(b"\"\"\"") => {
                     self.position += 3;
                     return self.token(TokenKind::BlockString, start);
                 }
@@ -272,8 +244,7 @@ impl Iterator for Lexer<'_> {
         let start = self.position;
         let byte = self.peek_at(0)?;
         match byte {
-            b'!' | b'$' | b'&' | b'(' | b')' | b':' | b'=' | b'@' | b'[' | b']' | b'{' | b'|'
-            | b'}' => {
+            b'!' | b'$' | b'&' | b'(' | b')' | b':' | b'=' | b'@' | b'[' | b']' | b'{' | b'|' | b'}' => {
                 self.position += 1;
                 self.token(TokenKind::Punctuator(char::from(byte)), start)
             }
@@ -287,9 +258,7 @@ impl Iterator for Lexer<'_> {
             }
             b'_' | b'a'..=b'z' | b'A'..=b'Z' => self.lex_name(start),
             b'-' | b'0'..=b'9' => self.lex_number(start),
-            b'"' if self.bytes.get(start..start + 3) == Some(b"\"\"\"") => {
-                self.lex_block_string(start)
-            }
+            b'"' if self.bytes.get(start..start + 3) == Some(b"\"\"\"") => self.lex_block_string(start),
             b'"' => self.lex_string(start),
             _ => self.error(start, "unexpected character"),
         }
@@ -302,9 +271,7 @@ mod tests {
     use super::*;
 
     fn kinds(source: &str) -> Result<Vec<(TokenKind, &str)>, LexError> {
-        Lexer::new(source)
-            .map(|token| token.map(|t| (t.kind, t.text(source))))
-            .collect()
+        Lexer::new(source).map(|token| token.map(|t| (t.kind, t.text(source)))).collect()
     }
 
     #[test]
@@ -380,11 +347,7 @@ mod tests {
             ("{ a(x: 01) }", 7, "a number must not start with 0"),
             ("{ a(x: 1.) }", 9, "expected a digit after `.`"),
             ("{ a(x: 1e) }", 9, "expected a digit in the exponent"),
-            (
-                "{ a(x: 12abc) }",
-                9,
-                "a number must not be followed by `.` or a name",
-            ),
+            ("{ a(x: 12abc) }", 9, "a number must not be followed by `.` or a name"),
             ("{ a(x: -) }", 8, "expected a digit"),
             ("{ .. }", 2, "expected `...`"),
             ("{ a ; }", 4, "unexpected character"),
@@ -392,11 +355,7 @@ mod tests {
         ];
         for (source, offset, message) in table {
             let error = kinds(source).unwrap_err();
-            assert_eq!(
-                (error.offset, error.message),
-                (*offset, *message),
-                "source {source:?}"
-            );
+            assert_eq!((error.offset, error.message), (*offset, *message), "source {source:?}");
         }
     }
 

@@ -91,10 +91,7 @@ pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(variables)) => variables,
         Some(_) => {
-            return Err(GraphqlError::BadMember {
-                member: "variables",
-                expected: "an object or null",
-            })
+            return Err(GraphqlError::BadMember { member: "variables", expected: "an object or null" })
         }
     };
     let operation_name = match object.remove("operationName") {
@@ -102,27 +99,16 @@ pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
         Some(Value::String(name)) if name.is_empty() => None,
         Some(Value::String(name)) => Some(name),
         Some(_) => {
-            return Err(GraphqlError::BadMember {
-                member: "operationName",
-                expected: "a string or null",
-            })
+            return Err(GraphqlError::BadMember { member: "operationName", expected: "a string or null" })
         }
     };
     let operations = scan_operations(&query)?;
     let operation = select_operation(&operations, operation_name.as_deref())?;
-    Ok(Some(GraphqlRequest {
-        query,
-        variables,
-        operation_name,
-        operation,
-    }))
+    Ok(Some(GraphqlRequest { query, variables, operation_name, operation }))
 }
 
 /// The operation a GraphQL text runs, given an optional `operationName`: a shorthand for
 /// [`scan_operations`] then [`select_operation`].
 pub fn operation_of(query: &str, operation_name: Option<&str>) -> Result<Operation, GraphqlError> {
-    select_operation(
-        &scan_operations(query)?,
-        operation_name.filter(|name| !name.is_empty()),
-    )
+    select_operation(&scan_operations(query)?, operation_name.filter(|name| !name.is_empty()))
 }

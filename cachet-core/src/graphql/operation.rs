@@ -45,25 +45,15 @@ pub struct Operation {
 
 /// Lists the operations of an executable document, in order.
 pub fn scan_operations(source: &str) -> Result<Vec<Operation>, GraphqlError> {
-    let mut scanner = Scanner {
-        source,
-        lexer: Lexer::new(source),
-    };
+    let mut scanner = Scanner { source, lexer: Lexer::new(source) };
     let mut operations = Vec::new();
     while let Some(token) = scanner.next()? {
         if token.kind == TokenKind::Punctuator('{') {
             scanner.skip_balanced(token)?;
-            operations.push(Operation {
-                kind: OperationKind::Query,
-                name: None,
-            });
+            operations.push(Operation { kind: OperationKind::Query, name: None });
             continue;
         }
-        let keyword = if token.kind == TokenKind::Name {
-            token.text(source)
-        } else {
-            ""
-        };
+        let keyword = if token.kind == TokenKind::Name { token.text(source) } else { "" };
         let kind = match keyword {
             "query" => OperationKind::Query,
             "mutation" => OperationKind::Mutation,
@@ -76,16 +66,10 @@ pub fn scan_operations(source: &str) -> Result<Vec<Operation>, GraphqlError> {
                 scanner.skip_balanced(brace)?;
                 continue;
             }
-            "schema" | "scalar" | "type" | "interface" | "union" | "enum" | "input"
-            | "directive" | "extend" => {
-                return Err(GraphqlError::NotExecutable {
-                    offset: token.start,
-                })
-            }
+            "schema" | "scalar" | "type" | "interface" | "union" | "enum" | "input" | "directive"
+            | "extend" => return Err(GraphqlError::NotExecutable { offset: token.start }),
             _ if matches!(token.kind, TokenKind::String | TokenKind::BlockString) => {
-                return Err(GraphqlError::NotExecutable {
-                    offset: token.start,
-                })
+                return Err(GraphqlError::NotExecutable { offset: token.start })
             }
             _ => {
                 return Err(GraphqlError::Syntax {
@@ -124,13 +108,8 @@ pub fn select_operation(
             return Err(GraphqlError::AnonymousNotAlone);
         }
         for (index, operation) in operations.iter().enumerate() {
-            if operations[..index]
-                .iter()
-                .any(|earlier| earlier.name == operation.name)
-            {
-                return Err(GraphqlError::DuplicateOperationName(
-                    operation.name.clone().unwrap_or_default(),
-                ));
+            if operations[..index].iter().any(|earlier| earlier.name == operation.name) {
+                return Err(GraphqlError::DuplicateOperationName(operation.name.clone().unwrap_or_default()));
             }
         }
     }
@@ -164,17 +143,13 @@ impl Scanner<'_> {
 
     fn next_required(&mut self, expected: &'static str) -> Result<Token, GraphqlError> {
         let offset = self.source.len();
-        self.next()?
-            .ok_or(GraphqlError::Syntax { offset, expected })
+        self.next()?.ok_or(GraphqlError::Syntax { offset, expected })
     }
 
     fn expect_name_other_than(&mut self, forbidden: &str) -> Result<(), GraphqlError> {
         let token = self.next_required("a name")?;
         if token.kind != TokenKind::Name || token.text(self.source) == forbidden {
-            return Err(GraphqlError::Syntax {
-                offset: token.start,
-                expected: "a name",
-            });
+            return Err(GraphqlError::Syntax { offset: token.start, expected: "a name" });
         }
         Ok(())
     }
@@ -182,10 +157,7 @@ impl Scanner<'_> {
     fn expect_keyword(&mut self, keyword: &'static str) -> Result<(), GraphqlError> {
         let token = self.next_required(keyword)?;
         if token.kind != TokenKind::Name || token.text(self.source) != keyword {
-            return Err(GraphqlError::Syntax {
-                offset: token.start,
-                expected: keyword,
-            });
+            return Err(GraphqlError::Syntax { offset: token.start, expected: keyword });
         }
         Ok(())
     }
@@ -200,10 +172,7 @@ impl Scanner<'_> {
         while token.kind == TokenKind::Punctuator('@') {
             let name = self.next_required("a directive name")?;
             if name.kind != TokenKind::Name {
-                return Err(GraphqlError::Syntax {
-                    offset: name.start,
-                    expected: "a directive name",
-                });
+                return Err(GraphqlError::Syntax { offset: name.start, expected: "a directive name" });
             }
             token = self.next_required("`@` or `{`")?;
             if token.kind == TokenKind::Punctuator('(') {
@@ -212,10 +181,7 @@ impl Scanner<'_> {
             }
         }
         if token.kind != TokenKind::Punctuator('{') {
-            return Err(GraphqlError::Syntax {
-                offset: token.start,
-                expected: "`{`",
-            });
+            return Err(GraphqlError::Syntax { offset: token.start, expected: "`{`" });
         }
         Ok(token)
     }
@@ -225,10 +191,9 @@ impl Scanner<'_> {
         let mut stack = vec![closer(open.kind)];
         let mut empty_group_at = Some(open.start);
         while let Some(expected_closer) = stack.last().copied() {
-            let token = self.next()?.ok_or(GraphqlError::Syntax {
-                offset: self.source.len(),
-                expected: "a closing bracket",
-            })?;
+            let token = self
+                .next()?
+                .ok_or(GraphqlError::Syntax { offset: self.source.len(), expected: "a closing bracket" })?;
             match token.kind {
                 TokenKind::Punctuator(open_char @ ('(' | '[' | '{')) => {
                     stack.push(closer(TokenKind::Punctuator(open_char)));
@@ -244,10 +209,7 @@ impl Scanner<'_> {
                     }
                     // An empty selection set, variable list or argument list is never valid GraphQL.
                     if let Some(offset) = empty_group_at {
-                        return Err(GraphqlError::Syntax {
-                            offset,
-                            expected: "a non-empty group",
-                        });
+                        return Err(GraphqlError::Syntax { offset, expected: "a non-empty group" });
                     }
                     stack.pop();
                 }

@@ -71,10 +71,7 @@ pub enum AuthEffect {
 impl AuthState {
     /// The state at start-up.
     pub fn new(online: bool, authenticated: bool) -> Self {
-        AuthState {
-            online,
-            authenticated,
-        }
+        AuthState { online, authenticated }
     }
 
     /// Applies one event.
@@ -83,11 +80,7 @@ impl AuthState {
         let mut effects = Vec::new();
         match event {
             AuthEvent::SetAuth => {
-                let kind = if self.authenticated {
-                    AuthChangeKind::Refresh
-                } else {
-                    AuthChangeKind::Login
-                };
+                let kind = if self.authenticated { AuthChangeKind::Refresh } else { AuthChangeKind::Login };
                 next.authenticated = true;
                 effects.push(AuthEffect::Broadcast(kind));
                 effects.push(AuthEffect::Publish(next));

@@ -119,12 +119,7 @@ impl<T, E> QueryState<T, E> {
         match event {
             QueryEvent::Fetch if self.fetch_status == FetchStatus::Fetching => {}
             QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects),
-            QueryEvent::Resolved {
-                seq,
-                data,
-                from_cache,
-                now,
-            } if seq == self.seq => {
+            QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
                 self.status = QueryStatus::Success;
                 self.fetch_status = FetchStatus::Idle;
                 self.data = Some(data);

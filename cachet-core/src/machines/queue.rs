@@ -243,11 +243,9 @@ impl QueueState {
 
     /// Reads a saved state back, forgetting what was in flight (see the module docs).
     pub fn from_json(text: &str) -> Result<Self, crate::Error> {
-        let mut state: QueueState =
-            serde_json::from_str(text).map_err(|error| crate::Error::StoredState {
-                what: "mutation queue",
-                message: error.to_string(),
-            })?;
+        let mut state: QueueState = serde_json::from_str(text).map_err(|error| {
+            crate::Error::StoredState { what: "mutation queue", message: error.to_string() }
+        })?;
         state.in_flight = None;
         state.awaiting_refresh = None;
         Ok(state)
@@ -257,11 +255,7 @@ impl QueueState {
     pub fn backoff_ms(&self, attempts: u32, random: u32) -> u64 {
         let exponent = attempts.saturating_sub(1);
         let factor = 1u64.checked_shl(exponent).unwrap_or(u64::MAX);
-        let delay = self
-            .bounds
-            .backoff_base_ms
-            .saturating_mul(factor)
-            .min(self.bounds.backoff_max_ms);
+        let delay = self.bounds.backoff_base_ms.saturating_mul(factor).min(self.bounds.backoff_max_ms);
         let half = delay / 2;
         let spread = u128::from(delay - half) * u128::from(random) / u128::from(u32::MAX);
         half + u64::try_from(spread).unwrap_or(0)
@@ -288,10 +282,7 @@ impl QueueState {
                     auth_retried: false,
                 });
                 effects.push(QueueEffect::Persist);
-                effects.push(QueueEffect::Announce(SwEvent::MutationQueued {
-                    id,
-                    operation_name,
-                }));
+                effects.push(QueueEffect::Announce(SwEvent::MutationQueued { id, operation_name }));
                 self.pump(now, &mut effects);
             }
             QueueEvent::Wake { now } => self.pump(now, &mut effects),
@@ -311,19 +302,11 @@ impl QueueState {
                     if !tags.is_empty() {
                         effects.push(QueueEffect::Invalidate { tags: tags.clone() });
                     }
-                    effects.push(QueueEffect::Announce(SwEvent::MutationReplayed {
-                        id,
-                        invalidated: tags,
-                    }));
+                    effects.push(QueueEffect::Announce(SwEvent::MutationReplayed { id, invalidated: tags }));
                 }
                 self.pump(now, &mut effects);
             }
-            QueueEvent::SendFailed {
-                id,
-                failure,
-                now,
-                random,
-            } => {
+            QueueEvent::SendFailed { id, failure, now, random } => {
                 if self.in_flight != Some(id) {
                     return (self, effects);
                 }
@@ -341,23 +324,14 @@ impl QueueState {
                 }
             }
             QueueEvent::Clear => {
-                self = QueueState {
-                    next_id: self.next_id,
-                    ..QueueState::new(self.bounds, self.online)
-                };
+                self = QueueState { next_id: self.next_id, ..QueueState::new(self.bounds, self.online) };
                 effects.push(QueueEffect::Persist);
             }
         }
         (self, effects)
     }
 
-    fn fail_head(
-        &mut self,
-        failure: SendFailure,
-        now: u64,
-        random: u32,
-        effects: &mut Vec<QueueEffect>,
-    ) {
+    fn fail_head(&mut self, failure: SendFailure, now: u64, random: u32, effects: &mut Vec<QueueEffect>) {
         let Some(head) = self.items.front_mut() else {
             return;
         };
@@ -371,32 +345,18 @@ impl QueueState {
                 effects.push(QueueEffect::RequestRefresh { id: head.id });
                 return;
             }
-            SendFailure::Status(status)
-                if (400..500).contains(&status) && status != 408 && status != 429 =>
-            {
+            SendFailure::Status(status) if (400..500).contains(&status) && status != 408 && status != 429 => {
                 Some(DeadLetterReason::Rejected { status })
             }
-            _ if head.attempts >= self.bounds.max_attempts => {
-                Some(DeadLetterReason::TooManyAttempts)
-            }
+            _ if head.attempts >= self.bounds.max_attempts => Some(DeadLetterReason::TooManyAttempts),
             _ => None,
         };
         effects.push(QueueEffect::Persist);
         if let Some(reason) = dead {
             if let Some(item) = self.items.pop_front() {
-                effects.push(QueueEffect::Announce(SwEvent::MutationDeadLettered {
-                    id: item.id,
-                    reason,
-                }));
-                self.dead_letters.push(DeadLetter {
-                    item,
-                    reason,
-                    at: now,
-                });
-                let excess = self
-                    .dead_letters
-                    .len()
-                    .saturating_sub(self.bounds.max_items as usize);
+                effects.push(QueueEffect::Announce(SwEvent::MutationDeadLettered { id: item.id, reason }));
+                self.dead_letters.push(DeadLetter { item, reason, at: now });
+                let excess = self.dead_letters.len().saturating_sub(self.bounds.max_items as usize);
                 self.dead_letters.drain(..excess);
             }
             self.pump(now, effects);
@@ -406,11 +366,7 @@ impl QueueState {
         let retry_at = now.saturating_add(self.backoff_ms(attempts, random));
         if let Some(head) = self.items.front_mut() {
             head.next_attempt_at = retry_at;
-            effects.push(QueueEffect::Announce(SwEvent::MutationFailed {
-                id: head.id,
-                attempts,
-                retry_at,
-            }));
+            effects.push(QueueEffect::Announce(SwEvent::MutationFailed { id: head.id, attempts, retry_at }));
         }
         effects.push(QueueEffect::WakeAt { at: retry_at });
     }
@@ -424,16 +380,11 @@ impl QueueState {
             return;
         };
         if head.next_attempt_at > now {
-            effects.push(QueueEffect::WakeAt {
-                at: head.next_attempt_at,
-            });
+            effects.push(QueueEffect::WakeAt { at: head.next_attempt_at });
             return;
         }
         head.attempts += 1;
         self.in_flight = Some(head.id);
-        effects.push(QueueEffect::Send {
-            id: head.id,
-            request: head.request.clone(),
-        });
+        effects.push(QueueEffect::Send { id: head.id, request: head.request.clone() });
     }
 }

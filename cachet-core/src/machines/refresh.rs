@@ -87,38 +87,20 @@ pub enum RefreshEffect {
 impl RefreshState {
     /// Idle, at generation 0.
     pub fn new(can_refresh: bool) -> Self {
-        RefreshState {
-            can_refresh,
-            generation: 0,
-            in_flight: false,
-            waiters: Vec::new(),
-        }
+        RefreshState { can_refresh, generation: 0, in_flight: false, waiters: Vec::new() }
     }
 
     /// Applies one event.
     pub fn reduce(mut self, event: RefreshEvent) -> (Self, Vec<RefreshEffect>) {
         let mut effects = Vec::new();
         match event {
-            RefreshEvent::AuthFailed {
-                request,
-                retried,
-                sent_with_generation,
-            } => {
+            RefreshEvent::AuthFailed { request, retried, sent_with_generation } => {
                 if retried {
-                    effects.push(RefreshEffect::Reject {
-                        request,
-                        reason: RejectReason::AlreadyRetried,
-                    });
+                    effects.push(RefreshEffect::Reject { request, reason: RejectReason::AlreadyRetried });
                 } else if !self.can_refresh {
-                    effects.push(RefreshEffect::Reject {
-                        request,
-                        reason: RejectReason::NotRefreshable,
-                    });
+                    effects.push(RefreshEffect::Reject { request, reason: RejectReason::NotRefreshable });
                 } else if sent_with_generation < self.generation && !self.in_flight {
-                    effects.push(RefreshEffect::Retry {
-                        request,
-                        generation: self.generation,
-                    });
+                    effects.push(RefreshEffect::Retry { request, generation: self.generation });
                 } else {
                     self.waiters.push(request);
                     if !self.in_flight {
@@ -131,26 +113,28 @@ impl RefreshState {
                 self.in_flight = false;
                 self.generation += 1;
                 let generation = self.generation;
-                effects.extend(self.waiters.drain(..).map(|request| RefreshEffect::Retry {
-                    request,
-                    generation,
-                }));
+                effects.extend(
+                    self.waiters.drain(..).map(|request| RefreshEffect::Retry { request, generation }),
+                );
             }
             RefreshEvent::Failed if self.in_flight => {
                 self.in_flight = false;
-                effects.extend(self.waiters.drain(..).map(|request| RefreshEffect::Reject {
-                    request,
-                    reason: RejectReason::RefreshFailed,
-                }));
+                effects.extend(
+                    self.waiters.drain(..).map(|request| RefreshEffect::Reject {
+                        request,
+                        reason: RejectReason::RefreshFailed,
+                    }),
+                );
             }
             RefreshEvent::Succeeded | RefreshEvent::Failed => {}
             RefreshEvent::Reset => {
                 self.in_flight = false;
                 self.generation += 1;
-                effects.extend(self.waiters.drain(..).map(|request| RefreshEffect::Reject {
-                    request,
-                    reason: RejectReason::Cleared,
-                }));
+                effects.extend(
+                    self.waiters
+                        .drain(..)
+                        .map(|request| RefreshEffect::Reject { request, reason: RejectReason::Cleared }),
+                );
             }
         }
         (self, effects)

@@ -4,11 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A bridge asks the reactor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum AgentRequest {
     /// Tell this bridge when any of `tags` is invalidated.
@@ -29,11 +25,7 @@ pub enum AgentRequest {
 
 /// The reactor tells a bridge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum AgentResponse {
     /// The auth state (`getAuthState()` without the secret `auth` data).

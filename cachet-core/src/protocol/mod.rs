@@ -85,14 +85,7 @@ macro_rules! message {
         impl Message for $name {}
     )*};
 }
-message!(
-    SwEvent,
-    PageToSw,
-    SwToPage,
-    PageReply,
-    AgentRequest,
-    AgentResponse
-);
+message!(SwEvent, PageToSw, SwToPage, PageReply, AgentRequest, AgentResponse);
 
 /// Encodes an event as wire JSON.
 pub fn encode_sw_event(event: &SwEvent) -> String {
@@ -116,19 +109,14 @@ pub fn decode_message<M: Message>(text: &str) -> Result<M, ProtocolError> {
 
 fn encode<T: Serialize>(msg: &T) -> String {
     // Serialising our own enums into a String cannot fail: no maps with non-string keys, no I/O.
-    serde_json::to_string(&EnvelopeOut {
-        v: PROTOCOL_VERSION,
-        msg,
-    })
-    .unwrap_or_default()
+    serde_json::to_string(&EnvelopeOut { v: PROTOCOL_VERSION, msg }).unwrap_or_default()
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, ProtocolError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
-    let object = value
-        .as_object()
-        .ok_or_else(|| ProtocolError::Malformed("expected a JSON object".into()))?;
+    let object =
+        value.as_object().ok_or_else(|| ProtocolError::Malformed("expected a JSON object".into()))?;
     let version = object
         .get("v")
         .and_then(serde_json::Value::as_u64)
@@ -156,9 +144,7 @@ mod tests {
 
     #[test]
     fn sw_event_round_trips_and_rejects_other_versions() {
-        let event = SwEvent::Activated {
-            build: "abc".into(),
-        };
+        let event = SwEvent::Activated { build: "abc".into() };
         let wire = encode_sw_event(&event);
         assert_eq!(wire, r#"{"v":1,"type":"activated","build":"abc"}"#);
         assert_eq!(decode_sw_event(&wire), Ok(event));
@@ -170,9 +156,6 @@ mod tests {
             decode_sw_event(r#"{"v":1,"type":"from-the-future"}"#),
             Err(ProtocolError::UnknownType("from-the-future".into()))
         );
-        assert!(matches!(
-            decode_sw_event("[1"),
-            Err(ProtocolError::Malformed(_))
-        ));
+        assert!(matches!(decode_sw_event("[1"), Err(ProtocolError::Malformed(_))));
     }
 }

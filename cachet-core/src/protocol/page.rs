@@ -4,11 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A page asks the Service Worker for something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum PageToSw {
     /// `clearAuth()`: purge runtime caches, the mutation queue and stored auth; answered by
@@ -45,11 +41,7 @@ pub enum PageToSw {
 
 /// The Service Worker tells one page something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum SwToPage {
     /// A request met an auth failure: refresh the token and answer with [`PageReply::RefreshReply`] on
@@ -81,11 +73,7 @@ pub enum SwToPage {
 
 /// The page's reply on the `MessagePort` of a [`SwToPage::RefreshRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum PageReply {
     /// The outcome of the refresh.

@@ -5,11 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// An event the Service Worker broadcasts to every page and yew-agent worker of its origin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum SwEvent {
     /// The Service Worker finished activating; `build` identifies its wasm build.

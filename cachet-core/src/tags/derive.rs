@@ -42,17 +42,12 @@
 use super::MAX_TAG_LEN;
 use crate::graphql::OperationKind;
 
-const QUERY_VERBS: &[&str] = &[
-    "get", "list", "fetch", "load", "find", "search", "query", "read", "watch", "lookup", "all",
-];
+const QUERY_VERBS: &[&str] =
+    &["get", "list", "fetch", "load", "find", "search", "query", "read", "watch", "lookup", "all"];
 const SUFFIXES: &[&str] = &["query", "mutation", "subscription"];
 const QUALIFIERS: &[&str] = &["by", "for", "with", "of", "from", "in", "on", "at"];
-const IRREGULAR: &[(&str, &str)] = &[
-    ("person", "people"),
-    ("child", "children"),
-    ("man", "men"),
-    ("woman", "women"),
-];
+const IRREGULAR: &[(&str, &str)] =
+    &[("person", "people"), ("child", "children"), ("man", "men"), ("woman", "women")];
 
 /// Splits an operation name into lowercase words (rule 1).
 pub fn split_words(name: &str) -> Vec<String> {
@@ -68,9 +63,7 @@ pub fn split_words(name: &str) -> Vec<String> {
         }
         if character.is_ascii_uppercase() && !current.is_empty() {
             let previous = characters[index - 1];
-            let next_is_lower = characters
-                .get(index + 1)
-                .is_some_and(char::is_ascii_lowercase);
+            let next_is_lower = characters.get(index + 1).is_some_and(char::is_ascii_lowercase);
             if previous.is_ascii_lowercase()
                 || previous.is_ascii_digit()
                 || (previous.is_ascii_uppercase() && next_is_lower)
@@ -129,21 +122,13 @@ pub fn invalidation_tags(kind: OperationKind, operation_name: Option<&str>) -> V
 }
 
 fn strip_suffix(words: &mut Vec<String>) {
-    if words.len() > 1
-        && words
-            .last()
-            .is_some_and(|last| SUFFIXES.contains(&last.as_str()))
-    {
+    if words.len() > 1 && words.last().is_some_and(|last| SUFFIXES.contains(&last.as_str())) {
         words.pop();
     }
 }
 
 fn noun_phrase(mut words: Vec<String>) -> Option<String> {
-    if let Some(cut) = words
-        .iter()
-        .skip(1)
-        .position(|word| QUALIFIERS.contains(&word.as_str()))
-    {
+    if let Some(cut) = words.iter().skip(1).position(|word| QUALIFIERS.contains(&word.as_str())) {
         words.truncate(cut + 1);
     }
     (!words.is_empty()).then(|| words.join("-"))
@@ -164,18 +149,10 @@ fn singulars(word: &str) -> Vec<String> {
     if let Some(stem) = word.strip_suffix("ies").filter(|stem| !stem.is_empty()) {
         return vec![format!("{stem}y"), format!("{stem}ie")];
     }
-    if ["ses", "xes", "zes", "ches", "shes"]
-        .iter()
-        .any(|ending| word.ends_with(ending))
-    {
-        return vec![
-            word[..word.len() - 2].to_owned(),
-            word[..word.len() - 1].to_owned(),
-        ];
+    if ["ses", "xes", "zes", "ches", "shes"].iter().any(|ending| word.ends_with(ending)) {
+        return vec![word[..word.len() - 2].to_owned(), word[..word.len() - 1].to_owned()];
     }
-    if ["ss", "us", "is"]
-        .iter()
-        .any(|ending| word.ends_with(ending))
+    if ["ss", "us", "is"].iter().any(|ending| word.ends_with(ending))
         || !word.ends_with('s')
         || word.len() < 2
     {
@@ -190,18 +167,11 @@ fn plural(word: &str) -> String {
         return (*plural).to_owned();
     }
     if let Some(stem) = word.strip_suffix('y') {
-        if stem
-            .chars()
-            .last()
-            .is_some_and(|before| !"aeiou".contains(before))
-        {
+        if stem.chars().last().is_some_and(|before| !"aeiou".contains(before)) {
             return format!("{stem}ies");
         }
     }
-    if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|ending| word.ends_with(ending))
-    {
+    if ["s", "x", "z", "ch", "sh"].iter().any(|ending| word.ends_with(ending)) {
         return format!("{word}es");
     }
     format!("{word}s")

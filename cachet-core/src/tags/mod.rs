@@ -82,10 +82,7 @@ pub fn normalize_tag(raw: &str) -> Result<String, TagError> {
         while !tag.is_char_boundary(cut) {
             cut -= 1;
         }
-        return Err(TagError::TooLong {
-            tag: tag[..cut].to_owned(),
-            len: tag.len(),
-        });
+        return Err(TagError::TooLong { tag: tag[..cut].to_owned(), len: tag.len() });
     }
     if let Some(character) = tag.chars().find(|character| !is_tag_char(*character)) {
         return Err(TagError::InvalidCharacter { tag, character });
@@ -155,10 +152,7 @@ mod tests {
             ("notes", &["notes"]),
             (" Notes , note ", &["notes", "note"]),
             ("a,b,a", &["a", "b"]),
-            (
-                "user:42,todo-item,v1.2_x",
-                &["user:42", "todo-item", "v1.2_x"],
-            ),
+            ("user:42,todo-item,v1.2_x", &["user:42", "todo-item", "v1.2_x"]),
         ];
         for (value, expected) in ok {
             assert_eq!(parse_tag_list(value).unwrap(), *expected, "value {value:?}");
@@ -170,72 +164,30 @@ mod tests {
             ("a,", TagError::Empty { index: 1 }),
             (",a", TagError::Empty { index: 0 }),
             ("a, ,b", TagError::Empty { index: 1 }),
-            (
-                &too_long,
-                TagError::TooLong {
-                    tag: "x".repeat(MAX_TAG_LEN),
-                    len: MAX_TAG_LEN + 1,
-                },
-            ),
-            (
-                "a b",
-                TagError::InvalidCharacter {
-                    tag: "a b".into(),
-                    character: ' ',
-                },
-            ),
-            (
-                "notes;drop",
-                TagError::InvalidCharacter {
-                    tag: "notes;drop".into(),
-                    character: ';',
-                },
-            ),
-            (
-                "café",
-                TagError::InvalidCharacter {
-                    tag: "café".into(),
-                    character: 'é',
-                },
-            ),
-            (
-                &too_many,
-                TagError::TooMany {
-                    count: MAX_TAGS + 1,
-                },
-            ),
+            (&too_long, TagError::TooLong { tag: "x".repeat(MAX_TAG_LEN), len: MAX_TAG_LEN + 1 }),
+            ("a b", TagError::InvalidCharacter { tag: "a b".into(), character: ' ' }),
+            ("notes;drop", TagError::InvalidCharacter { tag: "notes;drop".into(), character: ';' }),
+            ("café", TagError::InvalidCharacter { tag: "café".into(), character: 'é' }),
+            (&too_many, TagError::TooMany { count: MAX_TAGS + 1 }),
         ];
         for (value, expected) in errors {
-            assert_eq!(
-                parse_tag_list(value).as_ref(),
-                Err(expected),
-                "value {value:?}"
-            );
+            assert_eq!(parse_tag_list(value).as_ref(), Err(expected), "value {value:?}");
         }
-        assert_eq!(
-            parse_tag_list(&vec!["t"; MAX_TAGS].join(",")).unwrap(),
-            ["t"]
-        );
+        assert_eq!(parse_tag_list(&vec!["t"; MAX_TAGS].join(",")).unwrap(), ["t"]);
         assert_eq!(parse_tag_list(&"x".repeat(MAX_TAG_LEN)).unwrap().len(), 1);
     }
 
     #[test]
     fn an_over_long_multibyte_tag_is_cut_on_a_char_boundary() {
         let tag = "é".repeat(40);
-        assert!(matches!(
-            normalize_tag(&tag),
-            Err(TagError::TooLong { len: 80, .. })
-        ));
+        assert!(matches!(normalize_tag(&tag), Err(TagError::TooLong { len: 80, .. })));
     }
 
     #[test]
     fn format_is_the_inverse_of_parse_and_merge_keeps_order() {
         let tags = vec!["b".to_owned(), "a".to_owned()];
         assert_eq!(parse_tag_list(&format_tag_list(&tags)).unwrap(), tags);
-        assert_eq!(
-            merge_tags(&tags, &["a".into(), "c".into()]),
-            ["b", "a", "c"]
-        );
+        assert_eq!(merge_tags(&tags, &["a".into(), "c".into()]), ["b", "a", "c"]);
         assert!(is_hit(&tags, &["a".into()]));
         assert!(!is_hit(&tags, &["dashboard".into()]));
     }

@@ -1,8 +1,8 @@
 //! Cache keys: known-answer vectors (checked with `sha256sum`) and canonicalisation.
 
 use cachet_core::cache_key::{
-    cache_key, canonical_json, graphql_cache_url, parse_graphql_cache_url, partition_id,
-    sha256_hex, ANONYMOUS_PARTITION,
+    cache_key, canonical_json, graphql_cache_url, parse_graphql_cache_url, partition_id, sha256_hex,
+    ANONYMOUS_PARTITION,
 };
 use serde_json::{json, Map, Value};
 
@@ -15,10 +15,7 @@ fn object(value: Value) -> Map<String, Value> {
 
 #[test]
 fn known_answer_vectors() {
-    assert_eq!(
-        sha256_hex(b""),
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    );
+    assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     // sha256 of {"operationName":null,"query":"{ notes { id } }","variables":{}}
     assert_eq!(
         cache_key("{ notes { id } }", None, None),
@@ -27,11 +24,7 @@ fn known_answer_vectors() {
     // sha256 of {"operationName":"GetNote","query":"query GetNote($id: ID!) { note(id: $id) { id text } }","variables":{"a":[1,{"y":true,"z":null}],"id":"n1"}}
     let variables = object(json!({"id": "n1", "a": [1, {"z": null, "y": true}]}));
     assert_eq!(
-        cache_key(
-            "query GetNote($id: ID!) { note(id: $id) { id text } }",
-            Some(&variables),
-            Some("GetNote")
-        ),
+        cache_key("query GetNote($id: ID!) { note(id: $id) { id text } }", Some(&variables), Some("GetNote")),
         "08762ef4ed54accdcd0688ed501a16662f20537afe2ab4491163cbe82701f6ce"
     );
     // Escaping: quotes and backslashes in the query, a newline, a control character and non-ASCII in a variable.
@@ -48,22 +41,13 @@ fn variables_are_canonicalised() {
     let query = "query Q($a: Int, $b: Int) { q(a: $a, b: $b) }";
     let ab: Map<String, Value> = serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap();
     let ba: Map<String, Value> = serde_json::from_str(r#"{ "b" : 2 , "a" : 1 }"#).unwrap();
-    assert_eq!(
-        cache_key(query, Some(&ab), None),
-        cache_key(query, Some(&ba), None)
-    );
+    assert_eq!(cache_key(query, Some(&ab), None), cache_key(query, Some(&ba), None));
     let nested_1 = object(json!({"o": {"x": [1, {"q": 1, "p": 2}], "b": null}}));
     let nested_2: Map<String, Value> =
         serde_json::from_str(r#"{"o":{"b":null,"x":[1,{"p":2,"q":1}]}}"#).unwrap();
-    assert_eq!(
-        cache_key(query, Some(&nested_1), None),
-        cache_key(query, Some(&nested_2), None)
-    );
+    assert_eq!(cache_key(query, Some(&nested_1), None), cache_key(query, Some(&nested_2), None));
     // Absent, null-like and empty variables are one key; empty operationName is no name.
-    assert_eq!(
-        cache_key(query, None, None),
-        cache_key(query, Some(&Map::new()), Some(""))
-    );
+    assert_eq!(cache_key(query, None, None), cache_key(query, Some(&Map::new()), Some("")));
     // What differs gives different keys.
     let different: &[(&str, Value, Option<&str>)] = &[
         (query, json!({"a": 1, "b": 3}), None),
@@ -71,11 +55,7 @@ fn variables_are_canonicalised() {
         (query, json!({"a": 1.0, "b": 2}), None),
         (query, json!({"a": "1", "b": 2}), None),
         (query, json!({"a": 1, "b": 2}), Some("Q")),
-        (
-            "query Q($a: Int, $b: Int) {  q(a: $a, b: $b) }",
-            json!({"a": 1, "b": 2}),
-            None,
-        ),
+        ("query Q($a: Int, $b: Int) {  q(a: $a, b: $b) }", json!({"a": 1, "b": 2}), None),
     ];
     let base = cache_key(query, Some(&ab), None);
     for (text, variables, name) in different {
@@ -90,30 +70,19 @@ fn variables_are_canonicalised() {
         r#"{"a":"x\"y","b":[3,{"c":2,"d":1}]}"#
     );
     // Array order matters.
-    assert_ne!(
-        canonical_json(&json!([1, 2])),
-        canonical_json(&json!([2, 1]))
-    );
+    assert_ne!(canonical_json(&json!([1, 2])), canonical_json(&json!([2, 1])));
 }
 
 #[test]
 fn keys_and_partitions_have_their_shape() {
     let key = cache_key("{ a }", None, None);
     assert_eq!(key.len(), 64);
-    assert!(key
-        .bytes()
-        .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)));
+    assert!(key.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)));
     assert_ne!(partition_id("alice"), partition_id("bob"));
     assert_eq!(partition_id("alice").len(), 16);
     let url = graphql_cache_url(&partition_id("alice"), &key);
-    assert_eq!(
-        url,
-        format!("/__cachet/gql/{}/{key}", partition_id("alice"))
-    );
-    assert_eq!(
-        parse_graphql_cache_url(&url),
-        Some((partition_id("alice").as_str(), key.as_str()))
-    );
+    assert_eq!(url, format!("/__cachet/gql/{}/{key}", partition_id("alice")));
+    assert_eq!(parse_graphql_cache_url(&url), Some((partition_id("alice").as_str(), key.as_str())));
     assert_eq!(
         parse_graphql_cache_url(&graphql_cache_url(ANONYMOUS_PARTITION, &key)),
         Some((ANONYMOUS_PARTITION, key.as_str()))

@@ -14,29 +14,11 @@ fn config() -> Config {
     .unwrap()
 }
 
-fn classify(
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> Result<RequestClass, Error> {
-    let owned: Vec<(String, String)> = headers
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    let lookup = move |name: &str| {
-        owned
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    classify_request(
-        method,
-        path,
-        &lookup,
-        (!body.is_empty()).then_some(body.as_bytes()),
-        &config(),
-    )
+fn classify(method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Result<RequestClass, Error> {
+    let owned: Vec<(String, String)> =
+        headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let lookup = move |name: &str| owned.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    classify_request(method, path, &lookup, (!body.is_empty()).then_some(body.as_bytes()), &config())
 }
 
 fn tags(items: &[&str]) -> Vec<String> {
@@ -44,13 +26,7 @@ fn tags(items: &[&str]) -> Vec<String> {
 }
 
 /// Method, path, headers, body, expected class.
-type Row = (
-    &'static str,
-    &'static str,
-    Vec<(&'static str, &'static str)>,
-    &'static str,
-    RequestClass,
-);
+type Row = (&'static str, &'static str, Vec<(&'static str, &'static str)>, &'static str, RequestClass);
 
 #[test]
 fn requests_are_classified() {
@@ -59,42 +35,18 @@ fn requests_are_classified() {
     let table: Vec<Row> = vec![
         ("POST", "/api/login", vec![], "{}", RequestClass::AuthRoute),
         ("GET", "/api/me", vec![], "", RequestClass::AuthRoute),
-        (
-            "GET",
-            "/api/notes",
-            vec![],
-            "",
-            RequestClass::Get {
-                strategy: Strategy::NetworkFirst,
-            },
-        ),
+        ("GET", "/api/notes", vec![], "", RequestClass::Get { strategy: Strategy::NetworkFirst }),
         (
             "get",
             "/api/notes",
             vec![("x-sw-strategy", "cache-first")],
             "",
-            RequestClass::Get {
-                strategy: Strategy::CacheFirst,
-            },
+            RequestClass::Get { strategy: Strategy::CacheFirst },
         ),
-        (
-            "GET",
-            "/graphql?query={a}",
-            vec![],
-            "",
-            RequestClass::Get {
-                strategy: Strategy::NetworkFirst,
-            },
-        ),
+        ("GET", "/graphql?query={a}", vec![], "", RequestClass::Get { strategy: Strategy::NetworkFirst }),
         ("POST", "/api/notes", vec![], get_notes, RequestClass::Other),
         ("PUT", "/graphql", vec![], get_notes, RequestClass::Other),
-        (
-            "POST",
-            "/graphql",
-            vec![],
-            r#"{"id": "persisted"}"#,
-            RequestClass::Other,
-        ),
+        ("POST", "/graphql", vec![], r#"{"id": "persisted"}"#, RequestClass::Other),
         ("POST", "/graphql", vec![], "", RequestClass::Other),
         (
             "POST",
@@ -114,10 +66,7 @@ fn requests_are_classified() {
         (
             "POST",
             "/v2/gql",
-            vec![
-                ("x-cachet-tags", "Dashboard, notes"),
-                ("x-sw-strategy", "stale-while-revalidate"),
-            ],
+            vec![("x-cachet-tags", "Dashboard, notes"), ("x-sw-strategy", "stale-while-revalidate")],
             get_notes,
             RequestClass::Graphql(GraphqlCall {
                 endpoint_index: 1,
@@ -152,9 +101,7 @@ fn requests_are_classified() {
             RequestClass::Graphql(GraphqlCall {
                 endpoint_index: 0,
                 operation_name: Some("CreateNote".into()),
-                action: GraphqlAction::Mutation {
-                    invalidate: tags(&["note", "notes"]),
-                },
+                action: GraphqlAction::Mutation { invalidate: tags(&["note", "notes"]) },
             }),
         ),
         (
@@ -165,9 +112,7 @@ fn requests_are_classified() {
             RequestClass::Graphql(GraphqlCall {
                 endpoint_index: 0,
                 operation_name: Some("CreateNote".into()),
-                action: GraphqlAction::Mutation {
-                    invalidate: tags(&["note", "notes", "dashboard"]),
-                },
+                action: GraphqlAction::Mutation { invalidate: tags(&["note", "notes", "dashboard"]) },
             }),
         ),
         (
@@ -199,13 +144,8 @@ fn the_operation_name_selects_the_operation_and_is_part_of_the_key() {
     let Ok(RequestClass::Graphql(call)) = classify("POST", "/graphql", &[], &body("A")) else {
         panic!("a query")
     };
-    let GraphqlAction::Query { cache_key: key, .. } = call.action else {
-        panic!("a query")
-    };
-    assert_eq!(
-        key,
-        cache_key("query A { a } mutation B { b }", None, Some("A"))
-    );
+    let GraphqlAction::Query { cache_key: key, .. } = call.action else { panic!("a query") };
+    assert_eq!(key, cache_key("query A { a } mutation B { b }", None, Some("A")));
     let Ok(RequestClass::Graphql(call)) = classify("POST", "/graphql", &[], &body("B")) else {
         panic!("a mutation")
     };
@@ -217,30 +157,17 @@ fn bad_hints_and_bodies_are_typed_errors() {
     let get_notes = r#"{"query": "query GetNotes { notes { id } }"}"#;
     assert_eq!(
         classify("POST", "/graphql", &[("x-cachet-tags", "a,,b")], get_notes),
-        Err(Error::Tags {
-            header: "x-cachet-tags",
-            source: TagError::Empty { index: 1 }
-        })
+        Err(Error::Tags { header: "x-cachet-tags", source: TagError::Empty { index: 1 } })
     );
-    let error = classify(
-        "POST",
-        "/graphql",
-        &[("x-cachet-invalidate", "a b")],
-        r#"{"query": "mutation M { m }"}"#,
-    )
-    .unwrap_err();
+    let error =
+        classify("POST", "/graphql", &[("x-cachet-invalidate", "a b")], r#"{"query": "mutation M { m }"}"#)
+            .unwrap_err();
     assert_eq!(
         error.to_string(),
         r#"x-cachet-invalidate: tag "a b" holds ' ': tags are made of a-z, 0-9, ':', '_', '.', '-'"#
     );
-    assert!(matches!(
-        classify("GET", "/x", &[("x-sw-strategy", "fast")], ""),
-        Err(Error::Strategy(_))
-    ));
-    assert!(matches!(
-        classify("POST", "/graphql", &[], r#"{"query": "query {"}"#),
-        Err(Error::Graphql(_))
-    ));
+    assert!(matches!(classify("GET", "/x", &[("x-sw-strategy", "fast")], ""), Err(Error::Strategy(_))));
+    assert!(matches!(classify("POST", "/graphql", &[], r#"{"query": "query {"}"#), Err(Error::Graphql(_))));
     // Features off: nothing is GraphQL and no path is an auth route.
     let off = Config::default();
     let none = |_: &str| None;
@@ -248,8 +175,5 @@ fn bad_hints_and_bodies_are_typed_errors() {
         classify_request("POST", "/graphql", &none, Some(get_notes.as_bytes()), &off),
         Ok(RequestClass::Other)
     );
-    assert_eq!(
-        classify_request("POST", "/api/login", &none, None, &off),
-        Ok(RequestClass::Other)
-    );
+    assert_eq!(classify_request("POST", "/api/login", &none, None, &off), Ok(RequestClass::Other));
 }

@@ -1,8 +1,6 @@
 //! `cachet.config.json`: defaults, round trips, errors that name the JSON path, the auth-failure rule.
 
-use cachet_core::config::{
-    AuthFailureRule, AuthType, Config, ConfigError, HeaderRule, JsonFieldRule,
-};
+use cachet_core::config::{AuthFailureRule, AuthType, Config, ConfigError, HeaderRule, JsonFieldRule};
 use cachet_core::strategy::Strategy;
 use serde_json::json;
 
@@ -13,10 +11,7 @@ fn an_empty_file_is_the_default_config_with_both_features_off() {
     assert!(!config.features.auth.enabled);
     assert!(!config.features.graphql.enabled);
     assert_eq!(config.features.auth.kind, AuthType::Cookie);
-    assert_eq!(
-        config.features.auth.route_paths,
-        ["/api/login", "/api/logout", "/api/refresh", "/api/me"]
-    );
+    assert_eq!(config.features.auth.route_paths, ["/api/login", "/api/logout", "/api/refresh", "/api/me"]);
     assert_eq!(config.features.auth.failure.statuses, [401]);
     assert_eq!(config.features.graphql.endpoints, ["/graphql"]);
     assert_eq!(
@@ -24,21 +19,12 @@ fn an_empty_file_is_the_default_config_with_both_features_off() {
         (Strategy::NetworkFirst, Strategy::CacheFirst)
     );
     assert_eq!(
-        (
-            config.cache.max_entries,
-            config.cache.max_age_seconds,
-            config.cache.max_body_bytes
-        ),
+        (config.cache.max_entries, config.cache.max_age_seconds, config.cache.max_body_bytes),
         (200, 86_400, 1_048_576)
     );
     let queue = config.queue;
     assert_eq!(
-        (
-            queue.max_items,
-            queue.max_attempts,
-            queue.backoff_base_ms,
-            queue.backoff_max_ms
-        ),
+        (queue.max_items, queue.max_attempts, queue.backoff_base_ms, queue.backoff_max_ms),
         (100, 5, 1_000, 60_000)
     );
     // `cachet add auth` writes only `enabled: true`: cookie auth.
@@ -46,11 +32,7 @@ fn an_empty_file_is_the_default_config_with_both_features_off() {
     assert_eq!(config.features.auth.kind, AuthType::Cookie);
     assert!(config.features.auth.kind.with_credentials());
     assert!(!AuthType::Bearer.with_credentials());
-    assert!(
-        AuthType::Bearer.refreshes()
-            && AuthType::Custom.refreshes()
-            && !AuthType::Cookie.refreshes()
-    );
+    assert!(AuthType::Bearer.refreshes() && AuthType::Custom.refreshes() && !AuthType::Cookie.refreshes());
 }
 
 #[test]
@@ -79,24 +61,16 @@ fn configs_round_trip_through_pretty_json() {
     ] {
         let config = Config::from_json_str(text).unwrap();
         let pretty = config.to_json_pretty();
-        assert_eq!(
-            Config::from_json_str(&pretty),
-            Ok(config.clone()),
-            "{pretty}"
-        );
+        assert_eq!(Config::from_json_str(&pretty), Ok(config.clone()), "{pretty}");
         let via_serde: Config = serde_json::from_str(&pretty).unwrap();
         assert_eq!(via_serde, config);
     }
     let config = Config::from_json_str(full).unwrap();
     assert_eq!(
         config.features.auth.failure.header,
-        Some(HeaderRule {
-            name: "X-Auth-Expired".into(),
-            value: Some("1".into())
-        })
+        Some(HeaderRule { name: "X-Auth-Expired".into(), value: Some("1".into()) })
     );
-    let pretty: serde_json::Value =
-        serde_json::from_str(&Config::default().to_json_pretty()).unwrap();
+    let pretty: serde_json::Value = serde_json::from_str(&Config::default().to_json_pretty()).unwrap();
     assert_eq!(
         pretty["features"]["auth"]["routePaths"],
         json!(["/api/login", "/api/logout", "/api/refresh", "/api/me"])
@@ -108,68 +82,104 @@ fn configs_round_trip_through_pretty_json() {
 #[test]
 fn bad_files_get_errors_naming_the_json_path() {
     let table: &[(&str, &str)] = &[
-        (r#"{"features": {"auth": {"type": "jwt"}}}"#, r#"features.auth.type: expected one of cookie, bearer, custom, got "jwt""#),
-        (r#"{"features": {"auth": {"enabled": "yes"}}}"#, r#"features.auth.enabled: expected true or false, got "yes""#),
-        (r#"{"features": {"auth": {"routepaths": []}}}"#, "features.auth.routepaths: unknown key, expected one of enabled, type, routePaths, failure"),
+        (
+            r#"{"features": {"auth": {"type": "jwt"}}}"#,
+            r#"features.auth.type: expected one of cookie, bearer, custom, got "jwt""#,
+        ),
+        (
+            r#"{"features": {"auth": {"enabled": "yes"}}}"#,
+            r#"features.auth.enabled: expected true or false, got "yes""#,
+        ),
+        (
+            r#"{"features": {"auth": {"routepaths": []}}}"#,
+            "features.auth.routepaths: unknown key, expected one of enabled, type, routePaths, failure",
+        ),
         (r#"{"feature": {}}"#, "feature: unknown key, expected one of features, strategy, cache, queue"),
-        (r#"{"features": {"auth": {"routePaths": ["/a", "api/me"]}}}"#, r#"features.auth.routePaths[1]: expected a URL path starting with / (no query, fragment or whitespace), got "api/me""#),
-        (r#"{"features": {"auth": {"routePaths": ["/a", "/a"]}}}"#, r#"features.auth.routePaths[1]: duplicate entry "/a""#),
-        (r#"{"features": {"auth": {"routePaths": "/a"}}}"#, r#"features.auth.routePaths: expected an array of strings, got "/a""#),
-        (r#"{"features": {"graphql": {"endpoints": [1]}}}"#, "features.graphql.endpoints[0]: expected a string, got 1"),
-        (r#"{"features": {"graphql": {"endpoints": []}}}"#, "features.graphql.endpoints: expected at least one endpoint path, got []"),
-        (r#"{"features": {"graphql": {"endpoints": ["/graphql?x=1"]}}}"#, r#"features.graphql.endpoints[0]: expected a URL path starting with / (no query, fragment or whitespace), got "/graphql?x=1""#),
+        (
+            r#"{"features": {"auth": {"routePaths": ["/a", "api/me"]}}}"#,
+            r#"features.auth.routePaths[1]: expected a URL path starting with / (no query, fragment or whitespace), got "api/me""#,
+        ),
+        (
+            r#"{"features": {"auth": {"routePaths": ["/a", "/a"]}}}"#,
+            r#"features.auth.routePaths[1]: duplicate entry "/a""#,
+        ),
+        (
+            r#"{"features": {"auth": {"routePaths": "/a"}}}"#,
+            r#"features.auth.routePaths: expected an array of strings, got "/a""#,
+        ),
+        (
+            r#"{"features": {"graphql": {"endpoints": [1]}}}"#,
+            "features.graphql.endpoints[0]: expected a string, got 1",
+        ),
+        (
+            r#"{"features": {"graphql": {"endpoints": []}}}"#,
+            "features.graphql.endpoints: expected at least one endpoint path, got []",
+        ),
+        (
+            r#"{"features": {"graphql": {"endpoints": ["/graphql?x=1"]}}}"#,
+            r#"features.graphql.endpoints[0]: expected a URL path starting with / (no query, fragment or whitespace), got "/graphql?x=1""#,
+        ),
         (r#"{"features": {"graphql": true}}"#, "features.graphql: expected an object, got true"),
         (r#"[]"#, "(root): expected an object, got []"),
-        (r#"{"strategy": {"default": "cache-last"}}"#, r#"strategy.default: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got "cache-last""#),
+        (
+            r#"{"strategy": {"default": "cache-last"}}"#,
+            r#"strategy.default: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got "cache-last""#,
+        ),
         (r#"{"cache": {"maxEntries": 0}}"#, "cache.maxEntries: expected an integer from 1 to 1000000, got 0"),
-        (r#"{"cache": {"maxAgeSeconds": -5}}"#, "cache.maxAgeSeconds: expected an integer from 1 to 9007199254740991, got -5"),
-        (r#"{"cache": {"maxBodyBytes": 1.5}}"#, "cache.maxBodyBytes: expected an integer from 1 to 9007199254740991, got 1.5"),
+        (
+            r#"{"cache": {"maxAgeSeconds": -5}}"#,
+            "cache.maxAgeSeconds: expected an integer from 1 to 9007199254740991, got -5",
+        ),
+        (
+            r#"{"cache": {"maxBodyBytes": 1.5}}"#,
+            "cache.maxBodyBytes: expected an integer from 1 to 9007199254740991, got 1.5",
+        ),
         (r#"{"queue": {"maxAttempts": 0}}"#, "queue.maxAttempts: expected an integer from 1 to 1000, got 0"),
-        (r#"{"queue": {"backoffBaseMs": 500, "backoffMaxMs": 100}}"#, "queue.backoffMaxMs: expected at least queue.backoffBaseMs (500), got 100"),
-        (r#"{"features": {"auth": {"failure": {"statuses": [401, 99]}}}}"#, "features.auth.failure.statuses[1]: expected an integer from 100 to 599, got 99"),
-        (r#"{"features": {"auth": {"failure": {"header": {}}}}}"#, "features.auth.failure.header.name: required key is missing"),
-        (r#"{"features": {"auth": {"failure": {"header": {"name": "X Bad"}}}}}"#, r#"features.auth.failure.header.name: expected a non-empty name, got "X Bad""#),
-        (r#"{"features": {"auth": {"failure": {"header": {"name": "x", "value": 1}}}}}"#, "features.auth.failure.header.value: expected a string, got 1"),
-        (r#"{"features": {"auth": {"failure": {"jsonField": {"value": 1}}}}}"#, "features.auth.failure.jsonField.path: required key is missing"),
-        (r#"{"features": {"auth": {"failure": {"jsonField": {"path": "a", "equals": 1}}}}}"#, "features.auth.failure.jsonField.equals: unknown key, expected one of path, value"),
+        (
+            r#"{"queue": {"backoffBaseMs": 500, "backoffMaxMs": 100}}"#,
+            "queue.backoffMaxMs: expected at least queue.backoffBaseMs (500), got 100",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"statuses": [401, 99]}}}}"#,
+            "features.auth.failure.statuses[1]: expected an integer from 100 to 599, got 99",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"header": {}}}}}"#,
+            "features.auth.failure.header.name: required key is missing",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"header": {"name": "X Bad"}}}}}"#,
+            r#"features.auth.failure.header.name: expected a non-empty name, got "X Bad""#,
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"header": {"name": "x", "value": 1}}}}}"#,
+            "features.auth.failure.header.value: expected a string, got 1",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"jsonField": {"value": 1}}}}}"#,
+            "features.auth.failure.jsonField.path: required key is missing",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"jsonField": {"path": "a", "equals": 1}}}}}"#,
+            "features.auth.failure.jsonField.equals: unknown key, expected one of path, value",
+        ),
     ];
     for (text, message) in table {
         let error = Config::from_json_str(text).unwrap_err();
         assert_eq!(error.to_string(), *message, "config {text}");
         assert!(matches!(error, ConfigError::Invalid { .. }));
     }
-    let long = format!(
-        r#"{{"features": {{"auth": {{"type": "{}"}}}}}}"#,
-        "x".repeat(100)
-    );
-    assert!(Config::from_json_str(&long)
-        .unwrap_err()
-        .to_string()
-        .ends_with("xxx..."));
+    let long = format!(r#"{{"features": {{"auth": {{"type": "{}"}}}}}}"#, "x".repeat(100));
+    assert!(Config::from_json_str(&long).unwrap_err().to_string().ends_with("xxx..."));
     let error = Config::from_json_str("{\n  \"features\": ,\n}").unwrap_err();
-    assert!(
-        matches!(
-            error,
-            ConfigError::Syntax {
-                line: 2,
-                column: 15,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-    assert!(error
-        .to_string()
-        .starts_with("cachet.config.json is not valid JSON (line 2, column 15)"));
+    assert!(matches!(error, ConfigError::Syntax { line: 2, column: 15, .. }), "{error:?}");
+    assert!(error.to_string().starts_with("cachet.config.json is not valid JSON (line 2, column 15)"));
 }
 
 #[test]
 fn auth_routes_and_endpoints_match_paths() {
     let mut config = Config::default();
-    assert!(
-        !config.is_auth_route("/api/login"),
-        "auth disabled: no bypass"
-    );
+    assert!(!config.is_auth_route("/api/login"), "auth disabled: no bypass");
     config.features.auth.enabled = true;
     config.features.graphql.enabled = true;
     let table: &[(&str, bool)] = &[
@@ -199,20 +209,16 @@ fn the_auth_failure_rule_is_shared_by_sw_and_page() {
 
     let rule = AuthFailureRule {
         statuses: vec![401, 419],
-        header: Some(HeaderRule {
-            name: "X-Auth-Expired".into(),
-            value: Some("1".into()),
-        }),
+        header: Some(HeaderRule { name: "X-Auth-Expired".into(), value: Some("1".into()) }),
         json_field: Some(JsonFieldRule {
             path: "errors.*.extensions.code".into(),
             value: Some(json!("UNAUTHENTICATED")),
         }),
     };
     assert!(rule.needs_body());
-    let header = |value: &'static str| {
-        move |name: &str| (name == "x-auth-expired").then(|| value.to_owned())
-    };
-    let gql_error = json!({"data": null, "errors": [{"message": "a"}, {"extensions": {"code": "UNAUTHENTICATED"}}]});
+    let header = |value: &'static str| move |name: &str| (name == "x-auth-expired").then(|| value.to_owned());
+    let gql_error =
+        json!({"data": null, "errors": [{"message": "a"}, {"extensions": {"code": "UNAUTHENTICATED"}}]});
     let other_error = json!({"errors": [{"extensions": {"code": "FORBIDDEN"}}]});
     assert!(rule.is_failure(419, no_headers, None));
     assert!(rule.is_failure(200, header(" 1 "), None));
@@ -222,56 +228,26 @@ fn the_auth_failure_rule_is_shared_by_sw_and_page() {
     assert!(!rule.is_failure(200, no_headers, None));
 
     let paths: &[(&str, Option<serde_json::Value>, serde_json::Value, bool)] = &[
-        (
-            "/error/code",
-            Some(json!("expired")),
-            json!({"error": {"code": "expired"}}),
-            true,
-        ),
+        ("/error/code", Some(json!("expired")), json!({"error": {"code": "expired"}}), true),
         ("/a~1b/0", Some(json!(1)), json!({"a/b": [1]}), true),
         ("error.code", None, json!({"error": {"code": "x"}}), true),
         ("error.code", None, json!({"error": {"code": null}}), false),
-        (
-            "items.1.ok",
-            Some(json!(false)),
-            json!({"items": [{"ok": true}, {"ok": false}]}),
-            true,
-        ),
-        (
-            "items.5.ok",
-            Some(json!(false)),
-            json!({"items": []}),
-            false,
-        ),
-        (
-            "*.auth",
-            Some(json!(true)),
-            json!({"x": {"auth": true}}),
-            true,
-        ),
+        ("items.1.ok", Some(json!(false)), json!({"items": [{"ok": true}, {"ok": false}]}), true),
+        ("items.5.ok", Some(json!(false)), json!({"items": []}), false),
+        ("*.auth", Some(json!(true)), json!({"x": {"auth": true}}), true),
         ("a.b", Some(json!(1)), json!("scalar"), false),
     ];
     for (path, value, body, expected) in paths {
         let rule = AuthFailureRule {
             statuses: vec![],
             header: None,
-            json_field: Some(JsonFieldRule {
-                path: (*path).into(),
-                value: value.clone(),
-            }),
+            json_field: Some(JsonFieldRule { path: (*path).into(), value: value.clone() }),
         };
-        assert_eq!(
-            rule.is_failure(200, no_headers, Some(body)),
-            *expected,
-            "path {path} body {body}"
-        );
+        assert_eq!(rule.is_failure(200, no_headers, Some(body)), *expected, "path {path} body {body}");
     }
     let header_any = AuthFailureRule {
         statuses: vec![],
-        header: Some(HeaderRule {
-            name: "WWW-Authenticate".into(),
-            value: None,
-        }),
+        header: Some(HeaderRule { name: "WWW-Authenticate".into(), value: None }),
         json_field: None,
     };
     assert!(header_any.is_failure(

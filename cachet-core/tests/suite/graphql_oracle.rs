@@ -84,16 +84,10 @@ fn assert_agrees(source: &str) {
 #[test]
 fn a_line_break_inside_a_quoted_string_is_the_known_deviation() {
     let source = "{ a(s: \"\nx\") }";
-    assert!(
-        matches!(oracle(source), Oracle::Operations(_)),
-        "apollo-parser accepts it"
-    );
+    assert!(matches!(oracle(source), Oracle::Operations(_)), "apollo-parser accepts it");
     let ours = scan_operations(source);
     assert!(is_known_apollo_leniency(source, &ours), "{ours:?}");
-    assert!(!is_known_apollo_leniency(
-        "{ a(s: \"x\\\"\") } \n",
-        &scan_operations("{ a(s: \"x\\\"\") } \n")
-    ));
+    assert!(!is_known_apollo_leniency("{ a(s: \"x\\\"\") } \n", &scan_operations("{ a(s: \"x\\\"\") } \n")));
 }
 
 #[test]
@@ -133,8 +127,7 @@ const SEP: &str = "\u{2}";
 
 fn string_value() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
-        "a", " ", "é", "日本", "✓", "{", "}", "#", "(", "\\\"", "\\\\", "\\n", "\\u00e9", "\\/",
-        "\"\"\"x",
+        "a", " ", "é", "日本", "✓", "{", "}", "#", "(", "\\\"", "\\\\", "\\n", "\\u00e9", "\\/", "\"\"\"x",
     ]);
     prop::collection::vec(piece, 0..6).prop_map(|pieces| {
         // A lone `"""` would close nothing in a quoted string, but `"` must be escaped there.
@@ -147,28 +140,19 @@ fn block_string_value() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
         "a", " ", "\n", "\r\n", "é", "{", "}", "#", "\"x", "\"\"x", "\\\"\"\"", "\\n", "\\",
     ]);
-    prop::collection::vec(piece, 0..6)
-        .prop_map(|pieces| format!("\"\"\"{}x\"\"\"", pieces.concat()))
+    prop::collection::vec(piece, 0..6).prop_map(|pieces| format!("\"\"\"{}x\"\"\"", pieces.concat()))
 }
 
 /// A value; `constant` values (defaults and directives of variable definitions) hold no `$variable`.
 fn value(constant: bool) -> impl Strategy<Value = String> {
-    let variable = name().prop_map(move |n| {
-        if constant {
-            "1.5".to_owned()
-        } else {
-            format!("${GAP}{n}")
-        }
-    });
+    let variable = name().prop_map(move |n| if constant { "1.5".to_owned() } else { format!("${GAP}{n}") });
     let leaf = prop_oneof![
         "-?(0|[1-9][0-9]{0,5})",
         "-?(0|[1-9][0-9]{0,3})(\\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?",
         string_value(),
         block_string_value(),
-        name().prop_filter("enum values exclude true false null", |n| ![
-            "true", "false", "null"
-        ]
-        .contains(&n.as_str())),
+        name().prop_filter("enum values exclude true false null", |n| !["true", "false", "null"]
+            .contains(&n.as_str())),
         Just("true".to_owned()),
         Just("null".to_owned()),
         variable,
@@ -178,10 +162,8 @@ fn value(constant: bool) -> impl Strategy<Value = String> {
             prop::collection::vec(inner.clone(), 0..3)
                 .prop_map(|items| format!("[{GAP}{}{GAP}]", items.join(SEP))),
             prop::collection::vec((name(), inner), 0..3).prop_map(|fields| {
-                let fields: Vec<String> = fields
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}{GAP}:{GAP}{v}"))
-                    .collect();
+                let fields: Vec<String> =
+                    fields.into_iter().map(|(k, v)| format!("{k}{GAP}:{GAP}{v}")).collect();
                 format!("{{{GAP}{}{GAP}}}", fields.join(SEP))
             }),
         ]
@@ -193,20 +175,14 @@ fn arguments(constant: bool) -> impl Strategy<Value = String> {
         if args.is_empty() {
             return String::new();
         }
-        let args: Vec<String> = args
-            .into_iter()
-            .map(|(k, v)| format!("{k}{GAP}:{GAP}{v}"))
-            .collect();
+        let args: Vec<String> = args.into_iter().map(|(k, v)| format!("{k}{GAP}:{GAP}{v}")).collect();
         format!("({GAP}{}{GAP})", args.join(SEP))
     })
 }
 
 fn directives(constant: bool) -> impl Strategy<Value = String> {
-    prop::collection::vec((name(), arguments(constant)), 0..2).prop_map(|dirs| {
-        dirs.into_iter()
-            .map(|(n, a)| format!("{GAP}@{GAP}{n}{GAP}{a}"))
-            .collect()
-    })
+    prop::collection::vec((name(), arguments(constant)), 0..2)
+        .prop_map(|dirs| dirs.into_iter().map(|(n, a)| format!("{GAP}@{GAP}{n}{GAP}{a}")).collect())
 }
 
 fn fragment_name() -> impl Strategy<Value = String> {
@@ -214,30 +190,18 @@ fn fragment_name() -> impl Strategy<Value = String> {
 }
 
 fn selection_set() -> impl Strategy<Value = String> {
-    let field = (
-        prop::option::of(name()),
-        name(),
-        arguments(false),
-        directives(false),
-    )
-        .prop_map(|(alias, n, a, d)| {
-            format!(
-                "{}{n}{GAP}{a}{d}",
-                alias
-                    .map(|al| format!("{al}{GAP}:{GAP}"))
-                    .unwrap_or_default()
-            )
-        });
+    let field = (prop::option::of(name()), name(), arguments(false), directives(false)).prop_map(
+        |(alias, n, a, d)| {
+            format!("{}{n}{GAP}{a}{d}", alias.map(|al| format!("{al}{GAP}:{GAP}")).unwrap_or_default())
+        },
+    );
     let leaf = prop::collection::vec(prop_oneof![3 => field, 1 => (fragment_name(), directives(false)).prop_map(|(n, d)| format!("... {n}{d}"))], 1..4)
         .prop_map(|items| format!("{{{GAP}{}{GAP}}}", items.join(SEP)));
     leaf.prop_recursive(3, 16, 3, |inner| {
         let nested_field = (name(), arguments(false), directives(false), inner.clone())
             .prop_map(|(n, a, d, s)| format!("{n}{GAP}{a}{d}{GAP}{s}"));
         let inline = (prop::option::of(name()), directives(false), inner).prop_map(|(t, d, s)| {
-            format!(
-                "... {}{d}{GAP}{s}",
-                t.map(|t| format!("on{GAP}{t}{GAP}")).unwrap_or_default()
-            )
+            format!("... {}{d}{GAP}{s}", t.map(|t| format!("on{GAP}{t}{GAP}")).unwrap_or_default())
         });
         prop::collection::vec(prop_oneof![nested_field, inline, name()], 1..4)
             .prop_map(|items| format!("{{{GAP}{}{GAP}}}", items.join(SEP)))
@@ -246,33 +210,27 @@ fn selection_set() -> impl Strategy<Value = String> {
 
 fn variable_definitions() -> impl Strategy<Value = String> {
     let ty = prop::sample::select(vec!["Int", "String!", "[ID!]!", "[[Float]]", "In"]);
-    prop::collection::vec(
-        (name(), ty, prop::option::of(value(true)), directives(true)),
-        0..3,
+    prop::collection::vec((name(), ty, prop::option::of(value(true)), directives(true)), 0..3).prop_map(
+        |defs| {
+            if defs.is_empty() {
+                return String::new();
+            }
+            let defs: Vec<String> = defs
+                .into_iter()
+                .map(|(n, t, v, d)| {
+                    format!(
+                        "${GAP}{n}{GAP}:{GAP}{t}{}{d}",
+                        v.map(|v| format!("{GAP}={GAP}{v}")).unwrap_or_default()
+                    )
+                })
+                .collect();
+            format!("({GAP}{}{GAP})", defs.join(SEP))
+        },
     )
-    .prop_map(|defs| {
-        if defs.is_empty() {
-            return String::new();
-        }
-        let defs: Vec<String> = defs
-            .into_iter()
-            .map(|(n, t, v, d)| {
-                format!(
-                    "${GAP}{n}{GAP}:{GAP}{t}{}{d}",
-                    v.map(|v| format!("{GAP}={GAP}{v}")).unwrap_or_default()
-                )
-            })
-            .collect();
-        format!("({GAP}{}{GAP})", defs.join(SEP))
-    })
 }
 
 fn kind() -> impl Strategy<Value = OperationKind> {
-    prop::sample::select(vec![
-        OperationKind::Query,
-        OperationKind::Mutation,
-        OperationKind::Subscription,
-    ])
+    prop::sample::select(vec![OperationKind::Query, OperationKind::Mutation, OperationKind::Subscription])
 }
 
 fn keyword(kind: OperationKind) -> &'static str {
@@ -285,61 +243,34 @@ fn keyword(kind: OperationKind) -> &'static str {
 
 /// A generated executable document and the operations it holds.
 fn document() -> impl Strategy<Value = (String, Vec<Operation>)> {
-    let named_operation = (
-        kind(),
-        variable_definitions(),
-        directives(false),
-        selection_set(),
-    );
+    let named_operation = (kind(), variable_definitions(), directives(false), selection_set());
     let fragment = (fragment_name(), name(), directives(false), selection_set())
         .prop_map(|(n, t, d, s)| format!("fragment{GAP}{n}{GAP}on{GAP}{t}{d}{GAP}{s}"));
-    let several = (
-        prop::collection::vec(named_operation, 1..4),
-        prop::collection::vec(fragment, 0..3),
-        name(),
-    )
-        .prop_map(|(operations, fragments, base)| {
-            let mut definitions = fragments;
-            let mut expected = Vec::new();
-            for (index, (kind, vars, dirs, selections)) in operations.into_iter().enumerate() {
-                let op_name = format!("{base}{index}");
-                definitions.insert(
-                    index.min(definitions.len()),
-                    format!(
-                        "{}{GAP}{op_name}{GAP}{vars}{dirs}{GAP}{selections}",
-                        keyword(kind)
-                    ),
-                );
-                expected.push(Operation {
-                    kind,
-                    name: Some(op_name),
-                });
-            }
-            (definitions.join(SEP), expected)
-        });
+    let several =
+        (prop::collection::vec(named_operation, 1..4), prop::collection::vec(fragment, 0..3), name())
+            .prop_map(|(operations, fragments, base)| {
+                let mut definitions = fragments;
+                let mut expected = Vec::new();
+                for (index, (kind, vars, dirs, selections)) in operations.into_iter().enumerate() {
+                    let op_name = format!("{base}{index}");
+                    definitions.insert(
+                        index.min(definitions.len()),
+                        format!("{}{GAP}{op_name}{GAP}{vars}{dirs}{GAP}{selections}", keyword(kind)),
+                    );
+                    expected.push(Operation { kind, name: Some(op_name) });
+                }
+                (definitions.join(SEP), expected)
+            });
     let anonymous = (prop::option::of(kind()), directives(false), selection_set()).prop_map(
         |(kind, dirs, selections)| match kind {
-            None => (
-                selections,
-                vec![Operation {
-                    kind: OperationKind::Query,
-                    name: None,
-                }],
-            ),
-            Some(kind) => (
-                format!("{}{dirs}{GAP}{selections}", keyword(kind)),
-                vec![Operation { kind, name: None }],
-            ),
+            None => (selections, vec![Operation { kind: OperationKind::Query, name: None }]),
+            Some(kind) => {
+                (format!("{}{dirs}{GAP}{selections}", keyword(kind)), vec![Operation { kind, name: None }])
+            }
         },
     );
     let single_keyword_named = (kind(), name(), selection_set()).prop_map(|(kind, n, s)| {
-        (
-            format!("{}{GAP}{n}{GAP}{s}", keyword(kind)),
-            vec![Operation {
-                kind,
-                name: Some(n),
-            }],
-        )
+        (format!("{}{GAP}{n}{GAP}{s}", keyword(kind)), vec![Operation { kind, name: Some(n) }])
     });
     prop_oneof![3 => several, 1 => anonymous, 1 => single_keyword_named]
 }
@@ -370,18 +301,12 @@ fn gaps() -> impl Strategy<Value = (Vec<&'static str>, Vec<&'static str>)> {
         "\u{FEFF}",
     ]);
     let separator = prop::sample::select(vec![" ", ",", " , ", ",,", "\n,", " # c ,\n"]);
-    (
-        prop::collection::vec(gap, 1..8),
-        prop::collection::vec(separator, 1..4),
-    )
+    (prop::collection::vec(gap, 1..8), prop::collection::vec(separator, 1..4))
 }
 
 /// Tokens that must stay apart: a gap that is empty between two names would merge them.
 fn separate(text: &str, (gaps, separators): &(Vec<&str>, Vec<&str>)) -> String {
-    let fixed: Vec<&str> = gaps
-        .iter()
-        .map(|gap| if gap.is_empty() { " " } else { *gap })
-        .collect();
+    let fixed: Vec<&str> = gaps.iter().map(|gap| if gap.is_empty() { " " } else { *gap }).collect();
     fill_gaps(text, &fixed, separators)
 }
 

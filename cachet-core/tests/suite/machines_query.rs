@@ -17,37 +17,19 @@ fn run(state: State, events: Vec<Event>) -> (State, Vec<QueryEffect>) {
 }
 
 fn resolved(seq: u64, data: &'static str) -> Event {
-    QueryEvent::Resolved {
-        seq,
-        data,
-        from_cache: false,
-        now: 10,
-    }
+    QueryEvent::Resolved { seq, data, from_cache: false, now: 10 }
 }
 
 #[test]
 fn fetch_succeed_refetch_fail_keeps_the_last_data() {
     let (state, effects) = State::new(true).reduce(QueryEvent::Fetch);
-    assert_eq!(
-        (state.status, state.fetch_status),
-        (QueryStatus::Pending, FetchStatus::Fetching)
-    );
+    assert_eq!((state.status, state.fetch_status), (QueryStatus::Pending, FetchStatus::Fetching));
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
     let (state, effects) = state.reduce(QueryEvent::Fetch);
     assert_eq!(effects, [], "a running fetch is not duplicated");
-    let (state, _) = state.reduce(QueryEvent::Resolved {
-        seq: 1,
-        data: "v1",
-        from_cache: true,
-        now: 5,
-    });
+    let (state, _) = state.reduce(QueryEvent::Resolved { seq: 1, data: "v1", from_cache: true, now: 5 });
     assert_eq!(
-        (
-            state.status,
-            state.fetch_status,
-            state.data,
-            state.from_cache
-        ),
+        (state.status, state.fetch_status, state.data, state.from_cache),
         (QueryStatus::Success, FetchStatus::Idle, Some("v1"), true)
     );
     assert_eq!(state.data_updated_at, Some(5));
@@ -57,80 +39,48 @@ fn fetch_succeed_refetch_fail_keeps_the_last_data() {
         (state.status, state.fetch_status, state.data),
         (QueryStatus::Success, FetchStatus::Fetching, Some("v1"))
     );
-    let (state, _) = state.reduce(QueryEvent::Failed {
-        seq: 2,
-        error: "500",
-    });
+    let (state, _) = state.reduce(QueryEvent::Failed { seq: 2, error: "500" });
     assert_eq!(
         (state.status, state.fetch_status, state.data, state.error),
-        (
-            QueryStatus::Error,
-            FetchStatus::Idle,
-            Some("v1"),
-            Some("500")
-        )
+        (QueryStatus::Error, FetchStatus::Idle, Some("v1"), Some("500"))
     );
     let (state, effects) = run(state, vec![QueryEvent::Fetch, resolved(3, "v2")]);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
-    assert_eq!(
-        (state.status, state.data, state.error),
-        (QueryStatus::Success, Some("v2"), None)
-    );
+    assert_eq!((state.status, state.data, state.error), (QueryStatus::Success, Some("v2"), None));
 }
 
 #[test]
 fn offline_pauses_and_reconnecting_fetches() {
     let (state, effects) = State::new(false).reduce(QueryEvent::Fetch);
-    assert_eq!(
-        (state.fetch_status, effects.len()),
-        (FetchStatus::Paused, 0)
-    );
+    assert_eq!((state.fetch_status, effects.len()), (FetchStatus::Paused, 0));
     let (state, effects) = state.reduce(QueryEvent::Online);
     assert_eq!(
         (state.fetch_status, effects),
-        (
-            FetchStatus::Fetching,
-            vec![QueryEffect::StartFetch { seq: 1 }]
-        )
+        (FetchStatus::Fetching, vec![QueryEffect::StartFetch { seq: 1 }])
     );
     // Going offline mid-fetch: the fetch may still be answered from the SW cache.
     let (state, _) = state.reduce(QueryEvent::Offline);
     assert_eq!(state.fetch_status, FetchStatus::Fetching);
     // A failure while offline pauses instead of erroring.
-    let (state, _) = state.reduce(QueryEvent::Failed {
-        seq: 1,
-        error: "network",
-    });
+    let (state, _) = state.reduce(QueryEvent::Failed { seq: 1, error: "network" });
     assert_eq!(
         (state.status, state.fetch_status, state.error),
         (QueryStatus::Pending, FetchStatus::Paused, None)
     );
     let (state, effects) = run(state, vec![QueryEvent::Online, resolved(2, "v")]);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
-    assert_eq!(
-        (state.status, state.fetch_status),
-        (QueryStatus::Success, FetchStatus::Idle)
-    );
+    assert_eq!((state.status, state.fetch_status), (QueryStatus::Success, FetchStatus::Idle));
 }
 
 #[test]
 fn invalidation_supersedes_a_running_fetch() {
-    let (state, _) = run(
-        State::new(true),
-        vec![QueryEvent::Fetch, resolved(1, "v1"), QueryEvent::Fetch],
-    );
+    let (state, _) = run(State::new(true), vec![QueryEvent::Fetch, resolved(1, "v1"), QueryEvent::Fetch]);
     let (state, effects) = state.reduce(QueryEvent::Invalidated);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
     // The answer of the superseded fetch (seq 2) predates the mutation: ignored.
     let (state, _) = state.reduce(resolved(2, "stale"));
-    assert_eq!(
-        (state.data, state.fetch_status),
-        (Some("v1"), FetchStatus::Fetching)
-    );
-    let (state, _) = state.reduce(QueryEvent::Failed {
-        seq: 2,
-        error: "late",
-    });
+    assert_eq!((state.data, state.fetch_status), (Some("v1"), FetchStatus::Fetching));
+    let (state, _) = state.reduce(QueryEvent::Failed { seq: 2, error: "late" });
     assert_eq!(state.status, QueryStatus::Success);
     let (state, _) = state.reduce(resolved(3, "fresh"));
     assert_eq!(state.data, Some("fresh"));

@@ -7,12 +7,8 @@ use cachet_core::machines::queue::{
 };
 use cachet_core::protocol::SwEvent;
 
-const BOUNDS: QueueBounds = QueueBounds {
-    max_items: 3,
-    max_attempts: 3,
-    backoff_base_ms: 1_000,
-    backoff_max_ms: 3_000,
-};
+const BOUNDS: QueueBounds =
+    QueueBounds { max_items: 3, max_attempts: 3, backoff_base_ms: 1_000, backoff_max_ms: 3_000 };
 
 fn request(name: &str) -> QueuedRequest {
     QueuedRequest {
@@ -26,22 +22,13 @@ fn request(name: &str) -> QueuedRequest {
 }
 
 fn enqueue(state: QueueState, name: &str, now: u64) -> (QueueState, Vec<QueueEffect>) {
-    state.reduce(QueueEvent::Enqueue {
-        request: request(name),
-        now,
-    })
+    state.reduce(QueueEvent::Enqueue { request: request(name), now })
 }
 
 fn sent(effects: &[QueueEffect]) -> Vec<u64> {
     effects
         .iter()
-        .filter_map(|effect| {
-            if let QueueEffect::Send { id, .. } = effect {
-                Some(*id)
-            } else {
-                None
-            }
-        })
+        .filter_map(|effect| if let QueueEffect::Send { id, .. } = effect { Some(*id) } else { None })
         .collect()
 }
 
@@ -66,38 +53,25 @@ fn fifo_one_in_flight_and_replay_invalidates() {
     let (state, effects) = state.reduce(QueueEvent::Online { now: 10 });
     assert_eq!(sent(&effects), [1], "only the head, only one");
     let (state, effects) = state.reduce(QueueEvent::Wake { now: 11 });
-    assert_eq!(
-        sent(&effects),
-        Vec::<u64>::new(),
-        "nothing while one is in flight"
-    );
+    assert_eq!(sent(&effects), Vec::<u64>::new(), "nothing while one is in flight");
     let (state, effects) = state.reduce(QueueEvent::SendSucceeded { id: 1, now: 12 });
     assert_eq!(
         effects,
         [
             QueueEffect::Persist,
-            QueueEffect::Invalidate {
-                tags: vec!["note".into(), "notes".into()]
-            },
+            QueueEffect::Invalidate { tags: vec!["note".into(), "notes".into()] },
             QueueEffect::Announce(SwEvent::MutationReplayed {
                 id: 1,
                 invalidated: vec!["note".into(), "notes".into()]
             }),
-            QueueEffect::Send {
-                id: 2,
-                request: request("UpdateNote")
-            },
+            QueueEffect::Send { id: 2, request: request("UpdateNote") },
         ]
     );
     let (state, effects) = state.reduce(QueueEvent::SendSucceeded { id: 2, now: 13 });
     assert_eq!(sent(&effects), [3]);
     let (state, _) = state.reduce(QueueEvent::Offline);
     let (state, effects) = state.reduce(QueueEvent::SendSucceeded { id: 3, now: 14 });
-    assert_eq!(
-        sent(&effects),
-        Vec::<u64>::new(),
-        "offline: nothing more is sent"
-    );
+    assert_eq!(sent(&effects), Vec::<u64>::new(), "offline: nothing more is sent");
     assert!(state.items.is_empty());
 }
 
@@ -116,20 +90,12 @@ fn server_errors_back_off_with_jitter_until_the_attempt_cap() {
         effects,
         [
             QueueEffect::Persist,
-            QueueEffect::Announce(SwEvent::MutationFailed {
-                id: 1,
-                attempts: 1,
-                retry_at: 600
-            }),
+            QueueEffect::Announce(SwEvent::MutationFailed { id: 1, attempts: 1, retry_at: 600 }),
             QueueEffect::WakeAt { at: 600 }
         ]
     );
     let (state, effects) = state.reduce(QueueEvent::Wake { now: 599 });
-    assert_eq!(
-        effects,
-        [QueueEffect::WakeAt { at: 600 }],
-        "not before it is due"
-    );
+    assert_eq!(effects, [QueueEffect::WakeAt { at: 600 }], "not before it is due");
     let (state, effects) = state.reduce(QueueEvent::Wake { now: 600 });
     assert_eq!(sent(&effects), [1]);
     // 2nd failure (network): d = 2000, random = max gives the full 2000.
@@ -149,12 +115,10 @@ fn server_errors_back_off_with_jitter_until_the_attempt_cap() {
         now: 3_000,
         random: 7,
     });
-    assert!(
-        effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
-            id: 1,
-            reason: DeadLetterReason::TooManyAttempts
-        }))
-    );
+    assert!(effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
+        id: 1,
+        reason: DeadLetterReason::TooManyAttempts
+    })));
     assert!(state.items.is_empty());
     assert_eq!(state.dead_letters.len(), 1);
     assert_eq!(state.dead_letters[0].item.attempts, 3);
@@ -162,14 +126,7 @@ fn server_errors_back_off_with_jitter_until_the_attempt_cap() {
 
 #[test]
 fn backoff_is_exponential_capped_and_jittered() {
-    let state = QueueState::new(
-        QueueBounds {
-            backoff_base_ms: 100,
-            backoff_max_ms: 1_000,
-            ..BOUNDS
-        },
-        true,
-    );
+    let state = QueueState::new(QueueBounds { backoff_base_ms: 100, backoff_max_ms: 1_000, ..BOUNDS }, true);
     let table: &[(u32, u32, u64)] = &[
         (1, 0, 50),
         (1, u32::MAX, 100),
@@ -182,11 +139,7 @@ fn backoff_is_exponential_capped_and_jittered() {
         (1_000, u32::MAX, 1_000),
     ];
     for (attempts, random, expected) in table {
-        assert_eq!(
-            state.backoff_ms(*attempts, *random),
-            *expected,
-            "attempts {attempts} random {random}"
-        );
+        assert_eq!(state.backoff_ms(*attempts, *random), *expected, "attempts {attempts} random {random}");
     }
 }
 
@@ -210,11 +163,10 @@ fn client_errors_are_dead_letters_but_408_and_429_retry() {
             now: 1,
             random: 0,
         });
-        let dead_lettered =
-            effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
-                id: 1,
-                reason: DeadLetterReason::Rejected { status },
-            }));
+        let dead_lettered = effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
+            id: 1,
+            reason: DeadLetterReason::Rejected { status },
+        }));
         assert_eq!(dead_lettered, dead, "status {status}");
         assert_eq!(state.items.is_empty(), dead);
     }
@@ -224,73 +176,39 @@ fn client_errors_are_dead_letters_but_408_and_429_retry() {
 fn a_dead_letter_unblocks_the_next_item() {
     let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
     let (state, _) = enqueue(state, "B", 0);
-    let (_, effects) = state.reduce(QueueEvent::SendFailed {
-        id: 1,
-        failure: SendFailure::Status(400),
-        now: 1,
-        random: 0,
-    });
+    let (_, effects) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(400), now: 1, random: 0 });
     assert_eq!(sent(&effects), [2]);
 }
 
 #[test]
 fn auth_failure_refreshes_then_retries_once() {
     let (state, _) = enqueue(QueueState::new(BOUNDS, true), "CreateNote", 0);
-    let (state, effects) = state.reduce(QueueEvent::SendFailed {
-        id: 1,
-        failure: SendFailure::AuthFailure,
-        now: 1,
-        random: 0,
-    });
-    assert_eq!(
-        effects,
-        [QueueEffect::Persist, QueueEffect::RequestRefresh { id: 1 }]
-    );
+    let (state, effects) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::AuthFailure, now: 1, random: 0 });
+    assert_eq!(effects, [QueueEffect::Persist, QueueEffect::RequestRefresh { id: 1 }]);
     let (state, effects) = state.reduce(QueueEvent::Wake { now: 2 });
     assert_eq!(effects, [], "nothing is sent while the refresh runs");
-    let (state, effects) = state.reduce(QueueEvent::RefreshFinished {
-        ok: true,
-        now: 3,
-        random: 0,
-    });
+    let (state, effects) = state.reduce(QueueEvent::RefreshFinished { ok: true, now: 3, random: 0 });
     assert_eq!(sent(&effects), [1]);
-    assert_eq!(
-        state.items[0].attempts, 1,
-        "the auth retry does not count against maxAttempts"
-    );
-    let (state, effects) = state.reduce(QueueEvent::SendFailed {
+    assert_eq!(state.items[0].attempts, 1, "the auth retry does not count against maxAttempts");
+    let (state, effects) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::AuthFailure, now: 4, random: 0 });
+    assert!(effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
         id: 1,
-        failure: SendFailure::AuthFailure,
-        now: 4,
-        random: 0,
-    });
+        reason: DeadLetterReason::Unauthorized
+    })));
     assert!(
-        effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
-            id: 1,
-            reason: DeadLetterReason::Unauthorized
-        }))
-    );
-    assert!(
-        !effects
-            .iter()
-            .any(|effect| matches!(effect, QueueEffect::RequestRefresh { .. })),
+        !effects.iter().any(|effect| matches!(effect, QueueEffect::RequestRefresh { .. })),
         "never a refresh loop"
     );
     assert!(state.items.is_empty());
 
     // A refused refresh: the item backs off, and its next auth failure is final.
     let (state, _) = enqueue(QueueState::new(BOUNDS, true), "CreateNote", 0);
-    let (state, _) = state.reduce(QueueEvent::SendFailed {
-        id: 1,
-        failure: SendFailure::AuthFailure,
-        now: 1,
-        random: 0,
-    });
-    let (state, effects) = state.reduce(QueueEvent::RefreshFinished {
-        ok: false,
-        now: 2,
-        random: 0,
-    });
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::AuthFailure, now: 1, random: 0 });
+    let (state, effects) = state.reduce(QueueEvent::RefreshFinished { ok: false, now: 2, random: 0 });
     assert!(effects.contains(&QueueEffect::WakeAt { at: 502 }));
     assert!(state.items[0].auth_retried);
 }
@@ -312,18 +230,11 @@ fn clear_drops_everything_and_late_outcomes_are_ignored() {
 fn the_state_survives_serialisation_and_forgets_what_was_in_flight() {
     let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
     let (state, _) = enqueue(state, "B", 0);
-    let (state, _) = state.reduce(QueueEvent::SendFailed {
-        id: 1,
-        failure: SendFailure::Status(400),
-        now: 1,
-        random: 0,
-    });
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(400), now: 1, random: 0 });
     assert_eq!(state.in_flight, Some(2));
     let text = state.to_json();
-    assert!(
-        text.contains(r#""deadLetters":[{"item":{"id":1,"#),
-        "{text}"
-    );
+    assert!(text.contains(r#""deadLetters":[{"item":{"id":1,"#), "{text}");
     let restored = QueueState::from_json(&text).unwrap();
     assert_eq!(restored.in_flight, None);
     assert_eq!(restored.items, state.items);
@@ -334,10 +245,7 @@ fn the_state_survives_serialisation_and_forgets_what_was_in_flight() {
     assert_eq!(sent(&effects), [2]);
     assert!(matches!(
         QueueState::from_json("{\"items\": 1}"),
-        Err(cachet_core::Error::StoredState {
-            what: "mutation queue",
-            ..
-        })
+        Err(cachet_core::Error::StoredState { what: "mutation queue", .. })
     ));
 }
 

@@ -3,11 +3,7 @@
 use cachet_core::machines::refresh::{RefreshEffect, RefreshEvent, RefreshState, RejectReason};
 
 fn failed(request: u64, retried: bool, generation: u64) -> RefreshEvent {
-    RefreshEvent::AuthFailed {
-        request,
-        retried,
-        sent_with_generation: generation,
-    }
+    RefreshEvent::AuthFailed { request, retried, sent_with_generation: generation }
 }
 
 #[test]
@@ -22,31 +18,16 @@ fn one_refresh_in_flight_and_waiters_retried_with_the_new_auth() {
     let (state, effects) = state.reduce(RefreshEvent::Succeeded);
     assert_eq!(
         effects,
-        [1, 2, 3].map(|request| RefreshEffect::Retry {
-            request,
-            generation: 1
-        }),
+        [1, 2, 3].map(|request| RefreshEffect::Retry { request, generation: 1 }),
         "released in arrival order"
     );
     assert!(!state.in_flight && state.waiters.is_empty());
     // A retry that fails again is rejected: never a loop.
     let (state, effects) = state.reduce(failed(1, true, 1));
-    assert_eq!(
-        effects,
-        [RefreshEffect::Reject {
-            request: 1,
-            reason: RejectReason::AlreadyRetried
-        }]
-    );
+    assert_eq!(effects, [RefreshEffect::Reject { request: 1, reason: RejectReason::AlreadyRetried }]);
     // A request sent with the old token before the refresh finished is retried without a new refresh.
     let (state, effects) = state.reduce(failed(4, false, 0));
-    assert_eq!(
-        effects,
-        [RefreshEffect::Retry {
-            request: 4,
-            generation: 1
-        }]
-    );
+    assert_eq!(effects, [RefreshEffect::Retry { request: 4, generation: 1 }]);
     // A late duplicate outcome is ignored.
     let (_, effects) = state.reduce(RefreshEvent::Succeeded);
     assert_eq!(effects, []);
@@ -59,10 +40,7 @@ fn a_failed_refresh_rejects_every_waiter() {
     let (state, effects) = state.reduce(RefreshEvent::Failed);
     assert_eq!(
         effects,
-        [1, 2].map(|request| RefreshEffect::Reject {
-            request,
-            reason: RejectReason::RefreshFailed
-        })
+        [1, 2].map(|request| RefreshEffect::Reject { request, reason: RejectReason::RefreshFailed })
     );
     assert_eq!(state.generation, 0);
     // The next failure starts a new refresh.
@@ -73,28 +51,12 @@ fn a_failed_refresh_rejects_every_waiter() {
 #[test]
 fn cookie_auth_never_refreshes_and_reset_rejects_waiters() {
     let (_, effects) = RefreshState::new(false).reduce(failed(1, false, 0));
-    assert_eq!(
-        effects,
-        [RefreshEffect::Reject {
-            request: 1,
-            reason: RejectReason::NotRefreshable
-        }]
-    );
+    assert_eq!(effects, [RefreshEffect::Reject { request: 1, reason: RejectReason::NotRefreshable }]);
     let (state, _) = RefreshState::new(true).reduce(failed(1, false, 0));
     let (state, effects) = state.reduce(RefreshEvent::Reset);
-    assert_eq!(
-        effects,
-        [RefreshEffect::Reject {
-            request: 1,
-            reason: RejectReason::Cleared
-        }]
-    );
+    assert_eq!(effects, [RefreshEffect::Reject { request: 1, reason: RejectReason::Cleared }]);
     let (_, effects) = state.reduce(RefreshEvent::Succeeded);
-    assert_eq!(
-        effects,
-        [],
-        "a refresh answering after clearAuth brings nothing back"
-    );
+    assert_eq!(effects, [], "a refresh answering after clearAuth brings nothing back");
 }
 
 #[test]
@@ -125,10 +87,7 @@ fn no_request_is_ever_retried_twice() {
                 state = next;
                 assert!(matches!(
                     effects.as_slice(),
-                    [RefreshEffect::Reject {
-                        reason: RejectReason::AlreadyRetried,
-                        ..
-                    }]
+                    [RefreshEffect::Reject { reason: RejectReason::AlreadyRetried, .. }]
                 ));
             }
         }

@@ -2,8 +2,8 @@
 
 use cachet_core::machines::queue::DeadLetterReason;
 use cachet_core::protocol::{
-    decode_message, decode_sw_event, encode_message, AgentRequest, AgentResponse, AuthChangeKind,
-    Message, PageReply, PageToSw, ProtocolError, QueueSummary, StateSnapshot, SwEvent, SwToPage,
+    decode_message, decode_sw_event, encode_message, AgentRequest, AgentResponse, AuthChangeKind, Message,
+    PageReply, PageToSw, ProtocolError, QueueSummary, StateSnapshot, SwEvent, SwToPage,
 };
 use std::fmt::Debug;
 
@@ -18,98 +18,58 @@ fn check<M: Message + Debug + PartialEq>(table: Vec<(M, &str)>) {
 #[test]
 fn sw_events() {
     check(vec![
+        (SwEvent::Activated { build: "b1".into() }, r#"{"v":1,"type":"activated","build":"b1"}"#),
         (
-            SwEvent::Activated { build: "b1".into() },
-            r#"{"v":1,"type":"activated","build":"b1"}"#,
-        ),
-        (
-            SwEvent::CacheUpdated {
-                url: "/api/notes".into(),
-            },
+            SwEvent::CacheUpdated { url: "/api/notes".into() },
             r#"{"v":1,"type":"cache-updated","url":"/api/notes"}"#,
         ),
         (
-            SwEvent::CacheInvalidated {
-                tags: vec!["note".into(), "notes".into()],
-            },
+            SwEvent::CacheInvalidated { tags: vec!["note".into(), "notes".into()] },
             r#"{"v":1,"type":"cache-invalidated","tags":["note","notes"]}"#,
         ),
         (
-            SwEvent::AuthStateChange {
-                kind: AuthChangeKind::Login,
-            },
+            SwEvent::AuthStateChange { kind: AuthChangeKind::Login },
             r#"{"v":1,"type":"auth-state-change","kind":"login"}"#,
         ),
         (
-            SwEvent::AuthStateChange {
-                kind: AuthChangeKind::Logout,
-            },
+            SwEvent::AuthStateChange { kind: AuthChangeKind::Logout },
             r#"{"v":1,"type":"auth-state-change","kind":"logout"}"#,
         ),
         (
-            SwEvent::AuthStateChange {
-                kind: AuthChangeKind::Refresh,
-            },
+            SwEvent::AuthStateChange { kind: AuthChangeKind::Refresh },
             r#"{"v":1,"type":"auth-state-change","kind":"refresh"}"#,
         ),
         (
-            SwEvent::AuthStateChange {
-                kind: AuthChangeKind::Clear,
-            },
+            SwEvent::AuthStateChange { kind: AuthChangeKind::Clear },
             r#"{"v":1,"type":"auth-state-change","kind":"clear"}"#,
         ),
+        (SwEvent::ClearAllDone { request_id: 3 }, r#"{"v":1,"type":"clear-all-done","requestId":3}"#),
         (
-            SwEvent::ClearAllDone { request_id: 3 },
-            r#"{"v":1,"type":"clear-all-done","requestId":3}"#,
-        ),
-        (
-            SwEvent::MutationQueued {
-                id: 1,
-                operation_name: Some("CreateNote".into()),
-            },
+            SwEvent::MutationQueued { id: 1, operation_name: Some("CreateNote".into()) },
             r#"{"v":1,"type":"mutation-queued","id":1,"operationName":"CreateNote"}"#,
         ),
         (
-            SwEvent::MutationQueued {
-                id: 2,
-                operation_name: None,
-            },
+            SwEvent::MutationQueued { id: 2, operation_name: None },
             r#"{"v":1,"type":"mutation-queued","id":2,"operationName":null}"#,
         ),
         (
-            SwEvent::MutationReplayed {
-                id: 1,
-                invalidated: vec!["note".into()],
-            },
+            SwEvent::MutationReplayed { id: 1, invalidated: vec!["note".into()] },
             r#"{"v":1,"type":"mutation-replayed","id":1,"invalidated":["note"]}"#,
         ),
         (
-            SwEvent::MutationFailed {
-                id: 1,
-                attempts: 2,
-                retry_at: 1_700_000_000_000,
-            },
+            SwEvent::MutationFailed { id: 1, attempts: 2, retry_at: 1_700_000_000_000 },
             r#"{"v":1,"type":"mutation-failed","id":1,"attempts":2,"retryAt":1700000000000}"#,
         ),
         (
-            SwEvent::MutationDeadLettered {
-                id: 1,
-                reason: DeadLetterReason::Rejected { status: 422 },
-            },
+            SwEvent::MutationDeadLettered { id: 1, reason: DeadLetterReason::Rejected { status: 422 } },
             r#"{"v":1,"type":"mutation-dead-lettered","id":1,"reason":{"kind":"rejected","status":422}}"#,
         ),
         (
-            SwEvent::MutationDeadLettered {
-                id: 1,
-                reason: DeadLetterReason::TooManyAttempts,
-            },
+            SwEvent::MutationDeadLettered { id: 1, reason: DeadLetterReason::TooManyAttempts },
             r#"{"v":1,"type":"mutation-dead-lettered","id":1,"reason":{"kind":"too-many-attempts"}}"#,
         ),
         (
-            SwEvent::MutationDeadLettered {
-                id: 1,
-                reason: DeadLetterReason::Unauthorized,
-            },
+            SwEvent::MutationDeadLettered { id: 1, reason: DeadLetterReason::Unauthorized },
             r#"{"v":1,"type":"mutation-dead-lettered","id":1,"reason":{"kind":"unauthorized"}}"#,
         ),
     ]);
@@ -124,83 +84,45 @@ fn page_and_sw_messages() {
         partition: Some("06be370dc282def6".into()),
         cache_entries: 12,
         refresh_in_flight: false,
-        queue: QueueSummary {
-            pending: 2,
-            in_flight: Some(4),
-            dead_letters: 1,
-        },
+        queue: QueueSummary { pending: 2, in_flight: Some(4), dead_letters: 1 },
     };
     check(vec![
-        (
-            PageToSw::ClearAll { request_id: 1 },
-            r#"{"v":1,"type":"clear-all","requestId":1}"#,
-        ),
+        (PageToSw::ClearAll { request_id: 1 }, r#"{"v":1,"type":"clear-all","requestId":1}"#),
         (
             PageToSw::ConnectivityChanged { online: false },
             r#"{"v":1,"type":"connectivity-changed","online":false}"#,
         ),
         (
-            PageToSw::SetIdentity {
-                partition: Some("ab12".into()),
-            },
+            PageToSw::SetIdentity { partition: Some("ab12".into()) },
             r#"{"v":1,"type":"set-identity","partition":"ab12"}"#,
         ),
+        (PageToSw::SetIdentity { partition: None }, r#"{"v":1,"type":"set-identity","partition":null}"#),
+        (PageToSw::SnapshotRequest { request_id: 2 }, r#"{"v":1,"type":"snapshot-request","requestId":2}"#),
         (
-            PageToSw::SetIdentity { partition: None },
-            r#"{"v":1,"type":"set-identity","partition":null}"#,
-        ),
-        (
-            PageToSw::SnapshotRequest { request_id: 2 },
-            r#"{"v":1,"type":"snapshot-request","requestId":2}"#,
-        ),
-        (
-            PageToSw::InvalidateTags {
-                request_id: 3,
-                tags: vec!["dashboard".into()],
-            },
+            PageToSw::InvalidateTags { request_id: 3, tags: vec!["dashboard".into()] },
             r#"{"v":1,"type":"invalidate-tags","requestId":3,"tags":["dashboard"]}"#,
         ),
         (PageToSw::ReplayQueue, r#"{"v":1,"type":"replay-queue"}"#),
     ]);
     check(vec![
+        (SwToPage::RefreshRequest { id: 7 }, r#"{"v":1,"type":"refresh-request","id":7}"#),
         (
-            SwToPage::RefreshRequest { id: 7 },
-            r#"{"v":1,"type":"refresh-request","id":7}"#,
-        ),
-        (
-            SwToPage::Snapshot {
-                request_id: 2,
-                snapshot,
-            },
+            SwToPage::Snapshot { request_id: 2, snapshot },
             r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","online":true,"authenticated":false,"partition":"06be370dc282def6","cacheEntries":12,"refreshInFlight":false,"queue":{"pending":2,"inFlight":4,"deadLetters":1}}}"#,
         ),
+        (SwToPage::Ack { request_id: 1 }, r#"{"v":1,"type":"ack","requestId":1}"#),
         (
-            SwToPage::Ack { request_id: 1 },
-            r#"{"v":1,"type":"ack","requestId":1}"#,
-        ),
-        (
-            SwToPage::Nack {
-                request_id: 1,
-                message: "no".into(),
-            },
+            SwToPage::Nack { request_id: 1, message: "no".into() },
             r#"{"v":1,"type":"nack","requestId":1,"message":"no"}"#,
         ),
     ]);
     check(vec![
         (
-            PageReply::RefreshReply {
-                id: 7,
-                ok: true,
-                authorization: Some("Bearer t2".into()),
-            },
+            PageReply::RefreshReply { id: 7, ok: true, authorization: Some("Bearer t2".into()) },
             r#"{"v":1,"type":"refresh-reply","id":7,"ok":true,"authorization":"Bearer t2"}"#,
         ),
         (
-            PageReply::RefreshReply {
-                id: 8,
-                ok: false,
-                authorization: None,
-            },
+            PageReply::RefreshReply { id: 8, ok: false, authorization: None },
             r#"{"v":1,"type":"refresh-reply","id":8,"ok":false,"authorization":null}"#,
         ),
     ]);
@@ -210,67 +132,34 @@ fn page_and_sw_messages() {
 fn agent_messages() {
     check(vec![
         (
-            AgentRequest::Subscribe {
-                subscription: 1,
-                tags: vec!["notes".into()],
-            },
+            AgentRequest::Subscribe { subscription: 1, tags: vec!["notes".into()] },
             r#"{"v":1,"type":"subscribe","subscription":1,"tags":["notes"]}"#,
         ),
-        (
-            AgentRequest::Unsubscribe { subscription: 1 },
-            r#"{"v":1,"type":"unsubscribe","subscription":1}"#,
-        ),
-        (
-            AgentRequest::AuthStateRequest,
-            r#"{"v":1,"type":"auth-state-request"}"#,
-        ),
+        (AgentRequest::Unsubscribe { subscription: 1 }, r#"{"v":1,"type":"unsubscribe","subscription":1}"#),
+        (AgentRequest::AuthStateRequest, r#"{"v":1,"type":"auth-state-request"}"#),
     ]);
     check(vec![
         (
-            AgentResponse::AuthState {
-                online: true,
-                authenticated: true,
-            },
+            AgentResponse::AuthState { online: true, authenticated: true },
             r#"{"v":1,"type":"auth-state","online":true,"authenticated":true}"#,
         ),
         (
-            AgentResponse::Invalidated {
-                subscriptions: vec![1, 2],
-                tags: vec!["notes".into()],
-            },
+            AgentResponse::Invalidated { subscriptions: vec![1, 2], tags: vec!["notes".into()] },
             r#"{"v":1,"type":"invalidated","subscriptions":[1,2],"tags":["notes"]}"#,
         ),
-        (
-            AgentResponse::OnlineChanged { online: false },
-            r#"{"v":1,"type":"online-changed","online":false}"#,
-        ),
-        (
-            AgentResponse::CacheUpdated { url: "/x".into() },
-            r#"{"v":1,"type":"cache-updated","url":"/x"}"#,
-        ),
+        (AgentResponse::OnlineChanged { online: false }, r#"{"v":1,"type":"online-changed","online":false}"#),
+        (AgentResponse::CacheUpdated { url: "/x".into() }, r#"{"v":1,"type":"cache-updated","url":"/x"}"#),
     ]);
 }
 
 #[test]
 fn unknown_newer_and_malformed_messages_are_typed_errors() {
     let table: &[(&str, ProtocolError)] = &[
-        (
-            r#"{"v":2,"type":"activated","build":"b"}"#,
-            ProtocolError::UnsupportedVersion { got: 2 },
-        ),
-        (
-            r#"{"v":0,"type":"activated","build":"b"}"#,
-            ProtocolError::UnsupportedVersion { got: 0 },
-        ),
-        (
-            r#"{"v":1,"type":"teleport"}"#,
-            ProtocolError::UnknownType("teleport".into()),
-        ),
+        (r#"{"v":2,"type":"activated","build":"b"}"#, ProtocolError::UnsupportedVersion { got: 2 }),
+        (r#"{"v":0,"type":"activated","build":"b"}"#, ProtocolError::UnsupportedVersion { got: 0 }),
+        (r#"{"v":1,"type":"teleport"}"#, ProtocolError::UnknownType("teleport".into())),
         // A message of another direction is unknown here.
-        (
-            r#"{"v":1,"type":"clear-all","requestId":1}"#,
-            ProtocolError::UnknownType("clear-all".into()),
-        ),
+        (r#"{"v":1,"type":"clear-all","requestId":1}"#, ProtocolError::UnknownType("clear-all".into())),
     ];
     for (wire, expected) in table {
         assert_eq!(decode_sw_event(wire).as_ref(), Err(expected), "{wire}");
@@ -285,10 +174,7 @@ fn unknown_newer_and_malformed_messages_are_typed_errors() {
         r#"{"v":1,"type":"activated"}"#,
         r#"{"v":1,"type":"activated","build":5}"#,
     ] {
-        assert!(
-            matches!(decode_sw_event(wire), Err(ProtocolError::Malformed(_))),
-            "{wire}"
-        );
+        assert!(matches!(decode_sw_event(wire), Err(ProtocolError::Malformed(_))), "{wire}");
     }
     // Extra fields from a newer minor change are ignored.
     assert_eq!(

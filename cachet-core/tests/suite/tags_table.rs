@@ -46,11 +46,7 @@ fn query_auto_tags() {
         ("SearchHTMLPages", &["html-pages", "searchhtmlpages"]),
     ];
     for (name, tags) in table {
-        assert_eq!(
-            query_tags(Query, Some(name)),
-            strings(tags),
-            "query {name:?}"
-        );
+        assert_eq!(query_tags(Query, Some(name)), strings(tags), "query {name:?}");
     }
 }
 
@@ -79,11 +75,7 @@ fn mutation_invalidation_tags() {
         ("LogoutMutation", &[]),
     ];
     for (name, tags) in table {
-        assert_eq!(
-            invalidation_tags(Mutation, Some(name)),
-            strings(tags),
-            "mutation {name:?}"
-        );
+        assert_eq!(invalidation_tags(Mutation, Some(name)), strings(tags), "mutation {name:?}");
     }
 }
 
@@ -105,10 +97,7 @@ fn spec_section_4_holds() {
     assert!(query_tags(Mutation, Some("CreateNote")).is_empty());
     assert!(invalidation_tags(Query, Some("GetNotes")).is_empty());
     // An invalidate by operation name hits exactly that query.
-    assert!(is_hit(
-        &query_tags(Query, Some("GetNotes")),
-        &strings(&["getnotes"])
-    ));
+    assert!(is_hit(&query_tags(Query, Some("GetNotes")), &strings(&["getnotes"])));
 }
 
 #[test]

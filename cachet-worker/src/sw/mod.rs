@@ -61,10 +61,7 @@ pub fn install() {
     let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
         let config = config.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            strategies::handle_fetch(&event, &config)
-                .await
-                .map(JsValue::from)
-                .map_err(JsValue::from)
+            strategies::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
         })
     });
     let set = |name: &str, value: &JsValue| {
@@ -85,15 +82,10 @@ pub fn install() {
 fn read_config(scope: &ServiceWorkerGlobalScope) -> Config {
     let value = js_sys::Reflect::get(scope, &"CACHET_CONFIG".into()).unwrap_or(JsValue::UNDEFINED);
     if value.is_undefined() {
-        web_sys::console::warn_1(
-            &"cachet: self.CACHET_CONFIG is missing; using the default config".into(),
-        );
+        web_sys::console::warn_1(&"cachet: self.CACHET_CONFIG is missing; using the default config".into());
         return Config::default();
     }
-    let text = js_sys::JSON::stringify(&value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .unwrap_or_default();
+    let text = js_sys::JSON::stringify(&value).ok().and_then(|text| text.as_string()).unwrap_or_default();
     Config::from_json_str(&text).unwrap_or_else(|error| {
         web_sys::console::error_1(
             &format!("cachet: invalid CACHET_CONFIG: {error}; using the default config").into(),

@@ -30,9 +30,7 @@ const STORED_AT_HEADER: &str = "x-cachet-stored-at";
 pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
     let request = event.request();
     let url = request.url();
-    let path = web_sys::Url::new(&url)
-        .map(|parsed| parsed.pathname())
-        .unwrap_or_default();
+    let path = web_sys::Url::new(&url).map(|parsed| parsed.pathname()).unwrap_or_default();
     let headers = request.headers();
     let lookup = |name: &str| headers.get(name).ok().flatten();
     let strategy = match classify_request(&request.method(), &path, &lookup, None, config) {
@@ -59,10 +57,7 @@ async fn pass_through(request: &Request) -> Result<Response, Error> {
     JsFuture::from(global.fetch_with_request(request))
         .await
         .map(JsCast::unchecked_into)
-        .map_err(|e| Error::Network {
-            url: request.url(),
-            message: crate::error::js_name_and_message(&e).1,
-        })
+        .map_err(|e| Error::Network { url: request.url(), message: crate::error::js_name_and_message(&e).1 })
 }
 
 /// Answers `request` from `cache` and the network with `strategy`. Background work (the
@@ -90,9 +85,7 @@ pub async fn respond(
         },
         Strategy::NetworkFirst => match fetch_and_maybe_store(Some(cache), request).await {
             Ok((_, response)) => Ok(response),
-            Err(network_error @ Error::Network { .. }) => {
-                cached(cache, &url).await?.ok_or(network_error)
-            }
+            Err(network_error @ Error::Network { .. }) => cached(cache, &url).await?.ok_or(network_error),
             Err(other) => Err(other),
         },
         Strategy::StaleWhileRevalidate => {
@@ -167,10 +160,7 @@ async fn fetch_and_maybe_store(
         .await
         .map_err(|e| {
             let (_, message) = crate::error::js_name_and_message(&e);
-            Error::Network {
-                url: url.clone(),
-                message,
-            }
+            Error::Network { url: url.clone(), message }
         })?
         .unchecked_into();
     let bytes = body_bytes(&response).await?;
@@ -193,22 +183,13 @@ fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
         .flatten()
         .into_iter()
         .flatten()
-        .filter_map(|entry| {
-            entry
-                .ok()
-                .and_then(|pair| js_sys::Array::from(&pair).get(0).as_string())
-        })
+        .filter_map(|entry| entry.ok().and_then(|pair| js_sys::Array::from(&pair).get(0).as_string()))
         .collect();
     if !names.iter().any(|name| is_ours(name)) {
         return Ok(Clone::clone(request));
     }
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    for entry in js_sys::try_iter(&request.headers())
-        .ok()
-        .flatten()
-        .into_iter()
-        .flatten()
-    {
+    for entry in js_sys::try_iter(&request.headers()).ok().flatten().into_iter().flatten() {
         let Ok(pair) = entry.map(|value| js_sys::Array::from(&value)) else {
             continue;
         };
@@ -217,9 +198,7 @@ fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
             continue;
         }
         let value = pair.get(1).as_string().unwrap_or_default();
-        headers
-            .append(&name, &value)
-            .map_err(|e| Error::js("Headers.append", e))?;
+        headers.append(&name, &value).map_err(|e| Error::js("Headers.append", e))?;
     }
     let init = RequestInit::new();
     init.set_headers(&headers);
@@ -228,12 +207,9 @@ fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
 
 /// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.
 fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<Response, Error> {
-    let headers =
-        Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
+    let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in extra {
-        headers
-            .set(name, value)
-            .map_err(|e| Error::js("Headers.set", e))?;
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
     }
     let init = ResponseInit::new();
     init.set_status(response.status());
@@ -245,15 +221,11 @@ fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<
 }
 
 async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
-    let promise = response
-        .array_buffer()
-        .map_err(|e| Error::js("Response.arrayBuffer", e))?;
+    let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
     let buffer = await_js("Response.arrayBuffer", promise).await?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
-    JsFuture::from(promise)
-        .await
-        .map_err(|e| Error::js(operation, e))
+    JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))
 }

@@ -53,9 +53,7 @@ impl AppState {
             db,
             counters,
             auth_mode: config.auth_mode,
-            token_ttl_ms: i64::try_from(config.token_ttl.as_millis())
-                .unwrap_or(i64::MAX)
-                .min(i64::MAX / 4),
+            token_ttl_ms: i64::try_from(config.token_ttl.as_millis()).unwrap_or(i64::MAX).min(i64::MAX / 4),
             fail_refresh: Arc::default(),
             static_files: StaticFiles::new(config.static_dir.as_deref()),
         })
@@ -95,9 +93,6 @@ async fn fallback(State(state): State<AppState>, request: Request) -> Response {
 }
 
 async fn method_not_allowed(method: Method, uri: Uri) -> Response {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        format!("method {method} not allowed for {}", uri.path()),
-    )
-    .into_response()
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("method {method} not allowed for {}", uri.path()))
+        .into_response()
 }

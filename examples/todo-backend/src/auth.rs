@@ -41,9 +41,7 @@ pub fn credential(mode: AuthMode, headers: &HeaderMap) -> Result<Option<String>,
             let Some(value) = headers.get(header::AUTHORIZATION) else {
                 return Ok(None);
             };
-            let value = value
-                .to_str()
-                .map_err(|_| malformed("Authorization header is not valid ASCII"))?;
+            let value = value.to_str().map_err(|_| malformed("Authorization header is not valid ASCII"))?;
             let token = value
                 .strip_prefix("Bearer ")
                 .or_else(|| value.strip_prefix("bearer "))
@@ -54,9 +52,7 @@ pub fn credential(mode: AuthMode, headers: &HeaderMap) -> Result<Option<String>,
         }
         AuthMode::Cookie => {
             for value in headers.get_all(header::COOKIE) {
-                let value = value
-                    .to_str()
-                    .map_err(|_| malformed("Cookie header is not valid ASCII"))?;
+                let value = value.to_str().map_err(|_| malformed("Cookie header is not valid ASCII"))?;
                 let found = value
                     .split(';')
                     .filter_map(|pair| pair.trim().split_once('='))
@@ -74,14 +70,12 @@ pub fn credential(mode: AuthMode, headers: &HeaderMap) -> Result<Option<String>,
 
 /// Resolves the caller; any missing, unknown, revoked or expired credential is a 401.
 pub fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Authed, ApiError> {
-    let token = credential(state.auth_mode, headers)?
-        .ok_or_else(|| ApiError::unauthorized(NOT_AUTHENTICATED))?;
+    let token =
+        credential(state.auth_mode, headers)?.ok_or_else(|| ApiError::unauthorized(NOT_AUTHENTICATED))?;
     match state.db.session(&token)? {
-        Some(s) if !s.revoked && s.expires_at > now_ms() => Ok(Authed {
-            token,
-            user: s.user,
-            expires_at: s.expires_at,
-        }),
+        Some(s) if !s.revoked && s.expires_at > now_ms() => {
+            Ok(Authed { token, user: s.user, expires_at: s.expires_at })
+        }
         _ => Err(ApiError::unauthorized(NOT_AUTHENTICATED)),
     }
 }
@@ -94,10 +88,8 @@ struct LoginBody {
 
 fn session_cookie(value: &str, clear: bool) -> Result<HeaderValue, ApiError> {
     let extra = if clear { "; Max-Age=0" } else { "" };
-    HeaderValue::from_str(&format!(
-        "{SESSION_COOKIE}={value}; HttpOnly; SameSite=Lax; Path=/{extra}"
-    ))
-    .map_err(|e| ApiError::internal(format!("building cookie: {e}")))
+    HeaderValue::from_str(&format!("{SESSION_COOKIE}={value}; HttpOnly; SameSite=Lax; Path=/{extra}"))
+        .map_err(|e| ApiError::internal(format!("building cookie: {e}")))
 }
 
 /// `POST /api/login`: checks the password and opens a session (cookie) or issues a token (bearer).
@@ -129,10 +121,7 @@ pub async fn login(State(state): State<AppState>, body: Bytes) -> Result<Respons
 }
 
 /// `POST /api/logout`: revokes the presented session/token (if any) and clears the cookie.
-pub async fn logout(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Ok(Some(token)) = credential(state.auth_mode, &headers) {
         state.db.revoke_session(&token)?;
     }
@@ -150,9 +139,7 @@ pub async fn refresh(
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     if state.fail_refresh.load(Ordering::SeqCst) {
-        return Err(ApiError::unauthorized(
-            "refresh refused (forced by /__test/fail-refresh)",
-        ));
+        return Err(ApiError::unauthorized("refresh refused (forced by /__test/fail-refresh)"));
     }
     let now = now_ms();
     let expires_at = now.saturating_add(state.token_ttl_ms);
@@ -160,9 +147,7 @@ pub async fn refresh(
         AuthMode::Cookie => {
             let authed = authenticate(&state, &headers)?;
             state.db.set_session_expiry(&authed.token, expires_at)?;
-            Ok(Json(
-                json!({ "user": authed.user, "expiresAt": expires_at }),
-            ))
+            Ok(Json(json!({ "user": authed.user, "expiresAt": expires_at })))
         }
         AuthMode::Bearer => {
             let old = credential(state.auth_mode, &headers)?
@@ -173,9 +158,7 @@ pub async fn refresh(
                 .filter(|s| !s.revoked)
                 .ok_or_else(|| ApiError::unauthorized("token is unknown or revoked"))?;
             if session.expires_at.saturating_add(REFRESH_GRACE_MS) <= now {
-                return Err(ApiError::unauthorized(
-                    "token expired too long ago to refresh",
-                ));
+                return Err(ApiError::unauthorized("token expired too long ago to refresh"));
             }
             let token = random_hex(32);
             if !state.db.rotate_token(&old, &token, expires_at)? {
@@ -196,9 +179,7 @@ pub async fn me(
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let authed = authenticate(&state, &headers)?;
-    Ok(Json(
-        json!({ "user": authed.user, "expiresAt": authed.expires_at }),
-    ))
+    Ok(Json(json!({ "user": authed.user, "expiresAt": authed.expires_at })))
 }
 
 #[cfg(test)]
@@ -214,16 +195,10 @@ mod tests {
     #[test]
     fn reads_credentials_by_mode() {
         let cookie = headers(header::COOKIE, "a=1; cachet_session=abc ; b=2");
-        assert_eq!(
-            credential(AuthMode::Cookie, &cookie).expect("ok"),
-            Some("abc".into())
-        );
+        assert_eq!(credential(AuthMode::Cookie, &cookie).expect("ok"), Some("abc".into()));
         assert_eq!(credential(AuthMode::Bearer, &cookie).expect("ok"), None);
         let bearer = headers(header::AUTHORIZATION, "Bearer tok");
-        assert_eq!(
-            credential(AuthMode::Bearer, &bearer).expect("ok"),
-            Some("tok".into())
-        );
+        assert_eq!(credential(AuthMode::Bearer, &bearer).expect("ok"), Some("tok".into()));
         assert_eq!(credential(AuthMode::Cookie, &bearer).expect("ok"), None);
         let basic = headers(header::AUTHORIZATION, "Basic dXNlcg==");
         let err = credential(AuthMode::Bearer, &basic).expect_err("malformed");

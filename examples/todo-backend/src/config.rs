@@ -39,9 +39,7 @@ impl FromStr for AuthMode {
         match s.to_ascii_lowercase().as_str() {
             "cookie" => Ok(AuthMode::Cookie),
             "bearer" => Ok(AuthMode::Bearer),
-            other => Err(format!(
-                "unknown auth mode `{other}` (expected `cookie` or `bearer`)"
-            )),
+            other => Err(format!("unknown auth mode `{other}` (expected `cookie` or `bearer`)")),
         }
     }
 }
@@ -69,10 +67,7 @@ pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(15 * 60);
 impl ServerConfig {
     /// A config with defaults for everything but the database file.
     pub fn new(db_path: impl Into<PathBuf>) -> Self {
-        ServerConfig {
-            db_path: db_path.into(),
-            ..ServerConfig::default()
-        }
+        ServerConfig { db_path: db_path.into(), ..ServerConfig::default() }
     }
 }
 

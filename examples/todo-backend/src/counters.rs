@@ -35,18 +35,12 @@ impl Counters {
 
     /// A copy of every counter.
     pub fn snapshot(&self) -> BTreeMap<String, u64> {
-        self.map
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.map.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Forgets every counter.
     pub fn reset(&self) {
-        self.map
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+        self.map.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 }
 
@@ -61,11 +55,7 @@ pub fn graphql_key(operation_name: Option<&str>) -> String {
 }
 
 /// Middleware counting every request under [`request_key`].
-pub async fn count_requests(
-    State(counters): State<Arc<Counters>>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn count_requests(State(counters): State<Arc<Counters>>, request: Request, next: Next) -> Response {
     counters.incr(request_key(request.method().as_str(), request.uri().path()));
     next.run(request).await
 }

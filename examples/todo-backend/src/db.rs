@@ -80,11 +80,7 @@ pub fn hash_password(password: &str) -> anyhow::Result<String> {
 /// Checks a password against a PHC string; a malformed hash never verifies.
 pub fn verify_password(password: &str, phc: &str) -> bool {
     PasswordHash::new(phc)
-        .map(|hash| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &hash)
-                .is_ok()
-        })
+        .map(|hash| Argon2::default().verify_password(password.as_bytes(), &hash).is_ok())
         .unwrap_or(false)
 }
 
@@ -92,8 +88,7 @@ impl Db {
     /// Opens (creating if needed) the database file, its schema and the seed users.
     pub fn open(path: &Path) -> anyhow::Result<Db> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
         }
         let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -109,16 +104,12 @@ impl Db {
                 )?;
             }
         }
-        Ok(Db {
-            conn: Mutex::new(conn),
-        })
+        Ok(Db { conn: Mutex::new(conn) })
     }
 
     /// Locks the connection.
     pub fn conn(&self) -> anyhow::Result<MutexGuard<'_, Connection>> {
-        self.conn
-            .lock()
-            .map_err(|_| anyhow!("database lock poisoned"))
+        self.conn.lock().map_err(|_| anyhow!("database lock poisoned"))
     }
 
     /// The user named `username` and their password hash.
@@ -128,15 +119,7 @@ impl Db {
             .query_row(
                 "SELECT id, username, password_hash FROM users WHERE username = ?1",
                 params![username],
-                |r| {
-                    Ok((
-                        User {
-                            id: r.get(0)?,
-                            username: r.get(1)?,
-                        },
-                        r.get(2)?,
-                    ))
-                },
+                |r| Ok((User { id: r.get(0)?, username: r.get(1)? }, r.get(2)?)),
             )
             .optional()?;
         Ok(row)
@@ -161,10 +144,7 @@ impl Db {
                 params![token],
                 |r| {
                     Ok(Session {
-                        user: User {
-                            id: r.get(0)?,
-                            username: r.get(1)?,
-                        },
+                        user: User { id: r.get(0)?, username: r.get(1)? },
                         expires_at: r.get(2)?,
                         revoked: r.get::<_, i64>(3)? != 0,
                     })
@@ -176,19 +156,14 @@ impl Db {
 
     /// Revokes a session/token; unknown tokens are ignored.
     pub fn revoke_session(&self, token: &str) -> anyhow::Result<()> {
-        self.conn()?.execute(
-            "UPDATE sessions SET revoked = 1 WHERE token = ?1",
-            params![token],
-        )?;
+        self.conn()?.execute("UPDATE sessions SET revoked = 1 WHERE token = ?1", params![token])?;
         Ok(())
     }
 
     /// Moves a session's expiry.
     pub fn set_session_expiry(&self, token: &str, expires_at: i64) -> anyhow::Result<()> {
-        self.conn()?.execute(
-            "UPDATE sessions SET expires_at = ?2 WHERE token = ?1",
-            params![token, expires_at],
-        )?;
+        self.conn()?
+            .execute("UPDATE sessions SET expires_at = ?2 WHERE token = ?1", params![token, expires_at])?;
         Ok(())
     }
 
@@ -208,10 +183,8 @@ impl Db {
     pub fn rotate_token(&self, old: &str, new: &str, expires_at: i64) -> anyhow::Result<bool> {
         let mut conn = self.conn()?;
         let tx = conn.transaction()?;
-        let revoked = tx.execute(
-            "UPDATE sessions SET revoked = 1 WHERE token = ?1 AND revoked = 0",
-            params![old],
-        )?;
+        let revoked =
+            tx.execute("UPDATE sessions SET revoked = 1 WHERE token = ?1 AND revoked = 0", params![old])?;
         if revoked == 0 {
             return Ok(false);
         }

@@ -17,10 +17,7 @@ pub struct ApiError {
 impl ApiError {
     /// An error with an explicit status.
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError {
-            status,
-            message: message.into(),
-        }
+        ApiError { status, message: message.into() }
     }
 
     /// 400 Bad Request.
@@ -59,12 +56,9 @@ impl IntoResponse for ApiError {
 /// Parses a JSON request body, turning any failure into a 400 that says what was wrong.
 pub fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request(
-            "malformed JSON body: the request body is empty",
-        ));
+        return Err(ApiError::bad_request("malformed JSON body: the request body is empty"));
     }
-    serde_json::from_slice(body)
-        .map_err(|err| ApiError::bad_request(format!("malformed JSON body: {err}")))
+    serde_json::from_slice(body).map_err(|err| ApiError::bad_request(format!("malformed JSON body: {err}")))
 }
 
 /// Milliseconds since the Unix epoch.
@@ -91,11 +85,7 @@ mod tests {
         assert_eq!(err.status, StatusCode::BAD_REQUEST);
         assert!(err.message.starts_with("malformed JSON body"));
         let err = parse_json::<Body>(b"{}").expect_err("missing field");
-        assert!(
-            err.message.contains("missing field `name`"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.contains("missing field `name`"), "{}", err.message);
         let err = parse_json::<Body>(b"  ").expect_err("empty");
         assert!(err.message.contains("empty"));
     }

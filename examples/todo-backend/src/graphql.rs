@@ -22,9 +22,7 @@ pub type TodoSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 
 /// Builds the schema around the database.
 pub fn build_schema(db: Arc<Db>) -> TodoSchema {
-    Schema::build(QueryRoot, MutationRoot, EmptySubscription)
-        .data(db)
-        .finish()
+    Schema::build(QueryRoot, MutationRoot, EmptySubscription).data(db).finish()
 }
 
 /// The operation a request runs: its `operationName`, else the document's first named
@@ -36,10 +34,9 @@ pub fn operation_name(request: &async_graphql::Request) -> Option<String> {
     let doc = async_graphql::parser::parse_query(&request.query).ok()?;
     match doc.operations {
         DocumentOperations::Single(_) => None,
-        DocumentOperations::Multiple(ops) => ops
-            .iter()
-            .min_by_key(|(_, op)| (op.pos.line, op.pos.column))
-            .map(|(name, _)| name.to_string()),
+        DocumentOperations::Multiple(ops) => {
+            ops.iter().min_by_key(|(_, op)| (op.pos.line, op.pos.column)).map(|(name, _)| name.to_string())
+        }
     }
 }
 
@@ -64,9 +61,7 @@ fn graphql_error(status: StatusCode, message: &str) -> Response {
 pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let parsed = parse_request(&body);
     if let Ok(request) = &parsed {
-        state
-            .counters
-            .incr(graphql_key(operation_name(request).as_deref()));
+        state.counters.incr(graphql_key(operation_name(request).as_deref()));
     }
     let authed = match authenticate(&state, &headers) {
         Ok(authed) => authed,
@@ -92,8 +87,7 @@ fn caller<'a>(ctx: &Context<'a>) -> Result<(&'a Arc<Db>, &'a User)> {
 }
 
 fn parse_id(id: &ID) -> Result<i64> {
-    id.parse::<i64>()
-        .map_err(|_| format!("invalid todo id `{}`: expected an integer", id.as_str()).into())
+    id.parse::<i64>().map_err(|_| format!("invalid todo id `{}`: expected an integer", id.as_str()).into())
 }
 
 fn not_found(id: &ID) -> async_graphql::Error {
@@ -175,8 +169,7 @@ impl MutationRoot {
         if title.as_deref().is_some_and(|t| t.trim().is_empty()) {
             return Err("title must not be empty".into());
         }
-        db.update_todo(user.id, parse_id(&id)?, title.as_deref(), done)?
-            .ok_or_else(|| not_found(&id))
+        db.update_todo(user.id, parse_id(&id)?, title.as_deref(), done)?.ok_or_else(|| not_found(&id))
     }
 
     /// Deletes a todo; false when it was unknown or someone else's.
@@ -198,15 +191,9 @@ mod tests {
 
     #[test]
     fn operation_names() {
-        assert_eq!(
-            op("query GetTodos { todos { id } }", None).as_deref(),
-            Some("GetTodos")
-        );
+        assert_eq!(op("query GetTodos { todos { id } }", None).as_deref(), Some("GetTodos"));
         assert_eq!(op("{ todos { id } }", None), None);
-        assert_eq!(
-            op("query A { me { id } } query B { me { id } }", Some("B")).as_deref(),
-            Some("B")
-        );
+        assert_eq!(op("query A { me { id } } query B { me { id } }", Some("B")).as_deref(), Some("B"));
         let two = "mutation Second { deleteTodo(id: 1) }\nquery First { me { id } }";
         assert_eq!(op(two, None).as_deref(), Some("Second"));
         assert_eq!(op("not graphql {", None), None);

@@ -38,18 +38,12 @@ pub async fn start(config: ServerConfig) -> anyhow::Result<RunningServer> {
             .context("database setup task failed")??
     };
     let app = router(state, test_hooks);
-    let listener = TcpListener::bind(config.addr)
-        .await
-        .with_context(|| format!("binding {}", config.addr))?;
+    let listener =
+        TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel();
     let task = tokio::spawn(accept_loop(listener, app, shutdown_rx));
-    Ok(RunningServer {
-        addr,
-        counters,
-        shutdown: Some(shutdown),
-        task: Some(task),
-    })
+    Ok(RunningServer { addr, counters, shutdown: Some(shutdown), task: Some(task) })
 }
 
 /// Accepts connections until told to stop (or until the [`RunningServer`] is dropped), then

@@ -14,17 +14,14 @@ use crate::error::ApiError;
 const API_PREFIXES: [&str; 3] = ["/api", "/graphql", "/__test"];
 
 fn is_api_path(path: &str) -> bool {
-    API_PREFIXES.iter().any(|prefix| {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
+    API_PREFIXES
+        .iter()
+        .any(|prefix| path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
 }
 
 /// Whether a response must not be kept by the HTTP cache (the Service Worker manages these).
 pub fn wants_no_cache(path: &str, content_type: Option<&HeaderValue>) -> bool {
-    let is_html = content_type
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("text/html"));
+    let is_html = content_type.and_then(|v| v.to_str().ok()).is_some_and(|ct| ct.starts_with("text/html"));
     is_html || path.ends_with(".js") || path.ends_with(".wasm") || path.ends_with(".html")
 }
 
@@ -37,9 +34,7 @@ pub struct StaticFiles {
 impl StaticFiles {
     /// Serves `dir` (if any).
     pub fn new(dir: Option<&Path>) -> Self {
-        StaticFiles {
-            dir: dir.map(Path::to_path_buf),
-        }
+        StaticFiles { dir: dir.map(Path::to_path_buf) }
     }
 
     /// Answers a request no API route matched.
@@ -73,9 +68,7 @@ impl StaticFiles {
         if (response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED)
             && wants_no_cache(&path, response.headers().get(header::CONTENT_TYPE))
         {
-            response
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         }
         response
     }
@@ -94,13 +87,7 @@ mod tests {
         assert!(!is_api_path("/todos/3"));
         assert!(wants_no_cache("/app.js", None));
         assert!(wants_no_cache("/app_bg.wasm", None));
-        assert!(wants_no_cache(
-            "/",
-            Some(&HeaderValue::from_static("text/html"))
-        ));
-        assert!(!wants_no_cache(
-            "/style.css",
-            Some(&HeaderValue::from_static("text/css"))
-        ));
+        assert!(wants_no_cache("/", Some(&HeaderValue::from_static("text/html"))));
+        assert!(!wants_no_cache("/style.css", Some(&HeaderValue::from_static("text/css"))));
     }
 }

@@ -37,31 +37,25 @@ pub fn build_response(query: Option<&str>) -> Result<Response, ApiError> {
     for (key, value) in query_pairs(query) {
         match key.as_str() {
             "status" => {
-                status = value
-                    .parse::<u16>()
-                    .ok()
-                    .and_then(|code| StatusCode::from_u16(code).ok())
-                    .ok_or_else(|| {
-                        ApiError::bad_request(format!("invalid status `{value}`: expected 100-999"))
-                    })?;
+                status =
+                    value.parse::<u16>().ok().and_then(|code| StatusCode::from_u16(code).ok()).ok_or_else(
+                        || ApiError::bad_request(format!("invalid status `{value}`: expected 100-999")),
+                    )?;
             }
             "body" => body = value,
             "content_type" => {
-                let ct = HeaderValue::from_str(&value).map_err(|_| {
-                    ApiError::bad_request(format!("invalid content_type `{value}`"))
-                })?;
+                let ct = HeaderValue::from_str(&value)
+                    .map_err(|_| ApiError::bad_request(format!("invalid content_type `{value}`")))?;
                 builder = builder.header(header::CONTENT_TYPE, ct);
             }
             "header" => {
                 let (name, val) = value.split_once(':').ok_or_else(|| {
                     ApiError::bad_request(format!("invalid header `{value}`: expected Name:Value"))
                 })?;
-                let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
-                    ApiError::bad_request(format!("invalid header name in `{value}`"))
-                })?;
-                let val = HeaderValue::from_str(val.trim_start()).map_err(|_| {
-                    ApiError::bad_request(format!("invalid header value in `{value}`"))
-                })?;
+                let name = HeaderName::from_bytes(name.trim().as_bytes())
+                    .map_err(|_| ApiError::bad_request(format!("invalid header name in `{value}`")))?;
+                let val = HeaderValue::from_str(val.trim_start())
+                    .map_err(|_| ApiError::bad_request(format!("invalid header value in `{value}`")))?;
                 builder = builder.header(name, val);
             }
             other => {
@@ -91,11 +85,7 @@ async fn fail_refresh(
     RawQuery(query): RawQuery,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    let on = match pairs
-        .iter()
-        .find(|(k, _)| k == "on")
-        .map(|(_, v)| v.as_str())
-    {
+    let on = match pairs.iter().find(|(k, _)| k == "on").map(|(_, v)| v.as_str()) {
         Some("true" | "1") => true,
         Some("false" | "0") => false,
         Some(other) => {
@@ -124,8 +114,7 @@ mod tests {
 
     #[test]
     fn builds_requested_response() {
-        let q =
-            "status=418&body=%7Bbroken&content_type=application/json&header=X-A:%201&header=X-B:2";
+        let q = "status=418&body=%7Bbroken&content_type=application/json&header=X-A:%201&header=X-B:2";
         let resp = build_response(Some(q)).expect("response");
         assert_eq!(resp.status(), StatusCode::IM_A_TEAPOT);
         assert_eq!(resp.headers()["content-type"], "application/json");
@@ -135,9 +124,6 @@ mod tests {
         assert!(build_response(Some("header=nocolon")).is_err());
         assert!(build_response(Some("header=bad%20name:1")).is_err());
         assert!(build_response(Some("what=1")).is_err());
-        assert_eq!(
-            build_response(None).expect("default").status(),
-            StatusCode::OK
-        );
+        assert_eq!(build_response(None).expect("default").status(), StatusCode::OK);
     }
 }

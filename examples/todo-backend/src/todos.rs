@@ -36,9 +36,8 @@ impl Db {
     /// All of a user's todos, oldest first.
     pub fn list_todos(&self, user_id: i64) -> anyhow::Result<Vec<Todo>> {
         let conn = self.conn()?;
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM todos WHERE user_id = ?1 ORDER BY id"
-        ))?;
+        let mut stmt =
+            conn.prepare(&format!("SELECT {COLUMNS} FROM todos WHERE user_id = ?1 ORDER BY id"))?;
         let rows = stmt.query_map(params![user_id], from_row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
@@ -67,13 +66,7 @@ impl Db {
             )?;
             conn.last_insert_rowid()
         };
-        Ok(Todo {
-            id,
-            user_id,
-            title: title.to_owned(),
-            done: false,
-            created_at,
-        })
+        Ok(Todo { id, user_id, title: title.to_owned(), done: false, created_at })
     }
 
     /// Changes the given fields of one of the user's todos; `None` if it is not theirs.
@@ -100,10 +93,8 @@ impl Db {
 
     /// Deletes one of the user's todos; `false` if it was not theirs or did not exist.
     pub fn delete_todo(&self, user_id: i64, id: i64) -> anyhow::Result<bool> {
-        let changed = self.conn()?.execute(
-            "DELETE FROM todos WHERE id = ?1 AND user_id = ?2",
-            params![id, user_id],
-        )?;
+        let changed =
+            self.conn()?.execute("DELETE FROM todos WHERE id = ?1 AND user_id = ?2", params![id, user_id])?;
         Ok(changed > 0)
     }
 }
@@ -122,10 +113,7 @@ mod tests {
         assert_eq!(db.update_todo(2, a.id, None, Some(true)).expect("u"), None);
         assert!(!db.delete_todo(2, a.id).expect("delete"));
         let updated = db.update_todo(1, a.id, Some("new"), Some(true)).expect("u");
-        assert_eq!(
-            updated.map(|t| (t.title, t.done)),
-            Some(("new".into(), true))
-        );
+        assert_eq!(updated.map(|t| (t.title, t.done)), Some(("new".into(), true)));
         assert!(db.delete_todo(1, a.id).expect("delete"));
     }
 }

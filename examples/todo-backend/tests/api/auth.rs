@@ -26,10 +26,7 @@ async fn cookie_login_me_logout() {
     let json = resp.json();
     assert_eq!(json["user"]["username"], "alice");
     assert!(json["expiresAt"].as_i64().expect("expiresAt") > 0);
-    assert!(
-        json.get("token").is_none(),
-        "cookie mode must not expose a token"
-    );
+    assert!(json.get("token").is_none(), "cookie mode must not expose a token");
 
     let pair = cookie.split(';').next().expect("pair");
     let cred = [("Cookie", pair)];
@@ -42,21 +39,11 @@ async fn cookie_login_me_logout() {
     assert_eq!(refreshed.status, 200, "{}", refreshed.text());
     assert!(refreshed.json()["expiresAt"].as_i64() >= json["expiresAt"].as_i64());
 
-    let out = send(addr, "POST", "/api/logout", &cred, None)
-        .await
-        .expect("logout");
+    let out = send(addr, "POST", "/api/logout", &cred, None).await.expect("logout");
     assert_eq!(out.status, 204);
-    assert!(out
-        .header("set-cookie")
-        .expect("clears")
-        .contains("Max-Age=0"));
+    assert!(out.header("set-cookie").expect("clears").contains("Max-Age=0"));
     assert_eq!(get(addr, "/api/me", &cred).await.status, 401);
-    assert_eq!(
-        post_json(addr, "/api/refresh", &cred, &json!({}))
-            .await
-            .status,
-        401
-    );
+    assert_eq!(post_json(addr, "/api/refresh", &cred, &json!({})).await.status, 401);
     srv.stop().await;
 }
 
@@ -73,12 +60,7 @@ async fn bearer_login_refresh_rotates_token() {
     // Expire everything: /api/me now fails, but refresh still works.
     let expired = post_json(addr, "/__test/expire-tokens", &[], &json!({})).await;
     assert_eq!(expired.status, 200);
-    assert_eq!(
-        get(addr, "/api/me", &[("Authorization", &old)])
-            .await
-            .status,
-        401
-    );
+    assert_eq!(get(addr, "/api/me", &[("Authorization", &old)]).await.status, 401);
 
     let resp = post_json(addr, "/api/refresh", &[("Authorization", &old)], &json!({})).await;
     assert_eq!(resp.status, 200, "{}", resp.text());
@@ -86,20 +68,10 @@ async fn bearer_login_refresh_rotates_token() {
     let new = format!("Bearer {}", body["token"].as_str().expect("token"));
     assert_ne!(new, old);
     assert!(body["expiresAt"].as_i64().expect("expiresAt") > 0);
-    assert_eq!(
-        get(addr, "/api/me", &[("Authorization", &new)])
-            .await
-            .status,
-        200
-    );
+    assert_eq!(get(addr, "/api/me", &[("Authorization", &new)]).await.status, 200);
 
     // The old token is revoked: neither usable nor refreshable.
-    assert_eq!(
-        get(addr, "/api/me", &[("Authorization", &old)])
-            .await
-            .status,
-        401
-    );
+    assert_eq!(get(addr, "/api/me", &[("Authorization", &old)]).await.status, 401);
     let again = post_json(addr, "/api/refresh", &[("Authorization", &old)], &json!({})).await;
     assert_eq!(again.status, 401);
 
@@ -113,28 +85,13 @@ async fn bearer_login_refresh_rotates_token() {
     assert_eq!(ok.status, 200);
     let bad = post_json(addr, "/__test/fail-refresh?on=maybe", &[], &json!({})).await;
     assert_eq!(bad.status, 400);
-    assert!(bad.json()["error"]
-        .as_str()
-        .expect("error")
-        .contains("maybe"));
+    assert!(bad.json()["error"].as_str().expect("error").contains("maybe"));
 
     // Logout revokes the current token.
     let latest = format!("Bearer {}", ok.json()["token"].as_str().expect("token"));
-    let out = send(
-        addr,
-        "POST",
-        "/api/logout",
-        &[("Authorization", &latest)],
-        None,
-    )
-    .await;
+    let out = send(addr, "POST", "/api/logout", &[("Authorization", &latest)], None).await;
     assert_eq!(out.expect("logout").status, 204);
-    assert_eq!(
-        get(addr, "/api/me", &[("Authorization", &latest)])
-            .await
-            .status,
-        401
-    );
+    assert_eq!(get(addr, "/api/me", &[("Authorization", &latest)]).await.status, 401);
     srv.stop().await;
 }
 
@@ -150,10 +107,7 @@ async fn bad_credentials_and_bodies() {
     ] {
         let resp = post_json(addr, "/api/login", &[], &body).await;
         assert_eq!(resp.status, 401);
-        assert_eq!(
-            resp.json(),
-            json!({ "error": "invalid username or password" })
-        );
+        assert_eq!(resp.json(), json!({ "error": "invalid username or password" }));
     }
 
     let h = [("Content-Type", "application/json")];
@@ -163,9 +117,7 @@ async fn bad_credentials_and_bodies() {
         ("", "empty"),
         ("[1,2]", "malformed JSON body"),
     ] {
-        let resp = send(addr, "POST", "/api/login", &h, Some(raw))
-            .await
-            .expect("send");
+        let resp = send(addr, "POST", "/api/login", &h, Some(raw)).await.expect("send");
         assert_eq!(resp.status, 400, "{raw}");
         let error = resp.json()["error"].as_str().expect("error").to_owned();
         assert!(error.contains(needle), "{error} lacks {needle}");
@@ -174,20 +126,12 @@ async fn bad_credentials_and_bodies() {
     for header in ["Basic abc", "Bearer ", "Bearer unknown-token"] {
         let resp = get(addr, "/api/me", &[("Authorization", header)]).await;
         assert_eq!(resp.status, 401, "{header}");
-        assert!(resp.json()["error"]
-            .as_str()
-            .expect("error")
-            .starts_with("not authenticated"));
+        assert!(resp.json()["error"].as_str().expect("error").starts_with("not authenticated"));
     }
     let resp = post_json(addr, "/api/refresh", &[], &json!({})).await;
     assert_eq!(resp.status, 401);
-    let resp = send(addr, "GET", "/api/login", &[], None)
-        .await
-        .expect("send");
+    let resp = send(addr, "GET", "/api/login", &[], None).await.expect("send");
     assert_eq!(resp.status, 405);
-    assert!(resp.json()["error"]
-        .as_str()
-        .expect("error")
-        .contains("GET"));
+    assert!(resp.json()["error"].as_str().expect("error").contains("GET"));
     srv.stop().await;
 }

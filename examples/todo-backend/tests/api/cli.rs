@@ -12,14 +12,7 @@ async fn binary_prints_url_serves_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("nested/data/todo.sqlite");
     let mut child = Command::new(env!("CARGO_BIN_EXE_todo-backend"))
-        .args([
-            "--addr",
-            "127.0.0.1:0",
-            "--auth-mode",
-            "bearer",
-            "--token-ttl-secs",
-            "60",
-        ])
+        .args(["--addr", "127.0.0.1:0", "--auth-mode", "bearer", "--token-ttl-secs", "60"])
         .arg("--db")
         .arg(&db)
         .stdout(Stdio::piped())
@@ -47,15 +40,9 @@ async fn binary_prints_url_serves_and_stops_on_sigterm() {
     // Test hooks are off by default.
     assert_eq!(get(addr, "/__test/counts", &[]).await.status, 404);
 
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("run kill");
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("run kill");
     assert!(status.success());
-    let exit = tokio::task::spawn_blocking(move || child.wait())
-        .await
-        .expect("join")
-        .expect("wait");
+    let exit = tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("wait");
     assert!(exit.success(), "clean exit on SIGTERM: {exit:?}");
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }

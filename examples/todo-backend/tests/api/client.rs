@@ -17,10 +17,7 @@ pub struct Resp {
 impl Resp {
     /// First header with that (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     pub fn text(&self) -> String {
@@ -33,12 +30,7 @@ impl Resp {
     }
 }
 
-fn request_bytes(
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-) -> Vec<u8> {
+fn request_bytes(method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Vec<u8> {
     let mut out = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     for (name, value) in headers {
         out.push_str(&format!("{name}: {value}\r\n"));
@@ -77,15 +69,8 @@ async fn read_response(reader: &mut BufReader<TcpStream>) -> std::io::Result<Res
             headers.push((name.trim().to_owned(), value.trim().to_owned()));
         }
     }
-    let mut resp = Resp {
-        status,
-        headers,
-        body: Vec::new(),
-    };
-    if resp
-        .header("transfer-encoding")
-        .is_some_and(|v| v.contains("chunked"))
-    {
+    let mut resp = Resp { status, headers, body: Vec::new() };
+    if resp.header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
         loop {
             line.clear();
             reader.read_line(&mut line).await?;
@@ -128,9 +113,7 @@ pub struct Conn {
 
 impl Conn {
     pub async fn open(addr: SocketAddr) -> std::io::Result<Conn> {
-        Ok(Conn {
-            reader: BufReader::new(TcpStream::connect(addr).await?),
-        })
+        Ok(Conn { reader: BufReader::new(TcpStream::connect(addr).await?) })
     }
 
     pub async fn send(

@@ -7,8 +7,7 @@ use crate::{gql, login, post_json, send, server};
 
 const GET_TODOS: &str = "query GetTodos { todos { id title done } }";
 const GET_TODO: &str = "query GetTodo($id: ID!) { todo(id: $id) { id title done } }";
-const CREATE: &str =
-    "mutation CreateTodo($title: String!) { createTodo(title: $title) { id title done } }";
+const CREATE: &str = "mutation CreateTodo($title: String!) { createTodo(title: $title) { id title done } }";
 const UPDATE: &str = "mutation UpdateTodo($id: ID!, $title: String, $done: Boolean) { updateTodo(id: $id, title: $title, done: $done) { id title done } }";
 const DELETE: &str = "mutation DeleteTodo($id: ID!) { deleteTodo(id: $id) }";
 
@@ -33,38 +32,19 @@ async fn crud_is_scoped_per_user() {
     assert_eq!(theirs["data"]["todos"], json!([]));
     let peek = gql(addr, &bob, GET_TODO, json!({ "id": id })).await.json();
     assert_eq!(peek["data"]["todo"], json!(null));
-    let steal = gql(addr, &bob, UPDATE, json!({ "id": id, "done": true }))
-        .await
-        .json();
-    assert!(steal["errors"][0]["message"]
-        .as_str()
-        .expect("msg")
-        .contains("not found"));
+    let steal = gql(addr, &bob, UPDATE, json!({ "id": id, "done": true })).await.json();
+    assert!(steal["errors"][0]["message"].as_str().expect("msg").contains("not found"));
     let del = gql(addr, &bob, DELETE, json!({ "id": id })).await.json();
     assert_eq!(del["data"]["deleteTodo"], false);
 
-    let upd = gql(addr, &alice, UPDATE, json!({ "id": id, "done": true }))
-        .await
-        .json();
-    assert_eq!(
-        upd["data"]["updateTodo"],
-        json!({ "id": id, "title": "buy milk", "done": true })
-    );
-    let one = gql(addr, &alice, GET_TODO, json!({ "id": id }))
-        .await
-        .json();
+    let upd = gql(addr, &alice, UPDATE, json!({ "id": id, "done": true })).await.json();
+    assert_eq!(upd["data"]["updateTodo"], json!({ "id": id, "title": "buy milk", "done": true }));
+    let one = gql(addr, &alice, GET_TODO, json!({ "id": id })).await.json();
     assert_eq!(one["data"]["todo"]["done"], true);
-    let me = gql(addr, &alice, "{ me { username } }", json!({}))
-        .await
-        .json();
+    let me = gql(addr, &alice, "{ me { username } }", json!({})).await.json();
     assert_eq!(me["data"]["me"]["username"], "alice");
-    let bad = gql(addr, &alice, GET_TODO, json!({ "id": "abc" }))
-        .await
-        .json();
-    assert!(bad["errors"][0]["message"]
-        .as_str()
-        .expect("msg")
-        .contains("invalid todo id"));
+    let bad = gql(addr, &alice, GET_TODO, json!({ "id": "abc" })).await.json();
+    assert!(bad["errors"][0]["message"].as_str().expect("msg").contains("invalid todo id"));
     let del = gql(addr, &alice, DELETE, json!({ "id": id })).await.json();
     assert_eq!(del["data"]["deleteTodo"], true);
     let list = gql(addr, &alice, GET_TODOS, json!({})).await.json();
@@ -89,10 +69,7 @@ async fn unauthenticated_or_expired_is_http_401() {
     let none = ("X-Nothing".to_owned(), "1".to_owned());
     let resp = gql(addr, &none, GET_TODOS, json!({})).await;
     assert_eq!(resp.status, 401);
-    assert_eq!(
-        resp.json(),
-        json!({ "errors": [{ "message": "not authenticated" }] })
-    );
+    assert_eq!(resp.json(), json!({ "errors": [{ "message": "not authenticated" }] }));
 
     let cred = login(addr, AuthMode::Bearer, "alice").await;
     assert_eq!(gql(addr, &cred, GET_TODOS, json!({})).await.status, 200);
@@ -111,30 +88,15 @@ async fn malformed_graphql_bodies_are_400() {
     let srv = server(dir.path(), AuthMode::Bearer).await;
     let addr = srv.addr();
     let (name, value) = login(addr, AuthMode::Bearer, "alice").await;
-    let headers = [
-        (name.as_str(), value.as_str()),
-        ("Content-Type", "application/json"),
-    ];
+    let headers = [(name.as_str(), value.as_str()), ("Content-Type", "application/json")];
     for raw in ["{\"query\": ", "{\"variables\": {}}", "42"] {
-        let resp = send(addr, "POST", "/graphql", &headers, Some(raw))
-            .await
-            .expect("send");
+        let resp = send(addr, "POST", "/graphql", &headers, Some(raw)).await.expect("send");
         assert_eq!(resp.status, 400, "{raw}");
         let error = resp.json()["error"].as_str().expect("error").to_owned();
-        assert!(
-            error.starts_with("malformed GraphQL request body"),
-            "{error}"
-        );
+        assert!(error.starts_with("malformed GraphQL request body"), "{error}");
     }
     // Syntax errors in the document are GraphQL errors, not crashes.
-    let resp = send(
-        addr,
-        "POST",
-        "/graphql",
-        &headers,
-        Some("{\"query\":\"query {\"}"),
-    )
-    .await;
+    let resp = send(addr, "POST", "/graphql", &headers, Some("{\"query\":\"query {\"}")).await;
     let resp = resp.expect("send");
     assert_eq!(resp.status, 200);
     assert!(resp.json()["errors"].is_array());

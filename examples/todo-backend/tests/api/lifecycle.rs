@@ -15,30 +15,19 @@ async fn stop_closes_listener_and_keep_alive_connections() {
     assert_eq!(srv.url(), format!("http://127.0.0.1:{}", addr.port()));
 
     let mut conn = Conn::open(addr).await.expect("connect");
-    let first = conn
-        .send("GET", "/api/hello", &[], None)
-        .await
-        .expect("first");
+    let first = conn.send("GET", "/api/hello", &[], None).await.expect("first");
     assert_eq!(first.status, 200);
-    let second = conn
-        .send("GET", "/api/hello", &[], None)
-        .await
-        .expect("second");
+    let second = conn.send("GET", "/api/hello", &[], None).await.expect("second");
     assert_eq!(second.json()["count"], 2);
 
-    tokio::time::timeout(Duration::from_secs(5), srv.stop())
-        .await
-        .expect("stop finishes promptly");
+    tokio::time::timeout(Duration::from_secs(5), srv.stop()).await.expect("stop finishes promptly");
 
     assert!(
         tokio::net::TcpStream::connect(addr).await.is_err(),
         "new connections must be refused after stop()"
     );
     let after = conn.send("GET", "/api/hello", &[], None).await;
-    assert!(
-        after.is_err(),
-        "keep-alive connection must be dropped: {after:?}"
-    );
+    assert!(after.is_err(), "keep-alive connection must be dropped: {after:?}");
 }
 
 #[tokio::test]
@@ -50,12 +39,7 @@ async fn restart_on_same_port_keeps_the_database() {
     let addr = srv.addr();
     let cred = login(addr, AuthMode::Bearer, "alice").await;
     let create = "mutation CreateTodo($t: String!) { createTodo(title: $t) { id } }";
-    assert_eq!(
-        gql(addr, &cred, create, json!({ "t": "persist me" }))
-            .await
-            .status,
-        200
-    );
+    assert_eq!(gql(addr, &cred, create, json!({ "t": "persist me" })).await.status, 200);
     srv.stop().await;
 
     let mut cfg = config(dir.path(), AuthMode::Bearer);
@@ -65,10 +49,7 @@ async fn restart_on_same_port_keeps_the_database() {
     assert!(srv.counts().is_empty(), "counters start fresh");
     // The token survived too (sessions are stored in the database).
     let list = gql(addr, &cred, "query GetTodos { todos { title } }", json!({})).await;
-    assert_eq!(
-        list.json()["data"]["todos"],
-        json!([{ "title": "persist me" }])
-    );
+    assert_eq!(list.json()["data"]["todos"], json!([{ "title": "persist me" }]));
     srv.stop().await;
 }
 
@@ -94,10 +75,7 @@ async fn static_files_spa_fallback_and_cache_headers() {
     assert_eq!(wasm.header("content-type"), Some("application/wasm"));
     assert_eq!(wasm.header("cache-control"), Some("no-cache"));
     let js = get(addr, "/app.js", &[]).await;
-    assert!(js
-        .header("content-type")
-        .expect("ct")
-        .contains("javascript"));
+    assert!(js.header("content-type").expect("ct").contains("javascript"));
     assert_eq!(js.header("cache-control"), Some("no-cache"));
     let css = get(addr, "/style.css", &[]).await;
     assert_eq!(css.header("cache-control"), None);
@@ -107,10 +85,7 @@ async fn static_files_spa_fallback_and_cache_headers() {
     assert!(spa.text().contains("todo"));
     let api = get(addr, "/api/unknown", &[]).await;
     assert_eq!(api.status, 404);
-    assert_eq!(
-        api.json(),
-        json!({ "error": "no route for GET /api/unknown" })
-    );
+    assert_eq!(api.json(), json!({ "error": "no route for GET /api/unknown" }));
     srv.stop().await;
 }
 
@@ -134,9 +109,7 @@ async fn counters_hello_and_test_hooks() {
     srv.reset_counts();
     assert!(srv.counts().is_empty());
     get(addr, "/api/hello", &[]).await;
-    let reset = send(addr, "POST", "/__test/reset", &[], None)
-        .await
-        .expect("reset");
+    let reset = send(addr, "POST", "/__test/reset", &[], None).await.expect("reset");
     assert_eq!(reset.status, 204);
     assert!(srv.counts().is_empty());
 
@@ -152,10 +125,7 @@ async fn counters_hello_and_test_hooks() {
     assert_eq!(posted.expect("post").status, 201);
     let bad = get(addr, "/__test/respond?status=99999", &[]).await;
     assert_eq!(bad.status, 400);
-    assert!(bad.json()["error"]
-        .as_str()
-        .expect("error")
-        .contains("99999"));
+    assert!(bad.json()["error"].as_str().expect("error").contains("99999"));
     srv.stop().await;
 
     // Without test hooks the routes do not exist.

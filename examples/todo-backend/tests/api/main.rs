@@ -34,15 +34,11 @@ pub async fn server(dir: &Path, mode: AuthMode) -> RunningServer {
 pub async fn post_json(addr: SocketAddr, path: &str, auth: &[(&str, &str)], body: &Value) -> Resp {
     let mut headers = vec![("Content-Type", "application/json")];
     headers.extend_from_slice(auth);
-    send(addr, "POST", path, &headers, Some(&body.to_string()))
-        .await
-        .expect("request")
+    send(addr, "POST", path, &headers, Some(&body.to_string())).await.expect("request")
 }
 
 pub async fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Resp {
-    send(addr, "GET", path, headers, None)
-        .await
-        .expect("request")
+    send(addr, "GET", path, headers, None).await.expect("request")
 }
 
 /// Logs in and returns the credential header: `Cookie` or `Authorization`, by mode.
