@@ -28,7 +28,7 @@ fn generate_writes_once_then_changes_nothing_and_check_notices_edits() {
     let written = std::fs::read_to_string(app.path().join(cachet_cli::SW_CONFIG_PATH)).unwrap();
     assert!(
         written.contains(
-            r#"self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"]};"#
+            r#"self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":[]};"#
         ),
         "{written}"
     );

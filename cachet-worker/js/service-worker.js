@@ -9,7 +9,7 @@
 /* global wasm_bindgen */
 importScripts('./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js');
 
-const ROUTES = self.CACHET_ROUTES || { passThrough: [] };
+const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [] };
 const BUILD = self.CACHET_BUILD || 'unstamped';
 const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
 const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
@@ -36,10 +36,13 @@ function engine() {
   return enginePromise;
 }
 
-// The rule of cachet_core::config::SwRoutes: same origin, GET, not at or below a pass-through path.
+// The rule of cachet_core::config::SwRoutes: same origin, and either a GET not at or below a
+// pass-through path, or a POST to a GraphQL endpoint.
 function routed(request) {
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin || request.method !== 'GET') return false;
+  if (url.origin !== self.location.origin) return false;
+  if (request.method === 'POST') return ROUTES.graphqlEndpoints.includes(url.pathname);
+  if (request.method !== 'GET') return false;
   return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
 }
 

@@ -1,8 +1,9 @@
 //! The route table the Service Worker's JS shim matches synchronously, before the wasm engine has
 //! loaded: a request it does not route gets no `respondWith` and reaches the network untouched.
 //!
-//! The shim routes a request to the engine when it is same-origin, a `GET`, and not under a
+//! The shim routes a request to the engine when it is same-origin and either a `GET` not under a
 //! `passThrough` path (equal to it, or continuing it with `/`, exactly as [`Config::is_auth_route`]
+//! decides) or a `POST` to one of `graphqlEndpoints` (exactly, as [`Config::graphql_endpoint_index`]
 //! decides). The engine then classifies it fully with [`crate::classify::classify_request`].
 
 use serde::Serialize;
@@ -15,13 +16,19 @@ use super::Config;
 pub struct SwRoutes {
     /// Paths (and everything below them) that never reach the engine: the auth routes when auth is on.
     pub pass_through: Vec<String>,
+    /// GraphQL endpoint paths whose POSTs reach the engine: the configured ones when GraphQL is on.
+    pub graphql_endpoints: Vec<String>,
 }
 
 impl Config {
     /// The shim's route table for this config.
     pub fn sw_routes(&self) -> SwRoutes {
         let auth = &self.features.auth;
-        SwRoutes { pass_through: if auth.enabled { auth.route_paths.clone() } else { Vec::new() } }
+        let graphql = &self.features.graphql;
+        SwRoutes {
+            pass_through: if auth.enabled { auth.route_paths.clone() } else { Vec::new() },
+            graphql_endpoints: if graphql.enabled { graphql.endpoints.clone() } else { Vec::new() },
+        }
     }
 }
 
@@ -37,6 +44,17 @@ mod tests {
         assert_eq!(on.sw_routes().pass_through, ["/api/login", "/api/logout", "/api/refresh", "/api/me"]);
         for path in &on.sw_routes().pass_through {
             assert!(on.is_auth_route(path), "{path} passes through in the shim and in the engine alike");
+        }
+    }
+
+    #[test]
+    fn graphql_endpoints_are_routed_only_when_graphql_is_enabled() {
+        assert_eq!(Config::default().sw_routes().graphql_endpoints, Vec::<String>::new());
+        let on = Config::from_json_str(r#"{"features":{"graphql":{"enabled":true,"endpoints":["/graphql","/v2/gql"]}}}"#)
+            .unwrap_or_default();
+        assert_eq!(on.sw_routes().graphql_endpoints, ["/graphql", "/v2/gql"]);
+        for (index, path) in on.sw_routes().graphql_endpoints.iter().enumerate() {
+            assert_eq!(on.graphql_endpoint_index(path), Some(index), "{path}: the shim and the engine agree");
         }
     }
 }

@@ -15,9 +15,11 @@
 
 pub mod lexer;
 pub mod operation;
+mod result;
 
 pub use lexer::LexError;
 pub use operation::{scan_operations, select_operation, Operation, OperationKind};
+pub use result::result_is_cacheable;
 use serde_json::{Map, Value};
 
 /// A GraphQL body that is GraphQL but cannot be executed as sent.

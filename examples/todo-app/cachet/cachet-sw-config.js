@@ -40,4 +40,4 @@ self.CACHET_CONFIG = {
     "backoffMaxMs": 60000
   }
 };
-self.CACHET_ROUTES = {"passThrough":[]};
+self.CACHET_ROUTES = {"passThrough":[],"graphqlEndpoints":["/graphql"]};
