@@ -5,7 +5,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
-use cachet_worker::sw::{broadcast::broadcast, open_cache, respond, Strategy, SOURCE_HEADER};
+use cachet_worker::sw::graphql::invalidate_tags;
+use cachet_worker::sw::tag_index::TagIndex;
+use cachet_worker::sw::{broadcast::broadcast, open_cache, respond, Strategy, Target, SOURCE_HEADER};
 use cachet_worker::Error;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -38,13 +40,13 @@ async fn network_first_stores_then_cache_only_answers_from_the_cache() {
     let cache = open_cache("test-network-first").await.unwrap();
     let url = reachable_url();
     let request = Request::new_with_str(&url).unwrap();
-    let fresh = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap();
+    let fresh = respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap();
     assert_eq!(fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
     let network_body = text(fresh).await;
     assert!(!network_body.is_empty());
 
     let request = Request::new_with_str(&url).unwrap();
-    let cached = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap();
+    let cached = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap();
     assert_eq!(cached.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(cached).await, network_body);
 }
@@ -53,13 +55,14 @@ async fn network_first_stores_then_cache_only_answers_from_the_cache() {
 async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
     let cache = open_cache("test-fallback").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap_err();
+    let error =
+        respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap_err();
     assert!(matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL), "{error:?}");
 
     let stored = Response::new_with_opt_str(Some("kept")).unwrap();
     JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored)).await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let answer = respond(&cache, &request, Strategy::NetworkFirst, &no_background()).await.unwrap();
+    let answer = respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap();
     assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(answer).await, "kept");
 }
@@ -68,7 +71,7 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
 async fn cache_only_without_an_entry_is_a_typed_not_cached_error() {
     let cache = open_cache("test-cache-only").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap_err();
+    let error = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap_err();
     assert_eq!(error, Error::NotCached { url: UNREACHABLE_URL.to_owned() });
 }
 
@@ -83,7 +86,7 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
     let collector = background.clone();
     let request = Request::new_with_str(&url).unwrap();
-    let answer = respond(&cache, &request, Strategy::StaleWhileRevalidate, &move |promise| {
+    let answer = respond(&cache, &target(&request), Strategy::StaleWhileRevalidate, &move |promise| {
         collector.borrow_mut().push(promise)
     })
     .await
@@ -95,7 +98,7 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
         JsFuture::from(promise).await.unwrap();
     }
     let request = Request::new_with_str(&url).unwrap();
-    let refreshed = respond(&cache, &request, Strategy::CacheOnly, &no_background()).await.unwrap();
+    let refreshed = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap();
     assert_ne!(text(refreshed).await, "stale copy", "the background re-fetch replaced the entry");
     let event = next_event(&updates).await;
     assert_eq!(event, SwEvent::CacheUpdated { url });
@@ -141,4 +144,101 @@ async fn next_event(listener: &Listener) -> SwEvent {
     }
     let wire = listener.received.borrow_mut().remove(0);
     decode_sw_event(&wire).unwrap()
+}
+
+fn target(request: &Request) -> Target {
+    Target::get(request, u64::MAX).unwrap()
+}
+
+/// A request whose network answer is `body` (a `data:` URL: no server needed).
+fn answering(body: &str) -> Request {
+    let encoded = String::from(js_sys::encode_uri_component(body));
+    Request::new_with_str(&format!("data:application/json,{encoded}")).unwrap()
+}
+
+fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&str]) -> Target {
+    Target {
+        request: answering(body),
+        cache_url: cache_url.to_owned(),
+        max_body_bytes: 1_000,
+        tags: Some((index.clone(), tags.iter().map(|tag| (*tag).to_owned()).collect())),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_tag_index_finds_entries_by_any_tag_and_forgets_them() {
+    let index = TagIndex::open().await.unwrap();
+    let (one, two, three) = ("https://t.invalid/1", "https://t.invalid/2", "https://t.invalid/3");
+    index.record(one, &["notes".into(), "getnotes".into()], 1.0).await.unwrap();
+    index.record(two, &["notes".into()], 2.0).await.unwrap();
+    index.record(three, &["dashboard".into()], 3.0).await.unwrap();
+    let mut found = index.urls_tagged(&["notes".into()]).await.unwrap();
+    found.sort();
+    assert_eq!(found, [one, two]);
+    let mut found =
+        index.urls_tagged(&["getnotes".into(), "dashboard".into(), "notes".into()]).await.unwrap();
+    found.sort();
+    assert_eq!(found, [one, two, three], "each entry once");
+    assert!(index.urls_tagged(&["user".into(), "users".into()]).await.unwrap().is_empty());
+    index.remove(&[one.to_owned(), two.to_owned(), three.to_owned()]).await.unwrap();
+    assert!(index.urls_tagged(&["notes".into(), "dashboard".into()]).await.unwrap().is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_tags() {
+    let cache = open_cache("test-graphql-store").await.unwrap();
+    let index = Rc::new(TagIndex::open().await.unwrap());
+    let table = [
+        ("https://t.invalid/__cachet/gql/anonymous/ok", r#"{"data":{"notes":[]}}"#, true),
+        ("https://t.invalid/__cachet/gql/anonymous/errors", r#"{"errors":[{"message":"no"}]}"#, false),
+        ("https://t.invalid/__cachet/gql/anonymous/garbage", r#"{"data": {"#, false),
+        (
+            "https://t.invalid/__cachet/gql/anonymous/big",
+            &format!(r#"{{"data":{{"x":"{}"}}}}"#, "x".repeat(2_000)),
+            false,
+        ),
+    ];
+    for (cache_url, body, stored) in table {
+        let target = graphql_target(body, cache_url, &index, &["store-test"]);
+        let answer = respond(&cache, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+        assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
+        assert_eq!(text(answer).await, body, "the caller always gets the server's answer");
+        let hit = JsFuture::from(cache.match_with_str(cache_url)).await.unwrap();
+        assert_eq!(!hit.is_undefined(), stored, "{cache_url} stored?");
+    }
+    assert_eq!(
+        index.urls_tagged(&["store-test".into()]).await.unwrap(),
+        ["https://t.invalid/__cachet/gql/anonymous/ok"],
+        "only the stored entry is indexed"
+    );
+    index.remove(&["https://t.invalid/__cachet/gql/anonymous/ok".to_owned()]).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() {
+    let cache = open_cache("test-graphql-invalidate").await.unwrap();
+    let index = Rc::new(TagIndex::open().await.unwrap());
+    let notes = "https://t.invalid/__cachet/gql/anonymous/notes";
+    let note = "https://t.invalid/__cachet/gql/anonymous/note";
+    let dashboard = "https://t.invalid/__cachet/gql/anonymous/dashboard";
+    for (url, tags) in
+        [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])]
+    {
+        let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, tags);
+        respond(&cache, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+    }
+    let events = listen_for_events();
+    // CreateNote invalidates note and notes; the dashboard entry is untouched.
+    let removed = invalidate_tags(&cache, &index, &["note".into(), "notes".into()]).await.unwrap();
+    assert_eq!(removed, 2);
+    for (url, present) in [(notes, false), (note, false), (dashboard, true)] {
+        let hit = JsFuture::from(cache.match_with_str(url)).await.unwrap();
+        assert_eq!(!hit.is_undefined(), present, "{url}");
+    }
+    assert_eq!(
+        next_event(&events).await,
+        SwEvent::CacheInvalidated { tags: vec!["note".into(), "notes".into()] }
+    );
+    assert_eq!(index.urls_tagged(&["dashboard".into()]).await.unwrap(), [dashboard]);
+    index.remove(&[dashboard.to_owned()]).await.unwrap();
 }

@@ -50,8 +50,10 @@ mod tests {
     #[test]
     fn graphql_endpoints_are_routed_only_when_graphql_is_enabled() {
         assert_eq!(Config::default().sw_routes().graphql_endpoints, Vec::<String>::new());
-        let on = Config::from_json_str(r#"{"features":{"graphql":{"enabled":true,"endpoints":["/graphql","/v2/gql"]}}}"#)
-            .unwrap_or_default();
+        let on = Config::from_json_str(
+            r#"{"features":{"graphql":{"enabled":true,"endpoints":["/graphql","/v2/gql"]}}}"#,
+        )
+        .unwrap_or_default();
         assert_eq!(on.sw_routes().graphql_endpoints, ["/graphql", "/v2/gql"]);
         for (index, path) in on.sw_routes().graphql_endpoints.iter().enumerate() {
             assert_eq!(on.graphql_endpoint_index(path), Some(index), "{path}: the shim and the engine agree");

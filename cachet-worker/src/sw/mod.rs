@@ -19,7 +19,11 @@
 //! matters lives in Cache Storage (and, later, IndexedDB).
 
 pub mod broadcast;
+pub mod graphql;
+mod http;
+mod router;
 mod strategies;
+pub mod tag_index;
 
 use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
@@ -28,12 +32,13 @@ use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, ServiceWorkerGlobalScope};
 
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-pub use strategies::{open_cache, respond, SOURCE_HEADER};
+pub use http::SOURCE_HEADER;
+pub use strategies::{open_cache, respond, Target};
 
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";
 
-/// The Cache Storage cache that holds runtime GET responses.
+/// The Cache Storage cache that holds runtime GET responses (GraphQL documents: [`graphql::GRAPHQL_CACHE`]).
 pub const RUNTIME_CACHE: &str = "cachet-runtime-v1";
 
 /// Installs the engine on the Service Worker's global scope. Call it from the SW binary's `main`.
@@ -61,7 +66,7 @@ pub fn install() {
     let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
         let config = config.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            strategies::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
+            router::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
         })
     });
     let set = |name: &str, value: &JsValue| {

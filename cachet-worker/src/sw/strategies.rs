@@ -1,102 +1,82 @@
-//! The caching strategies, chosen per request by the `X-SW-Strategy` header.
+//! The caching strategies, chosen per request by the `X-SW-Strategy` header (or the config's default).
 //!
 //! Every response the engine returns carries `X-Cachet-Source: cache` or `X-Cachet-Source: network`, so
 //! any client (not only cachet's) can tell whether it was served from the cache.
-//!
-//! The `X-SW-Strategy` header is a message to the Service Worker, not to the server: the engine strips it
-//! (and every other `X-Cachet-*` request header) before a request goes to the network. Without a
-//! controlling Service Worker the header does reach the server, which must ignore it.
 
-use cachet_core::classify::{classify_request, RequestClass};
-use cachet_core::config::Config;
+use std::rc::Rc;
+
+use cachet_core::graphql::result_is_cacheable;
 use cachet_core::protocol::SwEvent;
-use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-use js_sys::{Promise, Uint8Array};
+use cachet_core::strategy::Strategy;
+use cachet_core::tags::{merge_tags, parse_tag_list, CACHE_TAGS_HEADER};
+use js_sys::Promise;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Cache, FetchEvent, Headers, Request, RequestInit, Response, ResponseInit};
+use web_sys::{Cache, Request, Response};
 
-use super::{broadcast, RUNTIME_CACHE};
+use super::broadcast;
+use super::http::{await_js, body_bytes, fetch_network, rebuild, without_cachet_headers, SOURCE_HEADER};
+use super::tag_index::TagIndex;
 use crate::Error;
 
-/// The response header that tells where a response came from: `cache` or `network`.
-pub const SOURCE_HEADER: &str = "x-cachet-source";
 /// The header recording when a stored response was fetched (Unix milliseconds).
 const STORED_AT_HEADER: &str = "x-cachet-stored-at";
 
-/// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
-/// says is not cachet's business (an auth route), or that carries something wrong (an unknown
-/// `X-SW-Strategy`), goes to the network untouched, so the server answers it as it would without cachet.
-pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
-    let request = event.request();
-    let url = request.url();
-    let path = web_sys::Url::new(&url).map(|parsed| parsed.pathname()).unwrap_or_default();
-    let headers = request.headers();
-    let lookup = |name: &str| headers.get(name).ok().flatten();
-    let strategy = match classify_request(&request.method(), &path, &lookup, None, config) {
-        Ok(RequestClass::Get { strategy }) => strategy,
-        Ok(_) => return pass_through(&request).await,
-        Err(error) => {
-            web_sys::console::warn_1(
-                &format!("cachet: {url}: {error}; sent to the network untouched").into(),
-            );
-            return pass_through(&request).await;
-        }
-    };
-    let cache = open_cache(RUNTIME_CACHE).await?;
-    let event_for_background = event.clone();
-    respond(&cache, &request, strategy, &move |promise: Promise| {
-        // waitUntil only throws once the event has finished, which cannot happen while we respond.
-        let _ = event_for_background.wait_until(&promise);
-    })
-    .await
+/// What one request is answered and cached as.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// What goes to the network: the request without cachet's headers (with its body for a POST, so that
+    /// it can be sent again).
+    pub request: Request,
+    /// The Cache Storage key: the URL for a GET, a synthetic GET URL for a GraphQL query.
+    pub cache_url: String,
+    /// Responses with a larger body are not stored.
+    pub max_body_bytes: u64,
+    /// For a GraphQL document: the index its tags go to, and its tags. Such an entry is stored only when
+    /// its body is a GraphQL result without `errors`.
+    pub tags: Option<(Rc<TagIndex>, Vec<String>)>,
 }
 
-async fn pass_through(request: &Request) -> Result<Response, Error> {
-    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
-    JsFuture::from(global.fetch_with_request(request))
-        .await
-        .map(JsCast::unchecked_into)
-        .map_err(|e| Error::Network { url: request.url(), message: crate::error::js_name_and_message(&e).1 })
+impl Target {
+    /// A GET answered and cached by its own URL.
+    pub fn get(request: &Request, max_body_bytes: u64) -> Result<Self, Error> {
+        Ok(Target {
+            request: without_cachet_headers(request, None)?,
+            cache_url: request.url(),
+            max_body_bytes,
+            tags: None,
+        })
+    }
 }
 
-/// Answers `request` from `cache` and the network with `strategy`. Background work (the
+/// Answers `target` from `cache` and the network with `strategy`. Background work (the
 /// stale-while-revalidate re-fetch) is handed to `background`, which should keep the worker alive until
 /// it settles (`FetchEvent.waitUntil`).
 pub async fn respond(
     cache: &Cache,
-    request: &Request,
+    target: &Target,
     strategy: Strategy,
     background: &dyn Fn(Promise),
 ) -> Result<Response, Error> {
-    let url = request.url();
+    let url = &target.cache_url;
     match strategy {
-        Strategy::NetworkOnly => {
-            let (_, response) = fetch_and_maybe_store(None, request).await?;
-            Ok(response)
-        }
-        Strategy::CacheOnly => match cached(cache, &url).await? {
+        Strategy::NetworkOnly => Ok(fetch_network(&target.request).await?.2),
+        Strategy::CacheOnly => cached(cache, url).await?.ok_or_else(|| Error::NotCached { url: url.clone() }),
+        Strategy::CacheFirst => match cached(cache, url).await? {
             Some(hit) => Ok(hit),
-            None => Err(Error::NotCached { url }),
+            None => Ok(fetch_and_store(cache, target).await?.1),
         },
-        Strategy::CacheFirst => match cached(cache, &url).await? {
-            Some(hit) => Ok(hit),
-            None => Ok(fetch_and_maybe_store(Some(cache), request).await?.1),
-        },
-        Strategy::NetworkFirst => match fetch_and_maybe_store(Some(cache), request).await {
+        Strategy::NetworkFirst => match fetch_and_store(cache, target).await {
             Ok((_, response)) => Ok(response),
-            Err(network_error @ Error::Network { .. }) => cached(cache, &url).await?.ok_or(network_error),
+            Err(network_error @ Error::Network { .. }) => cached(cache, url).await?.ok_or(network_error),
             Err(other) => Err(other),
         },
         Strategy::StaleWhileRevalidate => {
-            let Some(hit) = cached(cache, &url).await? else {
-                return Ok(fetch_and_maybe_store(Some(cache), request).await?.1);
+            let Some(hit) = cached(cache, url).await? else {
+                return Ok(fetch_and_store(cache, target).await?.1);
             };
-            let cache = cache.clone();
-            // `Request::clone` is the JS method (which copies the body); we want another handle.
-            let request = Clone::clone(request);
+            let (cache, target) = (cache.clone(), target.clone());
             background(wasm_bindgen_futures::future_to_promise(async move {
-                revalidate(&cache, &request).await.map_err(JsValue::from)?;
+                revalidate(&cache, &target).await.map_err(JsValue::from)?;
                 Ok(JsValue::UNDEFINED)
             }));
             Ok(hit)
@@ -104,15 +84,15 @@ pub async fn respond(
     }
 }
 
-/// Re-fetches `request`, stores the fresh copy and broadcasts `cache-updated` when its body changed.
-async fn revalidate(cache: &Cache, request: &Request) -> Result<(), Error> {
-    let url = request.url();
+/// Re-fetches `target`, stores the fresh copy and broadcasts `cache-updated` when its body changed.
+async fn revalidate(cache: &Cache, target: &Target) -> Result<(), Error> {
+    let url = target.cache_url.clone();
     let before = match cache_match(cache, &url).await? {
         Some(stored) => Some(body_bytes(&stored).await?),
         None => None,
     };
     // An offline background re-fetch is not an error worth reporting: the stale copy stays.
-    let Ok((Some(after), _)) = fetch_and_maybe_store(Some(cache), request).await else {
+    let Ok((Some(after), _)) = fetch_and_store(cache, target).await else {
         return Ok(());
     };
     if before.as_deref() != Some(after.as_slice()) {
@@ -147,85 +127,35 @@ async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error
     Ok(found.dyn_into::<Response>().ok())
 }
 
-/// Fetches `request` without cachet's own headers. When `store_in` is given and the answer is a 2xx,
-/// stores a copy and returns its bytes too. The returned response is marked `X-Cachet-Source: network`.
-async fn fetch_and_maybe_store(
-    store_in: Option<&Cache>,
-    request: &Request,
-) -> Result<(Option<Vec<u8>>, Response), Error> {
-    let url = request.url();
-    let outgoing = without_cachet_headers(request)?;
-    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
-    let response: Response = JsFuture::from(global.fetch_with_request(&outgoing))
-        .await
-        .map_err(|e| {
-            let (_, message) = crate::error::js_name_and_message(&e);
-            Error::Network { url: url.clone(), message }
-        })?
-        .unchecked_into();
-    let bytes = body_bytes(&response).await?;
-    let answer = rebuild(&response, &bytes, &[(SOURCE_HEADER, "network")])?;
-    let Some(cache) = store_in.filter(|_| response.ok()) else {
+/// Fetches `target` and stores the answer when it may be stored (2xx, within the size bound, and for a
+/// GraphQL document a result without `errors`), recording its tags. Returns the stored bytes, if stored,
+/// and the answer marked `X-Cachet-Source: network`.
+async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u8>>, Response), Error> {
+    let (response, bytes, answer) = fetch_network(&target.request).await?;
+    let storable = response.ok()
+        && (bytes.len() as u64) <= target.max_body_bytes
+        && (target.tags.is_none() || result_is_cacheable(&bytes));
+    if !storable {
         return Ok((None, answer));
-    };
-    let now = js_sys::Date::now().to_string();
-    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &now)])?;
-    await_js("cache.put", cache.put_with_str(&url, &stored)).await?;
+    }
+    let now = js_sys::Date::now();
+    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &now.to_string())])?;
+    await_js("cache.put", cache.put_with_str(&target.cache_url, &stored)).await?;
+    if let Some((index, tags)) = &target.tags {
+        let tags = merge_tags(tags, &server_tags(&response));
+        index.record(&target.cache_url, &tags, now).await?;
+    }
     Ok((Some(bytes), answer))
 }
 
-/// `request` without `X-SW-Strategy` and `X-Cachet-*` headers: the request itself when it has none
-/// (navigation requests, which cannot be re-constructed with new headers, never have them).
-fn without_cachet_headers(request: &Request) -> Result<Request, Error> {
-    let is_ours = |name: &str| name == STRATEGY_HEADER || name.starts_with("x-cachet-");
-    let names: Vec<String> = js_sys::try_iter(&request.headers())
-        .ok()
-        .flatten()
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| entry.ok().and_then(|pair| js_sys::Array::from(&pair).get(0).as_string()))
-        .collect();
-    if !names.iter().any(|name| is_ours(name)) {
-        return Ok(Clone::clone(request));
-    }
-    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    for entry in js_sys::try_iter(&request.headers()).ok().flatten().into_iter().flatten() {
-        let Ok(pair) = entry.map(|value| js_sys::Array::from(&value)) else {
-            continue;
-        };
-        let name = pair.get(0).as_string().unwrap_or_default();
-        if is_ours(&name) {
-            continue;
-        }
-        let value = pair.get(1).as_string().unwrap_or_default();
-        headers.append(&name, &value).map_err(|e| Error::js("Headers.append", e))?;
-    }
-    let init = RequestInit::new();
-    init.set_headers(&headers);
-    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
-}
-
-/// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.
-fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<Response, Error> {
-    let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
-    for (name, value) in extra {
-        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
-    }
-    let init = ResponseInit::new();
-    init.set_status(response.status());
-    init.set_status_text(&response.status_text());
-    init.set_headers(&headers);
-    let body = Uint8Array::from(bytes);
-    Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
-        .map_err(|e| Error::js("new Response", e))
-}
-
-async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
-    let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
-    let buffer = await_js("Response.arrayBuffer", promise).await?;
-    Ok(Uint8Array::new(&buffer).to_vec())
-}
-
-async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
-    JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))
+/// The tags of the server's `X-SW-Cache-Tags`. A malformed header is reported and ignored: the entry
+/// keeps its own tags, and nothing stored is lost.
+fn server_tags(response: &Response) -> Vec<String> {
+    let Some(value) = response.headers().get(CACHE_TAGS_HEADER).ok().flatten() else {
+        return Vec::new();
+    };
+    parse_tag_list(&value).unwrap_or_else(|error| {
+        web_sys::console::warn_1(&format!("cachet: ignored X-SW-Cache-Tags {value:?}: {error}").into());
+        Vec::new()
+    })
 }

@@ -1,0 +1,84 @@
+//! GraphQL over the Service Worker: queries cached as whole documents, mutations invalidating tags.
+//!
+//! A query is stored in the `cachet-graphql-v1` cache under a synthetic GET URL built from its key
+//! (`/__cachet/gql/<partition>/<sha256>`, see `cachet_core::cache_key`), because Cache Storage keys are
+//! GET requests. Its tags (auto-tags from the operation name, or the `X-Cachet-Tags` option, plus the
+//! server's `X-SW-Cache-Tags`) are recorded in the [`TagIndex`]. Responses that are not 2xx, carry GraphQL
+//! `errors`, are not JSON, or exceed `cache.maxBodyBytes` are not stored.
+//!
+//! A mutation always goes to the network. When the server answers 2xx, every entry carrying one of its
+//! invalidation tags is removed (the whole entry: there is no per-field patching) and
+//! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx answer, GraphQL
+//! `errors` or not: a mutation that partly failed may still have changed data, and a needless re-fetch
+//! costs less than stale data.
+
+use std::rc::Rc;
+
+use cachet_core::cache_key::{graphql_cache_url, ANONYMOUS_PARTITION};
+use cachet_core::classify::{GraphqlAction, GraphqlCall};
+use cachet_core::config::Config;
+use cachet_core::protocol::SwEvent;
+use js_sys::Promise;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Cache, Request, Response};
+
+use super::broadcast::broadcast;
+use super::http::{fetch_network, fetch_raw, without_cachet_headers};
+use super::strategies::{open_cache, respond, Target};
+use super::tag_index::TagIndex;
+use crate::Error;
+
+/// The Cache Storage cache holding GraphQL documents.
+pub const GRAPHQL_CACHE: &str = "cachet-graphql-v1";
+
+/// Answers a GraphQL request the core classified as `call`; `body` is the request's body.
+pub(crate) async fn handle(
+    request: &Request,
+    body: &[u8],
+    call: GraphqlCall,
+    config: &Config,
+    index: Rc<TagIndex>,
+    background: &dyn Fn(Promise),
+) -> Result<Response, Error> {
+    let outgoing = without_cachet_headers(request, Some(body))?;
+    match call.action {
+        GraphqlAction::Query { cache_key, tags, strategy } => {
+            let origin = web_sys::Url::new(&request.url()).map(|url| url.origin()).unwrap_or_default();
+            let target = Target {
+                request: outgoing,
+                cache_url: format!("{origin}{}", graphql_cache_url(ANONYMOUS_PARTITION, &cache_key)),
+                max_body_bytes: config.cache.max_body_bytes,
+                tags: Some((index, tags)),
+            };
+            let cache = open_cache(GRAPHQL_CACHE).await?;
+            respond(&cache, &target, strategy, background).await
+        }
+        GraphqlAction::Mutation { invalidate } => {
+            let (response, _, answer) = fetch_network(&outgoing).await?;
+            if response.ok() && !invalidate.is_empty() {
+                let cache = open_cache(GRAPHQL_CACHE).await?;
+                // The answer reaches the page even when invalidation fails; the failure is reported.
+                if let Err(error) = invalidate_tags(&cache, &index, &invalidate).await {
+                    web_sys::console::error_1(
+                        &format!("cachet: invalidating {invalidate:?}: {error}").into(),
+                    );
+                }
+            }
+            Ok(answer)
+        }
+        GraphqlAction::Subscription => fetch_raw(&outgoing).await,
+    }
+}
+
+/// Removes every entry carrying one of `tags` from `cache` and the index, then broadcasts
+/// `cache-invalidated {tags}`. Returns how many entries were removed. Cache entries go first: if the
+/// index update fails, the index names entries that are already gone, which is harmless.
+pub async fn invalidate_tags(cache: &Cache, index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
+    let urls = index.urls_tagged(tags).await?;
+    for url in &urls {
+        JsFuture::from(cache.delete_with_str(url)).await.map_err(|e| Error::js("cache.delete", e))?;
+    }
+    index.remove(&urls).await?;
+    broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
+    Ok(urls.len())
+}

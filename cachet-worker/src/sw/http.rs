@@ -1,0 +1,95 @@
+//! Request and response plumbing shared by the strategies and the GraphQL handler.
+
+use cachet_core::strategy::STRATEGY_HEADER;
+use js_sys::{Promise, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
+
+use crate::Error;
+
+/// The response header that tells where a response came from: `cache` or `network`.
+pub const SOURCE_HEADER: &str = "x-cachet-source";
+
+fn is_cachet_header(name: &str) -> bool {
+    name == STRATEGY_HEADER || name.starts_with("x-cachet-")
+}
+
+fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
+    js_sys::try_iter(headers)
+        .ok()
+        .flatten()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok())
+        .map(|pair| js_sys::Array::from(&pair))
+        .map(|pair| {
+            (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// `request` without `X-SW-Strategy` and `X-Cachet-*` headers, with `body` when given (so that it can be
+/// sent again). The request itself when there is nothing to change: navigation requests, which cannot
+/// be re-constructed, never carry cachet's headers.
+pub fn without_cachet_headers(request: &Request, body: Option<&[u8]>) -> Result<Request, Error> {
+    let pairs = header_pairs(&request.headers());
+    if body.is_none() && !pairs.iter().any(|(name, _)| is_cachet_header(name)) {
+        return Ok(Clone::clone(request));
+    }
+    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+    for (name, value) in pairs.iter().filter(|(name, _)| !is_cachet_header(name)) {
+        headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+    }
+    let init = RequestInit::new();
+    init.set_headers(&headers);
+    if let Some(body) = body {
+        init.set_body(&Uint8Array::from(body));
+    }
+    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
+}
+
+/// Sends `request` to the network as it is; a rejected fetch is [`Error::Network`].
+pub async fn fetch_raw(request: &Request) -> Result<Response, Error> {
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    JsFuture::from(global.fetch_with_request(request))
+        .await
+        .map(JsCast::unchecked_into)
+        .map_err(|e| Error::Network { url: request.url(), message: crate::error::js_name_and_message(&e).1 })
+}
+
+/// Sends `request` and returns the answer read into bytes, and the answer marked
+/// `X-Cachet-Source: network`.
+pub async fn fetch_network(request: &Request) -> Result<(Response, Vec<u8>, Response), Error> {
+    let response = fetch_raw(request).await?;
+    let bytes = body_bytes(&response).await?;
+    let answer = rebuild(&response, &bytes, &[(SOURCE_HEADER, "network")])?;
+    Ok((response, bytes, answer))
+}
+
+/// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.
+pub fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<Response, Error> {
+    let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
+    for (name, value) in extra {
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+    }
+    let init = ResponseInit::new();
+    init.set_status(response.status());
+    init.set_status_text(&response.status_text());
+    init.set_headers(&headers);
+    let body = Uint8Array::from(bytes);
+    Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
+        .map_err(|e| Error::js("new Response", e))
+}
+
+/// The whole body of `response`.
+pub async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
+    let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
+    let buffer = await_js("Response.arrayBuffer", promise).await?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Awaits a browser promise, turning a rejection into a typed error.
+pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
+    JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))
+}

@@ -1,0 +1,61 @@
+//! The engine's `fetch` entry point: classify with the core, then answer.
+
+use cachet_core::classify::{classify_request, RequestClass};
+use cachet_core::config::Config;
+use js_sys::Promise;
+use web_sys::{FetchEvent, Response};
+
+use super::graphql;
+use super::http::fetch_raw;
+use super::strategies::{open_cache, respond, Target};
+use super::{tag_index, RUNTIME_CACHE};
+use crate::Error;
+
+/// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
+/// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
+/// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
+/// untouched, so the server answers it as it would without cachet.
+pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
+    let request = event.request();
+    let url = request.url();
+    let path = web_sys::Url::new(&url).map(|parsed| parsed.pathname()).unwrap_or_default();
+    let method = request.method();
+    let body = if method == "POST" {
+        // Read a copy: the original keeps its body for a pass-through.
+        let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
+        Some(body_bytes_of_request(&copy).await?)
+    } else {
+        None
+    };
+    let headers = request.headers();
+    let lookup = |name: &str| headers.get(name).ok().flatten();
+    let event_for_background = event.clone();
+    let background = move |promise: Promise| {
+        // waitUntil only throws once the event has finished, which cannot happen while we respond.
+        let _ = event_for_background.wait_until(&promise);
+    };
+    match classify_request(&method, &path, &lookup, body.as_deref(), config) {
+        Ok(RequestClass::Get { strategy }) => {
+            let target = Target::get(&request, config.cache.max_body_bytes)?;
+            respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
+        }
+        Ok(RequestClass::Graphql(call)) => {
+            let index = tag_index::shared().await?;
+            graphql::handle(&request, body.as_deref().unwrap_or_default(), call, config, index, &background)
+                .await
+        }
+        Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(&request).await,
+        Err(error) => {
+            web_sys::console::warn_1(
+                &format!("cachet: {url}: {error}; sent to the network untouched").into(),
+            );
+            fetch_raw(&request).await
+        }
+    }
+}
+
+async fn body_bytes_of_request(request: &web_sys::Request) -> Result<Vec<u8>, Error> {
+    let promise = request.array_buffer().map_err(|e| Error::js("Request.arrayBuffer", e))?;
+    let buffer = super::http::await_js("Request.arrayBuffer", promise).await?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}

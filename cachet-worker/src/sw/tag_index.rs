@@ -1,0 +1,107 @@
+//! The tag index: which cached GraphQL documents carry which tags, in IndexedDB (through rexie), so that
+//! invalidating a tag finds its entries without scanning the cache.
+//!
+//! One object store, `entries`, keyed by the entry's synthetic cache URL, each record
+//! `{ url, tags: [..], storedAt }`, with a multi-entry index on `tags`: looking a tag up is one index
+//! read, whatever the number of entries. The index may name an entry the cache no longer holds (a failed
+//! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
+
+use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
+use wasm_bindgen::JsValue;
+
+use crate::Error;
+
+/// The IndexedDB database of the Service Worker.
+pub const DATABASE: &str = "cachet-sw";
+const ENTRIES: &str = "entries";
+const TAGS_INDEX: &str = "tags";
+
+/// An open tag index.
+#[derive(Debug)]
+pub struct TagIndex {
+    database: Rexie,
+}
+
+fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
+}
+
+impl TagIndex {
+    /// Opens (creating on first use) the index.
+    pub async fn open() -> Result<Self, Error> {
+        let database = Rexie::builder(DATABASE)
+            .version(1)
+            .add_object_store(
+                ObjectStore::new(ENTRIES)
+                    .key_path("url")
+                    .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true)),
+            )
+            .build()
+            .await
+            .map_err(idb("open the tag index"))?;
+        Ok(TagIndex { database })
+    }
+
+    /// Records that the entry at `url` carries `tags` (replacing what was recorded for it).
+    pub async fn record(&self, url: &str, tags: &[String], stored_at: f64) -> Result<(), Error> {
+        let record = serde_json::json!({ "url": url, "tags": tags, "storedAt": stored_at });
+        let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
+        let transaction = self
+            .database
+            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
+            .map_err(idb("tag index transaction"))?;
+        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        store.put(&value, None).await.map_err(idb("record tags"))?;
+        transaction.done().await.map_err(idb("commit tags"))?;
+        Ok(())
+    }
+
+    /// The URLs of every entry carrying at least one of `tags`, each once.
+    pub async fn urls_tagged(&self, tags: &[String]) -> Result<Vec<String>, Error> {
+        let transaction = self
+            .database
+            .transaction(&[ENTRIES], TransactionMode::ReadOnly)
+            .map_err(idb("tag index transaction"))?;
+        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
+        let mut urls: Vec<String> = Vec::new();
+        for tag in tags {
+            let range = KeyRange::only(&JsValue::from_str(tag)).map_err(idb("tag key range"))?;
+            for key in index.get_all_keys(Some(range), None).await.map_err(idb("look tags up"))? {
+                if let Some(url) = key.as_string().filter(|url| !urls.contains(url)) {
+                    urls.push(url);
+                }
+            }
+        }
+        Ok(urls)
+    }
+
+    /// Forgets the entries at `urls`.
+    pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
+        let transaction = self
+            .database
+            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
+            .map_err(idb("tag index transaction"))?;
+        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        for url in urls {
+            store.delete(JsValue::from_str(url)).await.map_err(idb("forget an entry"))?;
+        }
+        transaction.done().await.map_err(idb("commit removal"))?;
+        Ok(())
+    }
+}
+
+thread_local! {
+    // A handle, not state: after the browser stops the worker, the next start opens the database again.
+    static SHARED: std::cell::RefCell<Option<std::rc::Rc<TagIndex>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The worker's tag index, opened on first use.
+pub async fn shared() -> Result<std::rc::Rc<TagIndex>, Error> {
+    if let Some(index) = SHARED.with(|shared| shared.borrow().clone()) {
+        return Ok(index);
+    }
+    let index = std::rc::Rc::new(TagIndex::open().await?);
+    SHARED.with(|shared| *shared.borrow_mut() = Some(index.clone()));
+    Ok(index)
+}
