@@ -66,3 +66,7 @@ self.addEventListener('fetch', (event) => {
   // If the engine cannot load, the request goes to the network as if there were no SW.
   event.respondWith(engine().then((e) => e.fetch(event), () => fetch(event.request)));
 });
+
+self.addEventListener('message', (event) => {
+  event.waitUntil(engine().then((e) => e.message(event)));
+});

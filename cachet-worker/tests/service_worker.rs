@@ -242,3 +242,34 @@ async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() 
     assert_eq!(index.urls_tagged(&["dashboard".into()]).await.unwrap(), [dashboard]);
     index.remove(&[dashboard.to_owned()]).await.unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreign_caches() {
+    use cachet_worker::sw::graphql::GRAPHQL_CACHE;
+    use cachet_worker::sw::messages::clear_all;
+    use cachet_worker::sw::RUNTIME_CACHE;
+    let storage: web_sys::CacheStorage =
+        js_sys::Reflect::get(&js_sys::global(), &"caches".into()).unwrap().unchecked_into();
+    let index = Rc::new(TagIndex::open().await.unwrap());
+    let runtime = open_cache(RUNTIME_CACHE).await.unwrap();
+    JsFuture::from(runtime.put_with_str("https://t.invalid/a", &Response::new().unwrap())).await.unwrap();
+    let graphql = open_cache(GRAPHQL_CACHE).await.unwrap();
+    let target =
+        graphql_target(r#"{"data":{"x":1}}"#, "https://t.invalid/__cachet/gql/anonymous/k", &index, &["x"]);
+    respond(&graphql, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+    for kept in ["cachet-sw-wasm-test", "the-apps-own-cache"] {
+        open_cache(kept).await.unwrap();
+    }
+
+    clear_all().await.unwrap();
+    for (name, present) in [
+        (RUNTIME_CACHE, false),
+        (GRAPHQL_CACHE, false),
+        ("cachet-sw-wasm-test", true),
+        ("the-apps-own-cache", true),
+    ] {
+        let has = JsFuture::from(storage.has(name)).await.unwrap();
+        assert_eq!(has.as_bool(), Some(present), "{name}");
+    }
+    assert!(index.urls_tagged(&["x".into()]).await.unwrap().is_empty(), "the tag index is empty");
+}

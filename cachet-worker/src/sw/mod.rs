@@ -8,6 +8,7 @@
 //! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
 //! | `activate` | `activate()` | broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
+//! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //!
 //! The shim decides synchronously which requests reach the engine (same origin, GET, not at or below a
 //! pass-through path of `cachet_core::config::SwRoutes`); everything else never gets a `respondWith` and
@@ -21,6 +22,7 @@
 pub mod broadcast;
 pub mod graphql;
 mod http;
+pub mod messages;
 mod router;
 mod strategies;
 pub mod tag_index;
@@ -29,7 +31,7 @@ use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{FetchEvent, ServiceWorkerGlobalScope};
+use web_sys::{ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
 
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 pub use http::SOURCE_HEADER;
@@ -73,12 +75,22 @@ pub fn install() {
         // Setting a property on a fresh plain object cannot throw.
         let _ = js_sys::Reflect::set(&engine, &name.into(), value);
     };
+    let message = Closure::<dyn Fn(ExtendableMessageEvent) -> js_sys::Promise>::new(
+        move |event: ExtendableMessageEvent| {
+            wasm_bindgen_futures::future_to_promise(async move {
+                messages::handle_message(&event).await;
+                Ok(JsValue::UNDEFINED)
+            })
+        },
+    );
     set("activate", activate.as_ref());
     set("fetch", fetch.as_ref());
+    set("message", message.as_ref());
     set("build", &JsValue::from_str(&build));
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
     fetch.forget();
+    message.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
 }
 

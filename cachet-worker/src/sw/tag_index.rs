@@ -76,6 +76,18 @@ impl TagIndex {
         Ok(urls)
     }
 
+    /// Forgets every entry.
+    pub async fn clear(&self) -> Result<(), Error> {
+        let transaction = self
+            .database
+            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
+            .map_err(idb("tag index transaction"))?;
+        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        store.clear().await.map_err(idb("clear the tag index"))?;
+        transaction.done().await.map_err(idb("commit clearing"))?;
+        Ok(())
+    }
+
     /// Forgets the entries at `urls`.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
         let transaction = self

@@ -1,0 +1,80 @@
+//! Messages from pages (`navigator.serviceWorker.controller.postMessage(text)`), answered to the page
+//! that sent them with [`SwToPage::Ack`] / [`SwToPage::Nack`].
+//!
+//! | message | what the engine does |
+//! |---|---|
+//! | `clear-all {requestId}` | [`clear_all`], then acks and broadcasts `clear-all-done {requestId}` |
+//! | `invalidate-tags {requestId, tags}` | removes every GraphQL entry carrying one of `tags`, broadcasts `cache-invalidated`, acks |
+//! | any other kind | nacks it with "not supported by this build": it is not handled yet |
+//!
+//! A message that does not decode (garbage, another protocol version) is reported on the console and
+//! dropped: without a decodable `requestId` there is nobody to answer.
+
+use cachet_core::protocol::{decode_message, encode_message, PageToSw, SwEvent, SwToPage};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Client, ExtendableMessageEvent};
+
+use super::broadcast::broadcast;
+use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
+use super::strategies::open_cache;
+use super::{tag_index, RUNTIME_CACHE};
+use crate::Error;
+
+/// Handles one `message` event.
+pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
+    let text = event.data().as_string().unwrap_or_default();
+    let message = match decode_message::<PageToSw>(&text) {
+        Ok(message) => message,
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: dropped a page message: {error}").into());
+            return;
+        }
+    };
+    let (request_id, outcome) = match message {
+        PageToSw::ClearAll { request_id } => (request_id, clear_all().await.map(|()| Some(request_id))),
+        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate(&tags).await.map(|()| None)),
+        PageToSw::SnapshotRequest { request_id } => {
+            (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
+        }
+        other => {
+            web_sys::console::warn_1(&format!("cachet: {other:?} is not supported by this build").into());
+            return;
+        }
+    };
+    let reply = match outcome {
+        Ok(done) => {
+            if let Some(request_id) = done {
+                if let Err(error) = broadcast(&SwEvent::ClearAllDone { request_id }) {
+                    web_sys::console::error_1(&format!("cachet: {error}").into());
+                }
+            }
+            SwToPage::Ack { request_id }
+        }
+        Err(error) => SwToPage::Nack { request_id, message: error.to_string() },
+    };
+    if let Some(client) = event.source().and_then(|source| source.dyn_into::<Client>().ok()) {
+        if let Err(error) = client.post_message(&JsValue::from_str(&encode_message(&reply))) {
+            web_sys::console::error_1(&Error::js("Client.postMessage", error).to_string().into());
+        }
+    }
+}
+
+async fn invalidate(tags: &[String]) -> Result<(), Error> {
+    let cache = open_cache(GRAPHQL_CACHE).await?;
+    invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
+}
+
+/// Purges everything cachet stored: the runtime and GraphQL caches and the tag index. The cached SW
+/// wasm stays (the worker needs it to restart offline), and caches that are not cachet's are untouched.
+pub async fn clear_all() -> Result<(), Error> {
+    let storage: web_sys::CacheStorage = js_sys::Reflect::get(&js_sys::global(), &"caches".into())
+        .ok()
+        .and_then(|value| value.dyn_into().ok())
+        .ok_or(Error::Context("CacheStorage is not available here"))?;
+    for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
+        wasm_bindgen_futures::JsFuture::from(storage.delete(name))
+            .await
+            .map_err(|error| Error::js("caches.delete", error))?;
+    }
+    tag_index::shared().await?.clear().await
+}
