@@ -19,6 +19,17 @@ pub enum SwRegistration {
     Failed(Error),
 }
 
+impl std::fmt::Display for SwRegistration {
+    /// `pending`, `registered`, or `failed: <the error>`.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SwRegistration::Pending => formatter.write_str("pending"),
+            SwRegistration::Registered => formatter.write_str("registered"),
+            SwRegistration::Failed(error) => write!(formatter, "failed: {error}"),
+        }
+    }
+}
+
 /// What `<CachetProvider>` gives to the components below it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CachetContext {

@@ -1,7 +1,7 @@
 //! `<CachetProvider>` and the registration helper, run in a real page in headless Chromium.
 #![allow(clippy::unwrap_used)]
 
-use cachet_yew::{register_service_worker, CachetContext, CachetProvider, Error, SwRegistration};
+use cachet_yew::{register_service_worker, CachetContext, CachetProvider, Error};
 use wasm_bindgen_test::*;
 use yew::prelude::*;
 
@@ -23,11 +23,7 @@ async fn registering_a_missing_script_is_a_typed_error_naming_it() {
 #[function_component]
 fn ShowRegistration() -> Html {
     let context = use_context::<CachetContext>().unwrap();
-    let text = match context.registration {
-        SwRegistration::Pending => "pending".to_owned(),
-        SwRegistration::Registered => "registered".to_owned(),
-        SwRegistration::Failed(error) => format!("failed: {error}"),
-    };
+    let text = context.registration.to_string();
     html! { <p id="registration">{ text }</p> }
 }
 

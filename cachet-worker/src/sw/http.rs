@@ -89,6 +89,13 @@ pub async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
+/// The whole body of `request` (consumes it: read a `Request.clone()` to keep the original usable).
+pub async fn request_bytes(request: &Request) -> Result<Vec<u8>, Error> {
+    let promise = request.array_buffer().map_err(|e| Error::js("Request.arrayBuffer", e))?;
+    let buffer = await_js("Request.arrayBuffer", promise).await?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
 /// Awaits a browser promise, turning a rejection into a typed error.
 pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
     JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))

@@ -16,7 +16,8 @@ use web_sys::{Client, ExtendableMessageEvent};
 
 use super::broadcast::broadcast;
 use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
-use super::strategies::open_cache;
+use super::http::await_js;
+use super::strategies::{cache_storage, open_cache};
 use super::{tag_index, RUNTIME_CACHE};
 use crate::Error;
 
@@ -67,14 +68,9 @@ async fn invalidate(tags: &[String]) -> Result<(), Error> {
 /// Purges everything cachet stored: the runtime and GraphQL caches and the tag index. The cached SW
 /// wasm stays (the worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
-    let storage: web_sys::CacheStorage = js_sys::Reflect::get(&js_sys::global(), &"caches".into())
-        .ok()
-        .and_then(|value| value.dyn_into().ok())
-        .ok_or(Error::Context("CacheStorage is not available here"))?;
+    let storage = cache_storage()?;
     for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
-        wasm_bindgen_futures::JsFuture::from(storage.delete(name))
-            .await
-            .map_err(|error| Error::js("caches.delete", error))?;
+        await_js("caches.delete", storage.delete(name)).await?;
     }
     tag_index::shared().await?.clear().await
 }

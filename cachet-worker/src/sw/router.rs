@@ -6,7 +6,7 @@ use js_sys::Promise;
 use web_sys::{FetchEvent, Response};
 
 use super::graphql;
-use super::http::fetch_raw;
+use super::http::{fetch_raw, request_bytes};
 use super::strategies::{open_cache, respond, Target};
 use super::{tag_index, RUNTIME_CACHE};
 use crate::Error;
@@ -23,7 +23,7 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     let body = if method == "POST" {
         // Read a copy: the original keeps its body for a pass-through.
         let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
-        Some(body_bytes_of_request(&copy).await?)
+        Some(request_bytes(&copy).await?)
     } else {
         None
     };
@@ -52,10 +52,4 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
             fetch_raw(&request).await
         }
     }
-}
-
-async fn body_bytes_of_request(request: &web_sys::Request) -> Result<Vec<u8>, Error> {
-    let promise = request.array_buffer().map_err(|e| Error::js("Request.arrayBuffer", e))?;
-    let buffer = super::http::await_js("Request.arrayBuffer", promise).await?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }

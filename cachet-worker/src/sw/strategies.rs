@@ -101,13 +101,17 @@ async fn revalidate(cache: &Cache, target: &Target) -> Result<(), Error> {
     Ok(())
 }
 
-/// Opens (creating if needed) a cache of the worker's `CacheStorage`.
-pub async fn open_cache(name: &str) -> Result<Cache, Error> {
-    let storage = js_sys::Reflect::get(&js_sys::global(), &"caches".into())
+/// The `CacheStorage` of the current global (`self.caches`).
+pub fn cache_storage() -> Result<web_sys::CacheStorage, Error> {
+    js_sys::Reflect::get(&js_sys::global(), &"caches".into())
         .ok()
         .and_then(|v| v.dyn_into::<web_sys::CacheStorage>().ok())
-        .ok_or(Error::Context("CacheStorage is not available here"))?;
-    let cache = await_js("caches.open", storage.open(name)).await?;
+        .ok_or(Error::Context("CacheStorage is not available here"))
+}
+
+/// Opens (creating if needed) a cache of the worker's `CacheStorage`.
+pub async fn open_cache(name: &str) -> Result<Cache, Error> {
+    let cache = await_js("caches.open", cache_storage()?.open(name)).await?;
     Ok(cache.unchecked_into())
 }
 

@@ -6,7 +6,7 @@
 //! read, whatever the number of entries. The index may name an entry the cache no longer holds (a failed
 //! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
 
-use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
+use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use crate::Error;
@@ -42,15 +42,18 @@ impl TagIndex {
         Ok(TagIndex { database })
     }
 
+    fn entries(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
+        let transaction =
+            self.database.transaction(&[ENTRIES], mode).map_err(idb("tag index transaction"))?;
+        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        Ok((transaction, store))
+    }
+
     /// Records that the entry at `url` carries `tags` (replacing what was recorded for it).
     pub async fn record(&self, url: &str, tags: &[String], stored_at: f64) -> Result<(), Error> {
         let record = serde_json::json!({ "url": url, "tags": tags, "storedAt": stored_at });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
-        let transaction = self
-            .database
-            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
-            .map_err(idb("tag index transaction"))?;
-        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
         transaction.done().await.map_err(idb("commit tags"))?;
         Ok(())
@@ -58,11 +61,7 @@ impl TagIndex {
 
     /// The URLs of every entry carrying at least one of `tags`, each once.
     pub async fn urls_tagged(&self, tags: &[String]) -> Result<Vec<String>, Error> {
-        let transaction = self
-            .database
-            .transaction(&[ENTRIES], TransactionMode::ReadOnly)
-            .map_err(idb("tag index transaction"))?;
-        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
         let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
         let mut urls: Vec<String> = Vec::new();
         for tag in tags {
@@ -78,11 +77,7 @@ impl TagIndex {
 
     /// Forgets every entry.
     pub async fn clear(&self) -> Result<(), Error> {
-        let transaction = self
-            .database
-            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
-            .map_err(idb("tag index transaction"))?;
-        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         store.clear().await.map_err(idb("clear the tag index"))?;
         transaction.done().await.map_err(idb("commit clearing"))?;
         Ok(())
@@ -90,11 +85,7 @@ impl TagIndex {
 
     /// Forgets the entries at `urls`.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
-        let transaction = self
-            .database
-            .transaction(&[ENTRIES], TransactionMode::ReadWrite)
-            .map_err(idb("tag index transaction"))?;
-        let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         for url in urls {
             store.delete(JsValue::from_str(url)).await.map_err(idb("forget an entry"))?;
         }

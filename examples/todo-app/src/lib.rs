@@ -5,7 +5,7 @@
 mod hello;
 
 use cachet_core::protocol::SwEvent;
-use cachet_yew::{use_cachet_sw_event, CachetContext, CachetProvider, SwRegistration};
+use cachet_yew::{use_cachet_sw_event, CachetContext, CachetProvider};
 use yew::prelude::*;
 
 /// The app's root component.
@@ -26,11 +26,7 @@ pub fn App() -> Html {
 #[function_component]
 fn SwStatus() -> Html {
     let context = use_context::<CachetContext>().expect("inside <CachetProvider>");
-    let text = match context.registration {
-        SwRegistration::Pending => "service worker: registering".to_owned(),
-        SwRegistration::Registered => "service worker: registered".to_owned(),
-        SwRegistration::Failed(error) => format!("service worker: {error}"),
-    };
+    let text = format!("service worker: {}", context.registration);
     html! { <p id="sw-status">{ text }</p> }
 }
 
