@@ -2,6 +2,9 @@
 #![allow(clippy::unwrap_used)]
 
 use cachet_yew::{register_service_worker, CachetContext, CachetProvider, Error};
+use std::cell::RefCell;
+
+use futures::channel::oneshot;
 use wasm_bindgen_test::*;
 use yew::prelude::*;
 
@@ -20,15 +23,29 @@ async fn registering_a_missing_script_is_a_typed_error_naming_it() {
     }
 }
 
+thread_local! {
+    /// Told the registration text once it reads `failed...`: the test awaits it instead of polling.
+    static ON_FAILED: RefCell<Option<oneshot::Sender<String>>> = const { RefCell::new(None) };
+}
+
 #[function_component]
 fn ShowRegistration() -> Html {
     let context = use_context::<CachetContext>().unwrap();
     let text = context.registration.to_string();
+    use_effect_with(text.clone(), |text| {
+        if text.starts_with("failed") {
+            if let Some(sender) = ON_FAILED.with(|cell| cell.borrow_mut().take()) {
+                let _ = sender.send(text.clone());
+            }
+        }
+    });
     html! { <p id="registration">{ text }</p> }
 }
 
 #[wasm_bindgen_test]
 async fn the_provider_reports_a_failed_registration_to_its_children() {
+    let (sender, failed) = oneshot::channel();
+    ON_FAILED.with(|cell| *cell.borrow_mut() = Some(sender));
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
@@ -37,17 +54,10 @@ async fn the_provider_reports_a_failed_registration_to_its_children() {
         html! { <CachetProvider sw_path="/missing-sw.js"><ShowRegistration /></CachetProvider> }
     }
     yew::Renderer::<Harness>::with_root(root.clone()).render();
-    let mut text = String::new();
-    // Bounded: 200 animation-frame-sized waits at most.
-    for _ in 0..200 {
-        text = root.text_content().unwrap_or_default();
-        if text.starts_with("failed") {
-            break;
-        }
-        gloo::timers::future::TimeoutFuture::new(10).await;
-    }
+    let text = failed.await.unwrap();
     assert!(
         text.starts_with("failed: registering the service worker /missing-sw.js failed: TypeError"),
         "{text}"
     );
+    assert_eq!(root.text_content().unwrap_or_default(), text, "what the children rendered");
 }

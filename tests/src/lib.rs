@@ -115,18 +115,25 @@ impl Harness {
         Ok(element.text().await?)
     }
 
-    /// Waits until the element matching `css` has a text for which `accept` holds; returns that text.
-    pub async fn wait_for_text(&self, css: &str, accept: impl Fn(&str) -> bool) -> Result<String> {
-        let started = Instant::now();
-        loop {
-            let text = self.text_of(css).await?;
-            if accept(&text) {
-                return Ok(text);
-            }
-            if started.elapsed() > WAIT {
-                bail!("{css} still reads {text:?} after {WAIT:?}");
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+    /// Waits, without polling, until the element matching `css` has a text starting with `prefix`, and
+    /// returns that text: a `MutationObserver` in the page answers as soon as the DOM changes. Bounded by
+    /// the WebDriver script timeout.
+    pub async fn wait_for_text_starting_with(&self, css: &str, prefix: &str) -> Result<String> {
+        let script = format!(
+            "const css = {css}, prefix = {prefix};
+             const found = () => {{ const element = document.querySelector(css);
+               return element && element.textContent.startsWith(prefix) ? element.textContent : null; }};
+             if (found() !== null) {{ done(found()); }} else {{
+               const observer = new MutationObserver(() => {{
+                 if (found() !== null) {{ observer.disconnect(); done(found()); }} }});
+               observer.observe(document.body, {{subtree: true, childList: true, characterData: true}});
+             }}",
+            css = serde_json::json!(css),
+            prefix = serde_json::json!(prefix),
+        );
+        match self.run_async(&script).await? {
+            serde_json::Value::String(text) => Ok(text),
+            other => bail!("{css} never read {prefix:?}...: {other}"),
         }
     }
 }

@@ -37,11 +37,13 @@ async fn queries_are_cached_by_body_and_invalidated_by_mutation_tags() -> Result
         )
         .await?;
     assert_eq!(login, json!(200));
-    // Collect what the SW broadcasts, as any page may.
+    // Listen to what the SW broadcasts, as any page may: a promise of the first `cache-invalidated`.
     harness
         .run_async(
-            "window.cachetEvents = []; window.cachetChannel = new BroadcastChannel('cachet');
-             window.cachetChannel.onmessage = (e) => window.cachetEvents.push(JSON.parse(e.data)); done(true);",
+            "window.cachetChannel = new BroadcastChannel('cachet');
+             window.firstInvalidation = new Promise((resolve) => window.cachetChannel.onmessage = (e) => {
+               const message = JSON.parse(e.data); if (message.type === 'cache-invalidated') resolve(message); });
+             done(true);",
         )
         .await?;
 
@@ -67,12 +69,7 @@ async fn queries_are_cached_by_body_and_invalidated_by_mutation_tags() -> Result
     )
     .await?;
     assert_eq!(created["source"], json!("network"), "{created}");
-    let event = harness
-        .run_async(
-            "const look = () => { const e = window.cachetEvents.find((e) => e.type === 'cache-invalidated');
-               if (e) done(e); else setTimeout(look, 20); }; look();",
-        )
-        .await?;
+    let event = harness.run_async("window.firstInvalidation.then(done);").await?;
     assert_eq!(event, json!({"v": 1, "type": "cache-invalidated", "tags": ["todo", "todos"]}));
     let third = gql(&harness, GET_TODOS, json!({}), json!({})).await?;
     assert_eq!(third["source"], json!("network"), "{third}");

@@ -33,7 +33,7 @@ async fn a_get_is_cached_by_the_rust_sw_and_served_with_the_backend_down() -> Re
     harness.client.find(Locator::Css("#fetch-hello")).await?.click().await?;
     let second = harness.text_of("#hello[data-completed='2']").await?;
     assert!(second.contains("count 1, from cache"), "second answer: {second}");
-    let event = harness.wait_for_text("#sw-event", |text| text.starts_with("cache updated")).await?;
+    let event = harness.wait_for_text_starting_with("#sw-event", "cache updated").await?;
     assert_eq!(event, format!("cache updated: {}/api/hello", harness.url()));
     assert_eq!(harness.count("GET /api/hello"), 2, "one miss plus one background re-fetch");
 
