@@ -169,9 +169,9 @@ fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&st
 async fn the_tag_index_finds_entries_by_any_tag_and_forgets_them() {
     let index = TagIndex::open().await.unwrap();
     let (one, two, three) = ("https://t.invalid/1", "https://t.invalid/2", "https://t.invalid/3");
-    index.record(one, &["notes".into(), "getnotes".into()], 1.0).await.unwrap();
-    index.record(two, &["notes".into()], 2.0).await.unwrap();
-    index.record(three, &["dashboard".into()], 3.0).await.unwrap();
+    index.record(one, &["notes".into(), "getnotes".into()], 1).await.unwrap();
+    index.record(two, &["notes".into()], 2).await.unwrap();
+    index.record(three, &["dashboard".into()], 3).await.unwrap();
     let mut found = index.urls_tagged(&["notes".into()]).await.unwrap();
     found.sort();
     assert_eq!(found, [one, two]);

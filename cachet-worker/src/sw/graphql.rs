@@ -60,7 +60,7 @@ pub(crate) async fn handle(
                 // The answer reaches the page even when invalidation fails; the failure is reported.
                 if let Err(error) = invalidate_tags(&cache, &index, &invalidate).await {
                     web_sys::console::error_1(
-                        &format!("cachet: invalidating {invalidate:?}: {error}").into(),
+                        &format!("cachet: invalidating {}: {error}", invalidate.join(", ")).into(),
                     );
                 }
             }

@@ -37,8 +37,9 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
         PageToSw::SnapshotRequest { request_id } => {
             (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
         }
-        other => {
-            web_sys::console::warn_1(&format!("cachet: {other:?} is not supported by this build").into());
+        _ => {
+            // The wire text, not `{other:?}`: Debug output of the protocol enums costs the SW kilobytes.
+            web_sys::console::warn_1(&format!("cachet: not supported by this build: {text}").into());
             return;
         }
     };

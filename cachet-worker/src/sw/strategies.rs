@@ -142,12 +142,13 @@ async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u
     if !storable {
         return Ok((None, answer));
     }
-    let now = js_sys::Date::now();
-    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &now.to_string())])?;
+    // Whole milliseconds, formatted as an integer: float formatting would cost the SW ~10 KB of code.
+    let now = js_sys::Date::now().trunc();
+    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &(now as u64).to_string())])?;
     await_js("cache.put", cache.put_with_str(&target.cache_url, &stored)).await?;
     if let Some((index, tags)) = &target.tags {
         let tags = merge_tags(tags, &server_tags(&response));
-        index.record(&target.cache_url, &tags, now).await?;
+        index.record(&target.cache_url, &tags, now as u64).await?;
     }
     Ok((Some(bytes), answer))
 }
@@ -159,7 +160,7 @@ fn server_tags(response: &Response) -> Vec<String> {
         return Vec::new();
     };
     parse_tag_list(&value).unwrap_or_else(|error| {
-        web_sys::console::warn_1(&format!("cachet: ignored X-SW-Cache-Tags {value:?}: {error}").into());
+        web_sys::console::warn_1(&format!("cachet: ignored X-SW-Cache-Tags \"{value}\": {error}").into());
         Vec::new()
     })
 }

@@ -49,8 +49,9 @@ impl TagIndex {
         Ok((transaction, store))
     }
 
-    /// Records that the entry at `url` carries `tags` (replacing what was recorded for it).
-    pub async fn record(&self, url: &str, tags: &[String], stored_at: f64) -> Result<(), Error> {
+    /// Records that the entry at `url` carries `tags` (replacing what was recorded for it), stored at
+    /// `stored_at` (Unix milliseconds).
+    pub async fn record(&self, url: &str, tags: &[String], stored_at: u64) -> Result<(), Error> {
         let record = serde_json::json!({ "url": url, "tags": tags, "storedAt": stored_at });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
