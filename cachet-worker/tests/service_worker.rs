@@ -4,8 +4,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use cachet_core::config::CacheBounds;
 use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
-use cachet_worker::sw::graphql::invalidate_tags;
+use cachet_worker::sw::graphql::{invalidate_tags, GRAPHQL_CACHE};
 use cachet_worker::sw::tag_index::TagIndex;
 use cachet_worker::sw::{broadcast::broadcast, open_cache, respond, Strategy, Target, SOURCE_HEADER};
 use cachet_worker::Error;
@@ -31,52 +32,51 @@ async fn text(response: Response) -> String {
     JsFuture::from(response.text().unwrap()).await.unwrap().as_string().unwrap()
 }
 
-fn no_background() -> impl Fn(Promise) {
-    |_promise| panic!("this strategy must not start background work")
-}
-
 #[wasm_bindgen_test]
 async fn network_first_stores_then_cache_only_answers_from_the_cache() {
+    open_index().await;
     let cache = open_cache("test-network-first").await.unwrap();
     let url = reachable_url();
     let request = Request::new_with_str(&url).unwrap();
-    let fresh = respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap();
+    let fresh = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap();
     assert_eq!(fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
     let network_body = text(fresh).await;
     assert!(!network_body.is_empty());
 
     let request = Request::new_with_str(&url).unwrap();
-    let cached = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap();
+    let cached = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap();
     assert_eq!(cached.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(cached).await, network_body);
 }
 
 #[wasm_bindgen_test]
 async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
+    open_index().await;
     let cache = open_cache("test-fallback").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error =
-        respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap_err();
+    let error = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap_err();
     assert!(matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL), "{error:?}");
 
     let stored = Response::new_with_opt_str(Some("kept")).unwrap();
     JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored)).await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let answer = respond(&cache, &target(&request), Strategy::NetworkFirst, &no_background()).await.unwrap();
+    let answer = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap();
     assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(answer).await, "kept");
 }
 
 #[wasm_bindgen_test]
 async fn cache_only_without_an_entry_is_a_typed_not_cached_error() {
+    open_index().await;
     let cache = open_cache("test-cache-only").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap_err();
+    let error = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap_err();
     assert_eq!(error, Error::NotCached { url: UNREACHABLE_URL.to_owned() });
 }
 
 #[wasm_bindgen_test]
 async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() {
+    open_index().await;
     let cache = open_cache("test-swr").await.unwrap();
     let url = reachable_url();
     let stale = Response::new_with_opt_str(Some("stale copy")).unwrap();
@@ -93,12 +93,12 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
     .unwrap();
     assert_eq!(text(answer).await, "stale copy");
     let pending = background.borrow_mut().drain(..).collect::<Vec<_>>();
-    assert_eq!(pending.len(), 1, "exactly one background re-fetch");
+    assert_eq!(pending.len(), 2, "marking the hit used, and one background re-fetch");
     for promise in pending {
         JsFuture::from(promise).await.unwrap();
     }
     let request = Request::new_with_str(&url).unwrap();
-    let refreshed = respond(&cache, &target(&request), Strategy::CacheOnly, &no_background()).await.unwrap();
+    let refreshed = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap();
     assert_ne!(text(refreshed).await, "stale copy", "the background re-fetch replaced the entry");
     let event = next_event(&updates).await;
     assert_eq!(event, SwEvent::CacheUpdated { url });
@@ -146,8 +146,30 @@ async fn next_event(listener: &Listener) -> SwEvent {
     decode_sw_event(&wire).unwrap()
 }
 
+/// Bounds that never bind, unless a test narrows them.
+fn roomy() -> CacheBounds {
+    CacheBounds { max_entries: 1_000, max_age_seconds: 86_400, max_body_bytes: 1_000 }
+}
+
+thread_local! {
+    static INDEX: RefCell<Option<Rc<TagIndex>>> = const { RefCell::new(None) };
+}
+
+/// The index opened by the first test that asks (the helpers are synchronous).
+fn index() -> Rc<TagIndex> {
+    INDEX.with(|cell| cell.borrow().clone()).expect("open_index().await first")
+}
+
+async fn open_index() -> Rc<TagIndex> {
+    let index = Rc::new(TagIndex::open().await.unwrap());
+    INDEX.with(|cell| *cell.borrow_mut() = Some(index.clone()));
+    index
+}
+
 fn target(request: &Request) -> Target {
-    Target::get(request, u64::MAX).unwrap()
+    let mut target = Target::get(request, roomy(), index()).unwrap();
+    target.bounds.max_body_bytes = u64::MAX;
+    target
 }
 
 /// A request whose network answer is `body` (a `data:` URL: no server needed).
@@ -160,8 +182,10 @@ fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&st
     Target {
         request: answering(body),
         cache_url: cache_url.to_owned(),
-        max_body_bytes: 1_000,
-        tags: Some((index.clone(), tags.iter().map(|tag| (*tag).to_owned()).collect())),
+        cache_name: GRAPHQL_CACHE,
+        bounds: roomy(),
+        index: index.clone(),
+        tags: Some(tags.iter().map(|tag| (*tag).to_owned()).collect()),
     }
 }
 
@@ -169,9 +193,9 @@ fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&st
 async fn the_tag_index_finds_entries_by_any_tag_and_forgets_them() {
     let index = TagIndex::open().await.unwrap();
     let (one, two, three) = ("https://t.invalid/1", "https://t.invalid/2", "https://t.invalid/3");
-    index.record(one, &["notes".into(), "getnotes".into()], 1).await.unwrap();
-    index.record(two, &["notes".into()], 2).await.unwrap();
-    index.record(three, &["dashboard".into()], 3).await.unwrap();
+    index.record(one, "c", &["notes".into(), "getnotes".into()], 1).await.unwrap();
+    index.record(two, "c", &["notes".into()], 2).await.unwrap();
+    index.record(three, "c", &["dashboard".into()], 3).await.unwrap();
     let mut found = index.urls_tagged(&["notes".into()]).await.unwrap();
     found.sort();
     assert_eq!(found, [one, two]);
@@ -200,7 +224,7 @@ async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_ta
     ];
     for (cache_url, body, stored) in table {
         let target = graphql_target(body, cache_url, &index, &["store-test"]);
-        let answer = respond(&cache, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+        let answer = respond_settled(&cache, &target, Strategy::CacheFirst).await.unwrap();
         assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
         assert_eq!(text(answer).await, body, "the caller always gets the server's answer");
         let hit = JsFuture::from(cache.match_with_str(cache_url)).await.unwrap();
@@ -225,7 +249,7 @@ async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() 
         [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])]
     {
         let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, tags);
-        respond(&cache, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+        respond_settled(&cache, &target, Strategy::CacheFirst).await.unwrap();
     }
     let events = listen_for_events();
     // CreateNote invalidates note and notes; the dashboard entry is untouched.
@@ -245,7 +269,6 @@ async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() 
 
 #[wasm_bindgen_test]
 async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreign_caches() {
-    use cachet_worker::sw::graphql::GRAPHQL_CACHE;
     use cachet_worker::sw::messages::clear_all;
     use cachet_worker::sw::RUNTIME_CACHE;
     let storage: web_sys::CacheStorage =
@@ -256,7 +279,7 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
     let graphql = open_cache(GRAPHQL_CACHE).await.unwrap();
     let target =
         graphql_target(r#"{"data":{"x":1}}"#, "https://t.invalid/__cachet/gql/anonymous/k", &index, &["x"]);
-    respond(&graphql, &target, Strategy::CacheFirst, &no_background()).await.unwrap();
+    respond_settled(&graphql, &target, Strategy::CacheFirst).await.unwrap();
     for kept in ["cachet-sw-wasm-test", "the-apps-own-cache"] {
         open_cache(kept).await.unwrap();
     }
@@ -272,4 +295,70 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
         assert_eq!(has.as_bool(), Some(present), "{name}");
     }
     assert!(index.urls_tagged(&["x".into()]).await.unwrap().is_empty(), "the tag index is empty");
+}
+
+/// Answers `respond` and runs its background work to the end.
+async fn respond_settled(
+    cache: &web_sys::Cache,
+    target: &Target,
+    strategy: Strategy,
+) -> Result<Response, Error> {
+    let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
+    let collector = background.clone();
+    let answer = respond(cache, target, strategy, &move |promise| collector.borrow_mut().push(promise)).await;
+    let pending = background.borrow_mut().drain(..).collect::<Vec<_>>();
+    for promise in pending {
+        JsFuture::from(promise).await.unwrap();
+    }
+    answer
+}
+
+#[wasm_bindgen_test]
+async fn entries_older_than_the_max_age_count_as_absent() {
+    let index = open_index().await;
+    let cache = open_cache("test-max-age").await.unwrap();
+    let url = "https://t.invalid/aged";
+    let init = web_sys::ResponseInit::new();
+    let headers = web_sys::Headers::new().unwrap();
+    let two_hours_ago = (js_sys::Date::now() as u64 - 7_200_000).to_string();
+    headers.set("x-cachet-stored-at", &two_hours_ago).unwrap();
+    init.set_headers(&headers);
+    let old = Response::new_with_opt_str_and_init(Some("old"), &init).unwrap();
+    JsFuture::from(cache.put_with_str(url, &old)).await.unwrap();
+    let mut aged = Target { cache_url: url.to_owned(), ..target(&answering(r#"{"fresh":true}"#)) };
+    aged.index = index;
+    aged.bounds.max_age_seconds = 3_600;
+    let error = respond_settled(&cache, &aged, Strategy::CacheOnly).await.unwrap_err();
+    assert_eq!(error, Error::NotCached { url: url.to_owned() });
+    let fresh = respond_settled(&cache, &aged, Strategy::CacheFirst).await.unwrap();
+    assert_eq!(text(fresh).await, r#"{"fresh":true}"#, "an expired entry is re-fetched");
+    aged.bounds.max_age_seconds = 86_400;
+    let kept = respond_settled(&cache, &aged, Strategy::CacheOnly).await.unwrap();
+    assert_eq!(text(kept).await, r#"{"fresh":true}"#, "and the fresh copy replaced it");
+}
+
+#[wasm_bindgen_test]
+async fn beyond_max_entries_the_least_recently_used_entry_is_evicted() {
+    let index = open_index().await;
+    let cache = open_cache("test-lru").await.unwrap();
+    let entry = |name: &str| {
+        let mut target =
+            Target { cache_url: format!("https://t.invalid/lru/{name}"), ..target(&answering("{}")) };
+        target.cache_name = "test-lru";
+        target.bounds.max_entries = 2;
+        target.index = index.clone();
+        target
+    };
+    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    // `a` is used again, so `b` is now the least recently used: storing `c` evicts `b`, not `a`.
+    let hit = respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    assert_eq!(hit.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
+    respond_settled(&cache, &entry("c"), Strategy::CacheFirst).await.unwrap();
+    for (name, present) in [("a", true), ("b", false), ("c", true)] {
+        let found =
+            JsFuture::from(cache.match_with_str(&format!("https://t.invalid/lru/{name}"))).await.unwrap();
+        assert_eq!(!found.is_undefined(), present, "{name}");
+    }
+    assert_eq!(index.beyond("test-lru", 0).await.unwrap().len(), 2, "the index holds exactly the two kept");
 }

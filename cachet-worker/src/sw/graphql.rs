@@ -47,8 +47,10 @@ pub(crate) async fn handle(
             let target = Target {
                 request: outgoing,
                 cache_url: format!("{origin}{}", graphql_cache_url(ANONYMOUS_PARTITION, &cache_key)),
-                max_body_bytes: config.cache.max_body_bytes,
-                tags: Some((index, tags)),
+                cache_name: GRAPHQL_CACHE,
+                bounds: config.cache,
+                index,
+                tags: Some(tags),
             };
             let cache = open_cache(GRAPHQL_CACHE).await?;
             respond(&cache, &target, strategy, background).await

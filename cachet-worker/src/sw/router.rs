@@ -36,7 +36,7 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     };
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
-            let target = Target::get(&request, config.cache.max_body_bytes)?;
+            let target = Target::get(&request, config.cache, tag_index::shared().await?)?;
             respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
         }
         Ok(RequestClass::Graphql(call)) => {

@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use cachet_core::config::CacheBounds;
 use cachet_core::graphql::result_is_cacheable;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
@@ -29,23 +30,44 @@ pub struct Target {
     pub request: Request,
     /// The Cache Storage key: the URL for a GET, a synthetic GET URL for a GraphQL query.
     pub cache_url: String,
-    /// Responses with a larger body are not stored.
-    pub max_body_bytes: u64,
-    /// For a GraphQL document: the index its tags go to, and its tags. Such an entry is stored only when
-    /// its body is a GraphQL result without `errors`.
-    pub tags: Option<(Rc<TagIndex>, Vec<String>)>,
+    /// The name of the cache the entry lives in; `bounds.max_entries` applies to each cache.
+    pub cache_name: &'static str,
+    /// `cache.maxEntries`, `cache.maxAgeSeconds`, `cache.maxBodyBytes` of the config.
+    pub bounds: CacheBounds,
+    /// The entry index (tags, last use).
+    pub index: Rc<TagIndex>,
+    /// For a GraphQL document, its tags; such an entry is stored only when its body is a GraphQL result
+    /// without `errors`. `None` for a plain GET.
+    pub tags: Option<Vec<String>>,
 }
 
 impl Target {
-    /// A GET answered and cached by its own URL.
-    pub fn get(request: &Request, max_body_bytes: u64) -> Result<Self, Error> {
+    /// A GET answered and cached by its own URL in the runtime cache.
+    pub fn get(request: &Request, bounds: CacheBounds, index: Rc<TagIndex>) -> Result<Self, Error> {
         Ok(Target {
             request: without_cachet_headers(request, None)?,
             cache_url: request.url(),
-            max_body_bytes,
+            cache_name: super::RUNTIME_CACHE,
+            bounds,
+            index,
             tags: None,
         })
     }
+}
+
+thread_local! {
+    static LAST_TIME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Now, in whole Unix milliseconds, strictly increasing within one run of the worker: two uses in the
+/// same millisecond still order, so least-recently-used eviction never breaks a tie by URL. (A restarted
+/// worker starts later than the last run's times.)
+fn now_ms() -> u64 {
+    LAST_TIME.with(|last| {
+        let now = (js_sys::Date::now() as u64).max(last.get() + 1);
+        last.set(now);
+        now
+    })
 }
 
 /// Answers `target` from `cache` and the network with `strategy`. Background work (the
@@ -60,18 +82,22 @@ pub async fn respond(
     let url = &target.cache_url;
     match strategy {
         Strategy::NetworkOnly => Ok(fetch_network(&target.request).await?.2),
-        Strategy::CacheOnly => cached(cache, url).await?.ok_or_else(|| Error::NotCached { url: url.clone() }),
-        Strategy::CacheFirst => match cached(cache, url).await? {
+        Strategy::CacheOnly => {
+            cached(cache, target, background).await?.ok_or_else(|| Error::NotCached { url: url.clone() })
+        }
+        Strategy::CacheFirst => match cached(cache, target, background).await? {
             Some(hit) => Ok(hit),
             None => Ok(fetch_and_store(cache, target).await?.1),
         },
         Strategy::NetworkFirst => match fetch_and_store(cache, target).await {
             Ok((_, response)) => Ok(response),
-            Err(network_error @ Error::Network { .. }) => cached(cache, url).await?.ok_or(network_error),
+            Err(network_error @ Error::Network { .. }) => {
+                cached(cache, target, background).await?.ok_or(network_error)
+            }
             Err(other) => Err(other),
         },
         Strategy::StaleWhileRevalidate => {
-            let Some(hit) = cached(cache, url).await? else {
+            let Some(hit) = cached(cache, target, background).await? else {
                 return Ok(fetch_and_store(cache, target).await?.1);
             };
             let (cache, target) = (cache.clone(), target.clone());
@@ -115,15 +141,32 @@ pub async fn open_cache(name: &str) -> Result<Cache, Error> {
     Ok(cache.unchecked_into())
 }
 
-/// The cached response for `url`, marked `X-Cachet-Source: cache`.
-async fn cached(cache: &Cache, url: &str) -> Result<Option<Response>, Error> {
-    match cache_match(cache, url).await? {
-        Some(stored) => {
-            let bytes = body_bytes(&stored).await?;
-            Ok(Some(rebuild(&stored, &bytes, &[(SOURCE_HEADER, "cache")])?))
-        }
-        None => Ok(None),
+/// The cached response for `target`, marked `X-Cachet-Source: cache`, unless it is older than
+/// `cache.maxAgeSeconds`: an expired entry counts as absent (it is replaced by the next store). An entry
+/// without a readable stored-at time (not stored by cachet) is served as it is. A hit marks the entry used,
+/// in the background, for least-recently-used eviction.
+async fn cached(
+    cache: &Cache,
+    target: &Target,
+    background: &dyn Fn(Promise),
+) -> Result<Option<Response>, Error> {
+    let Some(stored) = cache_match(cache, &target.cache_url).await? else {
+        return Ok(None);
+    };
+    let stored_at =
+        stored.headers().get(STORED_AT_HEADER).ok().flatten().and_then(|at| at.parse::<u64>().ok());
+    let now = now_ms();
+    if stored_at.is_some_and(|at| now.saturating_sub(at) > target.bounds.max_age_seconds.saturating_mul(1000))
+    {
+        return Ok(None);
     }
+    let bytes = body_bytes(&stored).await?;
+    let (index, url) = (target.index.clone(), target.cache_url.clone());
+    background(wasm_bindgen_futures::future_to_promise(async move {
+        index.touch(&url, now).await.map_err(JsValue::from)?;
+        Ok(JsValue::UNDEFINED)
+    }));
+    Ok(Some(rebuild(&stored, &bytes, &[(SOURCE_HEADER, "cache")])?))
 }
 
 async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error> {
@@ -131,25 +174,31 @@ async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error
     Ok(found.dyn_into::<Response>().ok())
 }
 
-/// Fetches `target` and stores the answer when it may be stored (2xx, within the size bound, and for a
-/// GraphQL document a result without `errors`), recording its tags. Returns the stored bytes, if stored,
-/// and the answer marked `X-Cachet-Source: network`.
+/// Fetches `target` and stores the answer when it may be stored (2xx, within `cache.maxBodyBytes`, and
+/// for a GraphQL document a result without `errors`), records it in the entry index with its tags, and
+/// evicts the least recently used entries of its cache beyond `cache.maxEntries`. Returns the stored
+/// bytes, if stored, and the answer marked `X-Cachet-Source: network`.
 async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u8>>, Response), Error> {
     let (response, bytes, answer) = fetch_network(&target.request).await?;
     let storable = response.ok()
-        && (bytes.len() as u64) <= target.max_body_bytes
+        && (bytes.len() as u64) <= target.bounds.max_body_bytes
         && (target.tags.is_none() || result_is_cacheable(&bytes));
     if !storable {
         return Ok((None, answer));
     }
-    // Whole milliseconds, formatted as an integer: float formatting would cost the SW ~10 KB of code.
-    let now = js_sys::Date::now().trunc();
-    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &(now as u64).to_string())])?;
+    let now = now_ms();
+    let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &now.to_string())])?;
     await_js("cache.put", cache.put_with_str(&target.cache_url, &stored)).await?;
-    if let Some((index, tags)) = &target.tags {
-        let tags = merge_tags(tags, &server_tags(&response));
-        index.record(&target.cache_url, &tags, now as u64).await?;
+    let tags = match &target.tags {
+        Some(tags) => merge_tags(tags, &server_tags(&response)),
+        None => Vec::new(),
+    };
+    target.index.record(&target.cache_url, target.cache_name, &tags, now).await?;
+    let evicted = target.index.beyond(target.cache_name, target.bounds.max_entries).await?;
+    for url in &evicted {
+        await_js("cache.delete", cache.delete_with_str(url)).await?;
     }
+    target.index.remove(&evicted).await?;
     Ok((Some(bytes), answer))
 }
 

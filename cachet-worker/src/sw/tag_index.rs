@@ -1,9 +1,11 @@
-//! The tag index: which cached GraphQL documents carry which tags, in IndexedDB (through rexie), so that
-//! invalidating a tag finds its entries without scanning the cache.
+//! The entry index: every entry the engine stored, with its tags and when it was last used, in IndexedDB
+//! (through rexie), so that invalidating a tag and evicting the least recently used entries never scan
+//! the cache.
 //!
-//! One object store, `entries`, keyed by the entry's synthetic cache URL, each record
-//! `{ url, tags: [..], storedAt }`, with a multi-entry index on `tags`: looking a tag up is one index
-//! read, whatever the number of entries. The index may name an entry the cache no longer holds (a failed
+//! One object store, `entries`, keyed by the entry's cache URL, each record
+//! `{ url, cache, tags: [..], storedAt, usedAt }` (times in Unix milliseconds), with a multi-entry index on
+//! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
+//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The index may name an entry the cache no longer holds (a failed
 //! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
 
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
@@ -15,6 +17,9 @@ use crate::Error;
 pub const DATABASE: &str = "cachet-sw";
 const ENTRIES: &str = "entries";
 const TAGS_INDEX: &str = "tags";
+const USE_INDEX: &str = "cacheUsedAt";
+/// Above every `usedAt` (JavaScript's largest safe integer).
+const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 
 /// An open tag index.
 #[derive(Debug)]
@@ -34,7 +39,8 @@ impl TagIndex {
             .add_object_store(
                 ObjectStore::new(ENTRIES)
                     .key_path("url")
-                    .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true)),
+                    .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
+                    .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
             )
             .build()
             .await
@@ -49,10 +55,11 @@ impl TagIndex {
         Ok((transaction, store))
     }
 
-    /// Records that the entry at `url` carries `tags` (replacing what was recorded for it), stored at
-    /// `stored_at` (Unix milliseconds).
-    pub async fn record(&self, url: &str, tags: &[String], stored_at: u64) -> Result<(), Error> {
-        let record = serde_json::json!({ "url": url, "tags": tags, "storedAt": stored_at });
+    /// Records that the entry at `url` of the cache named `cache` carries `tags` (replacing what was
+    /// recorded for it), stored and used at `now` (Unix milliseconds).
+    pub async fn record(&self, url: &str, cache: &str, tags: &[String], now: u64) -> Result<(), Error> {
+        let record =
+            serde_json::json!({ "url": url, "cache": cache, "tags": tags, "storedAt": now, "usedAt": now });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
@@ -74,6 +81,35 @@ impl TagIndex {
             }
         }
         Ok(urls)
+    }
+
+    /// Marks the entry at `url` used at `now`; nothing when it is not recorded.
+    pub async fn touch(&self, url: &str, now: u64) -> Result<(), Error> {
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
+        if let Some(record) = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))? {
+            js_sys::Reflect::set(&record, &"usedAt".into(), &JsValue::from_f64(now as f64))
+                .map_err(|e| Error::js("set usedAt", e))?;
+            store.put(&record, None).await.map_err(idb("touch an entry"))?;
+        }
+        transaction.done().await.map_err(idb("commit touch"))?;
+        Ok(())
+    }
+
+    /// The URLs of the least recently used entries of the cache named `cache` beyond the `keep` most
+    /// recently used ones, least recently used first.
+    pub async fn beyond(&self, cache: &str, keep: u32) -> Result<Vec<String>, Error> {
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
+        let index = store.index(USE_INDEX).map_err(idb("use index"))?;
+        let bound =
+            |time: f64| js_sys::Array::of2(&JsValue::from_str(cache), &JsValue::from_f64(time)).into();
+        let range = || KeyRange::bound(&bound(0.0), &bound(MAX_TIME), None, None).map_err(idb("use range"));
+        let count = index.count(Some(range()?)).await.map_err(idb("count entries"))?;
+        if count <= keep {
+            return Ok(Vec::new());
+        }
+        let keys =
+            index.get_all_keys(Some(range()?), Some(count - keep)).await.map_err(idb("oldest entries"))?;
+        Ok(keys.into_iter().filter_map(|key| key.as_string()).collect())
     }
 
     /// Forgets every entry.
