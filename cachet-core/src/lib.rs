@@ -13,6 +13,7 @@
 //! | [`tags`] | tags derived from operation names; the tag headers |
 //! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
 //! | [`classify`] | what the Service Worker does with one request |
+//! | [`partition`] | which user partition a request's entry lives in |
 //! | [`protocol`] | every message between page, Service Worker and agent |
 //! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
 //!
@@ -35,6 +36,7 @@ pub mod config;
 pub mod error;
 pub mod graphql;
 pub mod machines;
+pub mod partition;
 pub mod protocol;
 pub mod strategy;
 pub mod tags;

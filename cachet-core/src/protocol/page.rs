@@ -18,8 +18,11 @@ pub enum PageToSw {
         /// `navigator.onLine`.
         online: bool,
     },
-    /// The user whose cache partition GraphQL entries go to (`null`: anonymous).
+    /// The user whose cache partition the entries of requests marked `X-Cachet-Auth: 1` go to (`null`: no
+    /// user: such requests are then not cached). Answered by [`SwToPage::Ack`] once persisted.
     SetIdentity {
+        /// Correlates the answer.
+        request_id: u64,
         /// [`crate::cache_key::partition_id`] of the user's identity.
         partition: Option<String>,
     },

@@ -93,10 +93,13 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"connectivity-changed","online":false}"#,
         ),
         (
-            PageToSw::SetIdentity { partition: Some("ab12".into()) },
-            r#"{"v":1,"type":"set-identity","partition":"ab12"}"#,
+            PageToSw::SetIdentity { request_id: 4, partition: Some("ab12".into()) },
+            r#"{"v":1,"type":"set-identity","requestId":4,"partition":"ab12"}"#,
         ),
-        (PageToSw::SetIdentity { partition: None }, r#"{"v":1,"type":"set-identity","partition":null}"#),
+        (
+            PageToSw::SetIdentity { request_id: 5, partition: None },
+            r#"{"v":1,"type":"set-identity","requestId":5,"partition":null}"#,
+        ),
         (PageToSw::SnapshotRequest { request_id: 2 }, r#"{"v":1,"type":"snapshot-request","requestId":2}"#),
         (
             PageToSw::InvalidateTags { request_id: 3, tags: vec!["dashboard".into()] },

@@ -2,7 +2,8 @@
 //!
 //! A query is stored in the `cachet-graphql-v1` cache under a synthetic GET URL built from its key
 //! (`/__cachet/gql/<partition>/<sha256>`, see `cachet_core::cache_key`), because Cache Storage keys are
-//! GET requests. Its tags (auto-tags from the operation name, or the `X-Cachet-Tags` option, plus the
+//! GET requests. The partition is the user's for requests marked `X-Cachet-Auth: 1`
+//! (`cachet_core::partition`), so one user's entries never answer another's requests. Its tags (auto-tags from the operation name, or the `X-Cachet-Tags` option, plus the
 //! server's `X-SW-Cache-Tags`) are recorded in the [`TagIndex`]. Responses that are not 2xx, carry GraphQL
 //! `errors`, are not JSON, or exceed `cache.maxBodyBytes` are not stored.
 //!
@@ -17,7 +18,9 @@ use std::rc::Rc;
 use cachet_core::cache_key::{graphql_cache_url, ANONYMOUS_PARTITION};
 use cachet_core::classify::{GraphqlAction, GraphqlCall};
 use cachet_core::config::Config;
+use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
+use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, Request, Response};
@@ -36,6 +39,7 @@ pub(crate) async fn handle(
     request: &Request,
     body: &[u8],
     call: GraphqlCall,
+    partition: &Partition,
     config: &Config,
     index: Rc<TagIndex>,
     background: &dyn Fn(Promise),
@@ -44,9 +48,14 @@ pub(crate) async fn handle(
     match call.action {
         GraphqlAction::Query { cache_key, tags, strategy } => {
             let origin = web_sys::Url::new(&request.url()).map(|url| url.origin()).unwrap_or_default();
+            // A request marked as authenticated with no user known is never cached.
+            let (segment, strategy) = match partition.segment() {
+                Some(segment) => (segment, strategy),
+                None => (ANONYMOUS_PARTITION, Strategy::NetworkOnly),
+            };
             let target = Target {
                 request: outgoing,
-                cache_url: format!("{origin}{}", graphql_cache_url(ANONYMOUS_PARTITION, &cache_key)),
+                cache_url: format!("{origin}{}", graphql_cache_url(segment, &cache_key)),
                 cache_name: GRAPHQL_CACHE,
                 bounds: config.cache,
                 index,

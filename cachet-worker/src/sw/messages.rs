@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `clear-all {requestId}` | [`clear_all`], then acks and broadcasts `clear-all-done {requestId}` |
 //! | `invalidate-tags {requestId, tags}` | removes every GraphQL entry carrying one of `tags`, broadcasts `cache-invalidated`, acks |
+//! | `set-identity {requestId, partition}` | persists the user partition for requests marked `X-Cachet-Auth: 1`, acks |
 //! | any other kind | nacks it with "not supported by this build": it is not handled yet |
 //!
 //! A message that does not decode (garbage, another protocol version) is reported on the console and
@@ -18,7 +19,7 @@ use super::broadcast::broadcast;
 use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
 use super::http::await_js;
 use super::strategies::{cache_storage, open_cache};
-use super::{tag_index, RUNTIME_CACHE};
+use super::{identity, tag_index, RUNTIME_CACHE};
 use crate::Error;
 
 /// Handles one `message` event.
@@ -34,6 +35,9 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all().await.map(|()| Some(request_id))),
         PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate(&tags).await.map(|()| None)),
+        PageToSw::SetIdentity { request_id, partition } => {
+            (request_id, identity::set(partition.as_deref()).await.map(|()| None))
+        }
         PageToSw::SnapshotRequest { request_id } => {
             (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
         }
@@ -66,12 +70,13 @@ async fn invalidate(tags: &[String]) -> Result<(), Error> {
     invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
 }
 
-/// Purges everything cachet stored: the runtime and GraphQL caches and the tag index. The cached SW
+/// Purges everything cachet stored: the runtime and GraphQL caches, the entry index and the identity. The cached SW
 /// wasm stays (the worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
     let storage = cache_storage()?;
     for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
         await_js("caches.delete", storage.delete(name)).await?;
     }
-    tag_index::shared().await?.clear().await
+    tag_index::shared().await?.clear().await?;
+    identity::set(None).await
 }

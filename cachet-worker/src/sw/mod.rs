@@ -22,6 +22,7 @@
 pub mod broadcast;
 pub mod graphql;
 mod http;
+pub mod identity;
 pub mod messages;
 mod router;
 mod strategies;

@@ -2,13 +2,15 @@
 
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::Config;
+use cachet_core::partition::{partition_for, Partition};
+use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{FetchEvent, Response};
 
 use super::graphql;
 use super::http::{fetch_raw, request_bytes};
 use super::strategies::{open_cache, respond, Target};
-use super::{tag_index, RUNTIME_CACHE};
+use super::{identity, tag_index, RUNTIME_CACHE};
 use crate::Error;
 
 /// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
@@ -34,15 +36,28 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     };
+    // The identity is read only for requests marked as authenticated.
+    let partition = match partition_for(&lookup, None) {
+        Partition::Shared => Partition::Shared,
+        _ => partition_for(&lookup, identity::current().await?.as_deref()),
+    };
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
-            let target = Target::get(&request, config.cache, tag_index::shared().await?)?;
+            let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;
+            let strategy = match partition.segment() {
+                None => Strategy::NetworkOnly,
+                Some(_) if partition == Partition::Shared => strategy,
+                Some(segment) => {
+                    target.cache_url = partitioned_url(&url, segment);
+                    strategy
+                }
+            };
             respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
         }
         Ok(RequestClass::Graphql(call)) => {
             let index = tag_index::shared().await?;
-            graphql::handle(&request, body.as_deref().unwrap_or_default(), call, config, index, &background)
-                .await
+            let body = body.as_deref().unwrap_or_default();
+            graphql::handle(&request, body, call, &partition, config, index, &background).await
         }
         Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(&request).await,
         Err(error) => {
@@ -52,4 +67,10 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
             fetch_raw(&request).await
         }
     }
+}
+
+/// The cache URL of a GET in a user's partition: `<origin>/__cachet/get/<partition>/<encoded URL>`.
+fn partitioned_url(url: &str, segment: &str) -> String {
+    let origin = web_sys::Url::new(url).map(|parsed| parsed.origin()).unwrap_or_default();
+    format!("{origin}/__cachet/get/{segment}/{}", String::from(js_sys::encode_uri_component(url)))
 }
