@@ -1,7 +1,8 @@
 //! The `cachet` command line, as a library: what each command writes, and its errors.
 //!
-//! `cachet generate [--dir APP] [--check]` reads `APP/cachet.config.json` and writes the files cachet
-//! generates from it. They are rewritten on every run and start with a header saying so:
+//! `cachet init`, `cachet add auth` and `cachet add graphql` create or change `APP/cachet.config.json`
+//! (see [`init`], [`add_auth`], [`add_graphql`]) and regenerate. `cachet generate [--dir APP] [--check]`
+//! reads `APP/cachet.config.json` and writes the files cachet generates from it. They are rewritten on every run and start with a header saying so:
 //!
 //! | File | Content |
 //! |---|---|
@@ -14,7 +15,11 @@
 //! ```
 #![deny(missing_docs)]
 
+mod edit;
+
 use std::path::{Path, PathBuf};
+
+pub use edit::{add_auth, add_graphql, init, Outcome};
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
 
@@ -44,6 +49,14 @@ pub enum CliError {
         path: PathBuf,
         /// What is wrong, with its JSON path.
         source: ConfigError,
+    },
+    /// The config could not be edited as asked.
+    #[error("{path}: {message}")]
+    Edit {
+        /// The config file.
+        path: PathBuf,
+        /// What is in the way, naming the key.
+        message: String,
     },
     /// A generated file could not be written.
     #[error("cannot write {path}: {source}")]

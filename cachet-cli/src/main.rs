@@ -1,4 +1,5 @@
-//! The `cachet` command. Exit codes: 0 done, 1 generated files out of date (`--check`), 2 error.
+//! The `cachet` command: `init`, `add auth|graphql`, `generate`. Exit codes: 0 done, 1 generated files out
+//! of date (`generate --check`), 2 error (the message names the file and the key).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,8 +13,31 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Feature {
+    /// Auth: `features.auth.enabled`, type `cookie` unless the config already names one.
+    Auth,
+    /// GraphQL: `features.graphql.enabled`, endpoints `["/graphql"]` unless already set.
+    Graphql,
+}
+
 #[derive(Subcommand)]
 enum Command {
+    /// Create cachet.config.json (both features off) if it is missing, and generate the files.
+    Init {
+        /// The app directory.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Turn a feature on in cachet.config.json and regenerate.
+    Add {
+        /// The feature.
+        #[arg(value_enum)]
+        feature: Feature,
+        /// The app directory (holding cachet.config.json).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
     /// Regenerate the app's cachet files from cachet.config.json.
     Generate {
         /// The app directory (holding cachet.config.json).
@@ -27,6 +51,9 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Init { dir } => report(cachet_cli::init(&dir)),
+        Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
+        Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
         Command::Generate { dir, check: true } => match cachet_cli::stale_files(&dir) {
             Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
             Ok(stale) => {
@@ -46,6 +73,25 @@ fn main() -> ExitCode {
             }
             Err(error) => fail(&error),
         },
+    }
+}
+
+fn report(outcome: Result<cachet_cli::Outcome, cachet_cli::CliError>) -> ExitCode {
+    match outcome {
+        Ok(outcome) => {
+            let mut written: Vec<&str> = Vec::new();
+            if outcome.config_written {
+                written.push("cachet.config.json");
+            }
+            written.extend(outcome.generated);
+            if written.is_empty() {
+                println!("cachet: nothing to change");
+            } else {
+                println!("cachet: wrote {}", written.join(", "));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(&error),
     }
 }
 

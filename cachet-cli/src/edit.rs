@@ -1,0 +1,93 @@
+//! `cachet init`, `cachet add auth`, `cachet add graphql`: create or change `cachet.config.json`, then
+//! regenerate. Each is idempotent: a second run writes nothing.
+//!
+//! | command | what it does to the config |
+//! |---|---|
+//! | `init` | writes `{"features": {"graphql": {"enabled": false, "endpoints": ["/graphql"]}}}` when there is no config (auth is absent from it, as SPEC §2 says); an existing config is kept |
+//! | `add auth` | `features.auth.enabled = true`; `type` stays when set (edit it to `bearer` first for bearer auth), else `cookie`; `routePaths` stay when set, else the four defaults |
+//! | `add graphql` | `features.graphql.enabled = true`; `endpoints` stay when set, else `["/graphql"]` |
+//!
+//! The edited config is validated by `cachet-core` before it is written: a broken config is an error
+//! naming the key, and the file on disk stays as it was.
+
+use std::path::Path;
+
+use cachet_core::config::{Config, CONFIG_FILE_NAME, DEFAULT_ENDPOINTS, DEFAULT_ROUTE_PATHS};
+use serde_json::{json, Map, Value};
+
+use crate::{generate, CliError};
+
+/// What a command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Whether `cachet.config.json` was written.
+    pub config_written: bool,
+    /// Generated files whose content changed.
+    pub generated: Vec<&'static str>,
+}
+
+/// `cachet init`.
+pub fn init(dir: &Path) -> Result<Outcome, CliError> {
+    let path = dir.join(CONFIG_FILE_NAME);
+    let config_written = !path.exists();
+    if config_written {
+        let initial =
+            json!({ "features": { "graphql": { "enabled": false, "endpoints": DEFAULT_ENDPOINTS } } });
+        write_config(dir, &initial)?;
+    }
+    Ok(Outcome { config_written, generated: generate(dir)? })
+}
+
+/// `cachet add auth`.
+pub fn add_auth(dir: &Path) -> Result<Outcome, CliError> {
+    edit(dir, "auth", |auth| {
+        auth.insert("enabled".into(), Value::Bool(true));
+        auth.entry("type").or_insert_with(|| json!("cookie"));
+        auth.entry("routePaths").or_insert_with(|| json!(DEFAULT_ROUTE_PATHS));
+    })
+}
+
+/// `cachet add graphql`.
+pub fn add_graphql(dir: &Path) -> Result<Outcome, CliError> {
+    edit(dir, "graphql", |graphql| {
+        graphql.insert("enabled".into(), Value::Bool(true));
+        graphql.entry("endpoints").or_insert_with(|| json!(DEFAULT_ENDPOINTS));
+    })
+}
+
+/// Applies `change` to `features.<feature>` of the config, validates, writes when different, regenerates.
+fn edit(
+    dir: &Path,
+    feature: &str,
+    change: impl FnOnce(&mut Map<String, Value>),
+) -> Result<Outcome, CliError> {
+    let path = dir.join(CONFIG_FILE_NAME);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| CliError::ReadConfig { path: path.clone(), source })?;
+    // Validate first: a broken config is reported by key, not half-edited.
+    Config::from_json_str(&text).map_err(|source| CliError::InvalidConfig { path: path.clone(), source })?;
+    let before: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let mut value = before.clone();
+    let section = value
+        .as_object_mut()
+        .and_then(|root| root.entry("features").or_insert_with(|| json!({})).as_object_mut())
+        .and_then(|features| features.entry(feature).or_insert_with(|| json!({})).as_object_mut());
+    // The config validated, so `features` and `features.<feature>` are objects when present.
+    let Some(section) = section else {
+        return Err(CliError::Edit { path, message: format!("features.{feature}: expected an object") });
+    };
+    change(section);
+    let config_written = value != before;
+    if config_written {
+        write_config(dir, &value)?;
+    }
+    Ok(Outcome { config_written, generated: generate(dir)? })
+}
+
+fn write_config(dir: &Path, value: &Value) -> Result<(), CliError> {
+    let path = dir.join(CONFIG_FILE_NAME);
+    let text = format!("{}\n", serde_json::to_string_pretty(value).unwrap_or_default());
+    Config::from_json_str(&text).map_err(|source| CliError::InvalidConfig { path: path.clone(), source })?;
+    std::fs::create_dir_all(dir).map_err(|source| CliError::Write { path: path.clone(), source })?;
+    std::fs::write(&path, text).map_err(|source| CliError::Write { path, source })
+}

@@ -1,0 +1,74 @@
+//! `cachet init`, `cachet add auth`, `cachet add graphql`: the config they write, idempotence, errors.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn cachet(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_cachet")).args(args).arg("--dir").arg(dir).output().unwrap();
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().unwrap_or(-1), text)
+}
+
+fn config(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("cachet.config.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn init_then_add_auth_and_graphql_write_the_spec_defaults_once() {
+    let app = tempfile::tempdir().unwrap();
+    let dir = app.path();
+    let (code, text) = cachet(dir, &["init"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("cachet.config.json") && text.contains("cachet/cachet-sw-config.js"), "{text}");
+    assert_eq!(config(dir), json!({"features": {"graphql": {"enabled": false, "endpoints": ["/graphql"]}}}));
+    assert_eq!(cachet(dir, &["init"]), (0, "cachet: nothing to change\n".to_owned()));
+
+    assert_eq!(cachet(dir, &["add", "auth"]).0, 0);
+    assert_eq!(
+        config(dir)["features"]["auth"],
+        json!({"enabled": true, "type": "cookie", "routePaths": ["/api/login", "/api/logout", "/api/refresh", "/api/me"]})
+    );
+    assert_eq!(cachet(dir, &["add", "graphql"]).0, 0);
+    assert_eq!(config(dir)["features"]["graphql"], json!({"enabled": true, "endpoints": ["/graphql"]}));
+    let generated = std::fs::read_to_string(dir.join("cachet/cachet-sw-config.js")).unwrap();
+    assert!(generated.contains(r#""graphqlEndpoints":["/graphql"]"#), "regenerated after add: {generated}");
+
+    let before = std::fs::read(dir.join("cachet.config.json")).unwrap();
+    for args in [&["add", "auth"][..], &["add", "graphql"], &["init"]] {
+        assert_eq!(cachet(dir, args), (0, "cachet: nothing to change\n".to_owned()), "{args:?} twice");
+    }
+    assert_eq!(std::fs::read(dir.join("cachet.config.json")).unwrap(), before);
+}
+
+#[test]
+fn add_auth_keeps_a_bearer_type_and_custom_paths_set_beforehand() {
+    let app = tempfile::tempdir().unwrap();
+    let dir = app.path();
+    let edited = json!({"features": {"auth": {"type": "bearer", "routePaths": ["/auth/login"]}}});
+    std::fs::write(dir.join("cachet.config.json"), edited.to_string()).unwrap();
+    assert_eq!(cachet(dir, &["add", "auth"]).0, 0);
+    assert_eq!(
+        config(dir)["features"]["auth"],
+        json!({"enabled": true, "type": "bearer", "routePaths": ["/auth/login"]})
+    );
+}
+
+#[test]
+fn a_broken_config_is_named_and_left_as_it_was() {
+    let app = tempfile::tempdir().unwrap();
+    let dir = app.path();
+    let broken = r#"{"features": {"graphql": {"endpoints": "graphql"}}}"#;
+    std::fs::write(dir.join("cachet.config.json"), broken).unwrap();
+    let (code, text) = cachet(dir, &["add", "graphql"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("features.graphql.endpoints"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.join("cachet.config.json")).unwrap(), broken, "untouched");
+    let (code, text) = cachet(&dir.join("missing"), &["add", "auth"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("cachet.config.json") && text.contains("cachet init"), "{text}");
+}
