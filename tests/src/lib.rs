@@ -97,6 +97,21 @@ impl Harness {
         Ok(())
     }
 
+    /// Logs `user` in from the page (`POST /api/login` with the seeded password `<user>-password`); the
+    /// backend answers with the session cookie or token of its auth mode. Fails unless it answers 200.
+    pub async fn login(&self, user: &str) -> Result<()> {
+        let script = format!(
+            "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
+               body: JSON.stringify({{username: {user}, password: {password}}})}}).then((r) => done(r.status));",
+            user = serde_json::json!(user),
+            password = serde_json::json!(format!("{user}-password")),
+        );
+        match self.run_async(&script).await? {
+            serde_json::Value::Number(status) if status.as_u64() == Some(200) => Ok(()),
+            other => bail!("logging {user} in answered {other}"),
+        }
+    }
+
     /// Runs `body` as an async script in the page; `body` calls `done(value)` to finish.
     pub async fn run_async(&self, body: &str) -> Result<serde_json::Value> {
         let script = format!("const done = arguments[arguments.length - 1];\n{body}");

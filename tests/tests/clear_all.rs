@@ -9,13 +9,12 @@ use todo_backend::AuthMode;
 async fn clear_all_empties_the_caches_and_tag_index_and_acknowledges() -> Result<()> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
+    harness.login("bob").await?;
     // Something in each store: a GET in the runtime cache, a GraphQL document and its tags.
     let filled = harness
         .run_async(
             "(async () => {
                await fetch('/api/hello');
-               await fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
-                 body: JSON.stringify({username: 'bob', password: 'bob-password'})});
                const query = () => fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'},
                  body: JSON.stringify({query: 'query GetTodos { todos { id } }'})});
                await query();

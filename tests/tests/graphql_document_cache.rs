@@ -30,13 +30,7 @@ const ANONYMOUS: &str = "{ todos { title } }";
 async fn queries_are_cached_by_body_and_invalidated_by_mutation_tags() -> Result<()> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
-    let login = harness
-        .run_async(
-            "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
-               body: JSON.stringify({username: 'alice', password: 'alice-password'})}).then((r) => done(r.status));",
-        )
-        .await?;
-    assert_eq!(login, json!(200));
+    harness.login("alice").await?;
     // Listen to what the SW broadcasts, as any page may: a promise of the first `cache-invalidated`.
     harness
         .run_async(

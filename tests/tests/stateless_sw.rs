@@ -19,12 +19,7 @@ async fn query(harness: &Harness, body: Value) -> Result<Value> {
 async fn every_step_holds_when_the_service_worker_is_stopped_in_between() -> Result<()> {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
-    harness
-        .run_async(
-            "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
-               body: JSON.stringify({username: 'alice', password: 'alice-password'})}).then(() => done(true));",
-        )
-        .await?;
+    harness.login("alice").await?;
     let get_todos = json!({"query": "query GetTodos { todos { id title } }"});
 
     assert_eq!(query(&harness, get_todos.clone()).await?["source"], json!("network"));

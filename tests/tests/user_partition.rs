@@ -20,15 +20,6 @@ async fn set_identity(harness: &Harness, request_id: u64, partition: Value) -> R
     Ok(())
 }
 
-async fn login(harness: &Harness, user: &str) -> Result<()> {
-    let script = format!(
-        "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
-           body: JSON.stringify({{username: '{user}', password: '{user}-password'}})}}).then((r) => done(r.status));"
-    );
-    assert_eq!(harness.run_async(&script).await?, json!(200));
-    Ok(())
-}
-
 /// A GraphQL call marked as authenticated: `{source, body}`.
 async fn authed(harness: &Harness, query: &str) -> Result<Value> {
     let script = format!(
@@ -47,7 +38,7 @@ async fn user_b_is_never_answered_with_user_as_entries() -> Result<()> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
 
-    login(&harness, "alice").await?;
+    harness.login("alice").await?;
     set_identity(&harness, 1, json!("partition-of-alice")).await?;
     authed(&harness, "mutation CreateTodo { createTodo(title: \"alice's secret\") { id } }").await?;
     assert_eq!(authed(&harness, GET_TODOS).await?["source"], json!("network"));
@@ -57,7 +48,7 @@ async fn user_b_is_never_answered_with_user_as_entries() -> Result<()> {
 
     // Bob logs in and nothing is purged (as if the purge had failed): his identical query goes to the
     // server and gets his own, empty, list.
-    login(&harness, "bob").await?;
+    harness.login("bob").await?;
     set_identity(&harness, 2, json!("partition-of-bob")).await?;
     let bobs = authed(&harness, GET_TODOS).await?;
     assert_eq!(
