@@ -177,9 +177,18 @@ impl Harness {
     pub async fn stop_service_workers(&self) -> Result<()> {
         // The DevTools ServiceWorker domain refuses commands until enabled (enabling twice is harmless).
         for command in ["ServiceWorker.enable", "ServiceWorker.stopAllWorkers"] {
-            self.client.issue_cmd(DevTools { command, params: serde_json::json!({}) }).await?;
+            self.devtools(command, serde_json::json!({})).await?;
         }
         Ok(())
+    }
+
+    /// Sends one Chrome DevTools command (for example `Storage.overrideQuotaForOrigin`).
+    pub async fn devtools(
+        &self,
+        command: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        Ok(self.client.issue_cmd(DevTools { command, params }).await?)
     }
 }
 

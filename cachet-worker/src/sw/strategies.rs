@@ -188,7 +188,9 @@ async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u
     }
     let now = now_ms();
     let stored = rebuild(&response, &bytes, &[(STORED_AT_HEADER, &now.to_string())])?;
-    await_js("cache.put", cache.put_with_str(&target.cache_url, &stored)).await?;
+    if !put_or_evict_and_retry(cache, target, &stored).await? {
+        return Ok((None, answer));
+    }
     let tags = match &target.tags {
         Some(tags) => merge_tags(tags, &server_tags(&response)),
         None => Vec::new(),
@@ -200,6 +202,37 @@ async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u
     }
     target.index.remove(&evicted).await?;
     Ok((Some(bytes), answer))
+}
+
+/// Stores `stored` under the target's URL. When storage is full (`QuotaExceededError`), evicts the least
+/// recently used half of the target's cache and tries once more; when that fails too, the answer is
+/// passed on without being stored (`false`). Nothing else is touched: the entry index and the mutation
+/// queue live in IndexedDB and are never evicted for room.
+async fn put_or_evict_and_retry(cache: &Cache, target: &Target, stored: &Response) -> Result<bool, Error> {
+    let put = |response: Response| {
+        let promise = cache.put_with_str(&target.cache_url, &response);
+        async move { await_js("cache.put", promise).await }
+    };
+    // Keep a copy for the second attempt: a response body can be read once.
+    let second = stored.clone().map_err(|e| Error::js("Response.clone", e))?;
+    match put(Clone::clone(stored)).await {
+        Ok(_) => return Ok(true),
+        Err(Error::Js { name, .. }) if name == "QuotaExceededError" => {}
+        Err(other) => return Err(other),
+    }
+    let kept = target.index.beyond(target.cache_name, 0).await?.len() as u32 / 2;
+    let evicted = target.index.beyond(target.cache_name, kept).await?;
+    for url in &evicted {
+        await_js("cache.delete", cache.delete_with_str(url)).await?;
+    }
+    target.index.remove(&evicted).await?;
+    match put(second).await {
+        Ok(_) => Ok(true),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: not stored, storage is full: {error}").into());
+            Ok(false)
+        }
+    }
 }
 
 /// The tags of the server's `X-SW-Cache-Tags`. A malformed header is reported and ignored: the entry
