@@ -72,3 +72,18 @@ fn a_broken_config_is_named_and_left_as_it_was() {
     assert_eq!(code, 2);
     assert!(text.contains("cachet.config.json") && text.contains("cachet init"), "{text}");
 }
+
+#[test]
+fn the_example_apps_config_is_what_init_and_add_graphql_write() {
+    let app = tempfile::tempdir().unwrap();
+    assert_eq!(cachet(app.path(), &["init"]).0, 0);
+    assert_eq!(cachet(app.path(), &["add", "graphql"]).0, 0);
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/todo-app");
+    assert_eq!(
+        config(&example),
+        config(app.path()),
+        "set the example up with `cachet init` + `cachet add graphql`"
+    );
+    let generated = |dir: &Path| std::fs::read_to_string(dir.join("cachet/cachet-sw-config.js")).unwrap();
+    assert_eq!(generated(&example), generated(app.path()));
+}
