@@ -56,6 +56,11 @@ impl Harness {
         Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
     }
 
+    /// The browser's profile directory (unique to this harness).
+    pub fn profile_dir(&self) -> PathBuf {
+        self._scratch.path().join("chromium-profile")
+    }
+
     /// The app's origin, `http://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("http://{}", self.server_config.addr)
@@ -194,7 +199,18 @@ impl Harness {
 
 impl Drop for Harness {
     fn drop(&mut self) {
-        // Only the chromedriver this harness started; it takes its browser down with it.
+        // Close the browser session first: chromedriver ends the Chromium of a closed session, but killing
+        // chromedriver alone leaves that Chromium running. The tests run on tokio's multi-thread runtime,
+        // where a blocking wait inside `drop` is allowed.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+                let client = self.client.clone();
+                let _ = tokio::task::block_in_place(|| {
+                    runtime.block_on(tokio::time::timeout(WAIT, client.close()))
+                });
+            }
+        }
+        // Then only the chromedriver this harness started.
         let _ = self.chromedriver.kill();
         let _ = self.chromedriver.wait();
     }
