@@ -105,23 +105,23 @@ pub fn render_sw_config(config: &Config) -> String {
 
 /// The files of `dir` that differ from what `generate` would write (empty: up to date).
 pub fn stale_files(dir: &Path) -> Result<Vec<&'static str>, CliError> {
+    Ok(stale(dir)?.into_iter().map(|file| file.path).collect())
+}
+
+/// The generated files of `dir` whose content on disk differs from what the config gives.
+fn stale(dir: &Path) -> Result<Vec<Generated>, CliError> {
     let config = read_config(dir)?;
     Ok(generated_files(&config)
         .into_iter()
         .filter(|file| std::fs::read_to_string(dir.join(file.path)).ok().as_deref() != Some(&file.content))
-        .map(|file| file.path)
         .collect())
 }
 
-/// Writes every generated file of `dir`; returns the ones whose content changed.
+/// Writes every generated file of `dir` that is out of date; returns the ones written.
 pub fn generate(dir: &Path) -> Result<Vec<&'static str>, CliError> {
-    let config = read_config(dir)?;
     let mut changed = Vec::new();
-    for file in generated_files(&config) {
+    for file in stale(dir)? {
         let path = dir.join(file.path);
-        if std::fs::read_to_string(&path).ok().as_deref() == Some(&file.content) {
-            continue;
-        }
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|source| CliError::Write { path: path.clone(), source })?;

@@ -44,6 +44,11 @@ impl Error {
     }
 }
 
+/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
+pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
+}
+
 /// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).
 pub(crate) fn js_name_and_message(value: &JsValue) -> (String, String) {
     if let Some(error) = value.dyn_ref::<js_sys::Error>() {

@@ -22,12 +22,11 @@ use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, Request, Response};
 
 use super::broadcast::broadcast;
 use super::http::{fetch_network, fetch_raw, without_cachet_headers};
-use super::strategies::{open_cache, respond, Target};
+use super::strategies::{forget, open_cache, respond, Target};
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -82,14 +81,10 @@ pub(crate) async fn handle(
 }
 
 /// Removes every entry carrying one of `tags` from `cache` and the index, then broadcasts
-/// `cache-invalidated {tags}`. Returns how many entries were removed. Cache entries go first: if the
-/// index update fails, the index names entries that are already gone, which is harmless.
+/// `cache-invalidated {tags}`. Returns how many entries were removed.
 pub async fn invalidate_tags(cache: &Cache, index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
     let urls = index.urls_tagged(tags).await?;
-    for url in &urls {
-        JsFuture::from(cache.delete_with_str(url)).await.map_err(|e| Error::js("cache.delete", e))?;
-    }
-    index.remove(&urls).await?;
+    forget(cache, index, &urls).await?;
     broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
     Ok(urls.len())
 }

@@ -4,15 +4,12 @@
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use crate::error::idb;
 use crate::Error;
 
 const DATABASE: &str = "cachet-sw-identity";
 const STORE: &str = "identity";
 const KEY: &str = "current";
-
-fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
-}
 
 async fn open() -> Result<Rexie, Error> {
     Rexie::builder(DATABASE)

@@ -33,10 +33,10 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
         }
     };
     let (request_id, outcome) = match message {
-        PageToSw::ClearAll { request_id } => (request_id, clear_all().await.map(|()| Some(request_id))),
-        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate(&tags).await.map(|()| None)),
+        PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
+        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate(&tags).await),
         PageToSw::SetIdentity { request_id, partition } => {
-            (request_id, identity::set(partition.as_deref()).await.map(|()| None))
+            (request_id, identity::set(partition.as_deref()).await)
         }
         PageToSw::SnapshotRequest { request_id } => {
             (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
@@ -48,14 +48,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
         }
     };
     let reply = match outcome {
-        Ok(done) => {
-            if let Some(request_id) = done {
-                if let Err(error) = broadcast(&SwEvent::ClearAllDone { request_id }) {
-                    web_sys::console::error_1(&format!("cachet: {error}").into());
-                }
-            }
-            SwToPage::Ack { request_id }
-        }
+        Ok(()) => SwToPage::Ack { request_id },
         Err(error) => SwToPage::Nack { request_id, message: error.to_string() },
     };
     if let Some(client) = event.source().and_then(|source| source.dyn_into::<Client>().ok()) {
@@ -63,6 +56,16 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
             web_sys::console::error_1(&Error::js("Client.postMessage", error).to_string().into());
         }
     }
+}
+
+/// [`clear_all`], then `clear-all-done {requestId}` to every page. A failed broadcast is reported, not
+/// nacked: the purge itself is done.
+async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
+    clear_all().await?;
+    if let Err(error) = broadcast(&SwEvent::ClearAllDone { request_id }) {
+        web_sys::console::error_1(&format!("cachet: {error}").into());
+    }
+    Ok(())
 }
 
 async fn invalidate(tags: &[String]) -> Result<(), Error> {

@@ -44,13 +44,13 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
             let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;
-            let strategy = match partition.segment() {
-                None => Strategy::NetworkOnly,
-                Some(_) if partition == Partition::Shared => strategy,
-                Some(segment) => {
+            let strategy = match &partition {
+                Partition::Shared => strategy,
+                Partition::User(segment) => {
                     target.cache_url = partitioned_url(&url, segment);
                     strategy
                 }
+                Partition::Uncached => Strategy::NetworkOnly,
             };
             respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
         }

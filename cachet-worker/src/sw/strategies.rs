@@ -82,27 +82,28 @@ pub async fn respond(
     let url = &target.cache_url;
     match strategy {
         Strategy::NetworkOnly => Ok(fetch_network(&target.request).await?.2),
-        Strategy::CacheOnly => {
-            cached(cache, target, background).await?.ok_or_else(|| Error::NotCached { url: url.clone() })
-        }
+        Strategy::CacheOnly => match cached(cache, target, background).await? {
+            Some((hit, _)) => Ok(hit),
+            None => Err(Error::NotCached { url: url.clone() }),
+        },
         Strategy::CacheFirst => match cached(cache, target, background).await? {
-            Some(hit) => Ok(hit),
+            Some((hit, _)) => Ok(hit),
             None => Ok(fetch_and_store(cache, target).await?.1),
         },
         Strategy::NetworkFirst => match fetch_and_store(cache, target).await {
             Ok((_, response)) => Ok(response),
             Err(network_error @ Error::Network { .. }) => {
-                cached(cache, target, background).await?.ok_or(network_error)
+                cached(cache, target, background).await?.map(|(hit, _)| hit).ok_or(network_error)
             }
             Err(other) => Err(other),
         },
         Strategy::StaleWhileRevalidate => {
-            let Some(hit) = cached(cache, target, background).await? else {
+            let Some((hit, stale_bytes)) = cached(cache, target, background).await? else {
                 return Ok(fetch_and_store(cache, target).await?.1);
             };
             let (cache, target) = (cache.clone(), target.clone());
             background(wasm_bindgen_futures::future_to_promise(async move {
-                revalidate(&cache, &target).await.map_err(JsValue::from)?;
+                revalidate(&cache, &target, &stale_bytes).await.map_err(JsValue::from)?;
                 Ok(JsValue::UNDEFINED)
             }));
             Ok(hit)
@@ -110,21 +111,26 @@ pub async fn respond(
     }
 }
 
-/// Re-fetches `target`, stores the fresh copy and broadcasts `cache-updated` when its body changed.
-async fn revalidate(cache: &Cache, target: &Target) -> Result<(), Error> {
-    let url = target.cache_url.clone();
-    let before = match cache_match(cache, &url).await? {
-        Some(stored) => Some(body_bytes(&stored).await?),
-        None => None,
-    };
+/// Re-fetches `target`, stores the fresh copy and broadcasts `cache-updated` when its body differs from
+/// `before`, the body of the stale copy that was served.
+async fn revalidate(cache: &Cache, target: &Target, before: &[u8]) -> Result<(), Error> {
     // An offline background re-fetch is not an error worth reporting: the stale copy stays.
     let Ok((Some(after), _)) = fetch_and_store(cache, target).await else {
         return Ok(());
     };
-    if before.as_deref() != Some(after.as_slice()) {
-        broadcast::broadcast(&SwEvent::CacheUpdated { url })?;
+    if before != after.as_slice() {
+        broadcast::broadcast(&SwEvent::CacheUpdated { url: target.cache_url.clone() })?;
     }
     Ok(())
+}
+
+/// Removes the entries at `urls` from `cache`, then from the entry index. Cache entries go first: if the
+/// index update fails, the index names entries that are already gone, which is harmless.
+pub(crate) async fn forget(cache: &Cache, index: &TagIndex, urls: &[String]) -> Result<(), Error> {
+    for url in urls {
+        await_js("cache.delete", cache.delete_with_str(url)).await?;
+    }
+    index.remove(urls).await
 }
 
 /// The `CacheStorage` of the current global (`self.caches`).
@@ -141,7 +147,7 @@ pub async fn open_cache(name: &str) -> Result<Cache, Error> {
     Ok(cache.unchecked_into())
 }
 
-/// The cached response for `target`, marked `X-Cachet-Source: cache`, unless it is older than
+/// The cached response for `target`, marked `X-Cachet-Source: cache`, with its body bytes, unless it is older than
 /// `cache.maxAgeSeconds`: an expired entry counts as absent (it is replaced by the next store). An entry
 /// without a readable stored-at time (not stored by cachet) is served as it is. A hit marks the entry used,
 /// in the background, for least-recently-used eviction.
@@ -149,7 +155,7 @@ async fn cached(
     cache: &Cache,
     target: &Target,
     background: &dyn Fn(Promise),
-) -> Result<Option<Response>, Error> {
+) -> Result<Option<(Response, Vec<u8>)>, Error> {
     let Some(stored) = cache_match(cache, &target.cache_url).await? else {
         return Ok(None);
     };
@@ -166,7 +172,8 @@ async fn cached(
         index.touch(&url, now).await.map_err(JsValue::from)?;
         Ok(JsValue::UNDEFINED)
     }));
-    Ok(Some(rebuild(&stored, &bytes, &[(SOURCE_HEADER, "cache")])?))
+    let hit = rebuild(&stored, &bytes, &[(SOURCE_HEADER, "cache")])?;
+    Ok(Some((hit, bytes)))
 }
 
 async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error> {
@@ -197,10 +204,7 @@ async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u
     };
     target.index.record(&target.cache_url, target.cache_name, &tags, now).await?;
     let evicted = target.index.beyond(target.cache_name, target.bounds.max_entries).await?;
-    for url in &evicted {
-        await_js("cache.delete", cache.delete_with_str(url)).await?;
-    }
-    target.index.remove(&evicted).await?;
+    forget(cache, &target.index, &evicted).await?;
     Ok((Some(bytes), answer))
 }
 
@@ -220,12 +224,10 @@ async fn put_or_evict_and_retry(cache: &Cache, target: &Target, stored: &Respons
         Err(Error::Js { name, .. }) if name == "QuotaExceededError" => {}
         Err(other) => return Err(other),
     }
-    let kept = target.index.beyond(target.cache_name, 0).await?.len() as u32 / 2;
-    let evicted = target.index.beyond(target.cache_name, kept).await?;
-    for url in &evicted {
-        await_js("cache.delete", cache.delete_with_str(url)).await?;
-    }
-    target.index.remove(&evicted).await?;
+    // Every entry of the cache, least recently used first: the first half (rounded up) goes.
+    let entries = target.index.beyond(target.cache_name, 0).await?;
+    let evicted = &entries[..entries.len() - entries.len() / 2];
+    forget(cache, &target.index, evicted).await?;
     match put(second).await {
         Ok(_) => Ok(true),
         Err(error) => {

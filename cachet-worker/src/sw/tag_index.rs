@@ -11,6 +11,7 @@
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use crate::error::idb;
 use crate::Error;
 
 /// The IndexedDB database of the Service Worker.
@@ -25,10 +26,6 @@ const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 #[derive(Debug)]
 pub struct TagIndex {
     database: Rexie,
-}
-
-fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
 }
 
 impl TagIndex {
