@@ -71,6 +71,17 @@ pub fn partition_id(user_identity: &str) -> String {
     hex
 }
 
+/// The fingerprint of an `Authorization` header value: the first 16 hex characters of SHA-256 over
+/// `cachet-auth:<value>`. The Service Worker names the token a failed request carried by this value in a
+/// [`crate::protocol::SwToPage::RefreshRequest`], so that the page can tell "my current token failed:
+/// refresh" from "an older token failed: here is the current one", without the token itself travelling
+/// back.
+pub fn auth_fingerprint(authorization: &str) -> String {
+    let mut hex = sha256_hex(format!("cachet-auth:{authorization}").as_bytes());
+    hex.truncate(16);
+    hex
+}
+
 /// The Cache Storage URL (a path on the app's origin) of a GraphQL entry.
 pub fn graphql_cache_url(partition: &str, key: &str) -> String {
     format!("{GRAPHQL_CACHE_PREFIX}{partition}/{key}")

@@ -28,6 +28,20 @@
 //!   sends that item again (at-least-once delivery; servers should make mutations idempotent).
 
 use crate::config::QueueBounds;
+
+/// The request header that asks for a mutation to be queued when the network fails (`queueOffline`):
+/// `1` or `true`. Stripped before the network like every `X-Cachet-*` header.
+pub const QUEUE_OFFLINE_HEADER: &str = "x-cachet-queue-offline";
+
+/// The response header of a mutation the Service Worker queued instead of sending: the queue item's id.
+/// Such an answer has status 202 and the body `{"data":null,"extensions":{"cachet":{"queued":true,"id":N}}}`
+/// ([`queued_body`]).
+pub const QUEUED_HEADER: &str = "x-cachet-queued";
+
+/// The body of the 202 answer to a queued mutation: a GraphQL result with no data, saying it was queued.
+pub fn queued_body(id: u64) -> String {
+    format!(r#"{{"data":null,"extensions":{{"cachet":{{"queued":true,"id":{id}}}}}}}"#)
+}
 use crate::protocol::SwEvent;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

@@ -47,11 +47,23 @@ pub enum PageToSw {
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 #[non_exhaustive]
 pub enum SwToPage {
-    /// A request met an auth failure: refresh the token and answer with [`PageReply::RefreshReply`] on
-    /// the port sent along.
+    /// A request met an auth failure (or a queued mutation is about to be replayed): answer with
+    /// [`PageReply::RefreshReply`] on the port sent along.
+    ///
+    /// The page owns the token and is the single flight (SPEC §5.3: the SW holds no token):
+    ///
+    /// | `failed` | the page's current `Authorization` | the page answers |
+    /// |---|---|---|
+    /// | `Some(f)` | its [`crate::cache_key::auth_fingerprint`] is `f` | runs the adapter's `refresh` (one at a time), then the new header, or `ok: false` |
+    /// | `Some(f)` | another (a refresh already happened) | its current header at once, no refresh |
+    /// | `None` | any | its current header at once (a replay asks for auth without a failure) |
     RefreshRequest {
         /// Correlates the reply.
         id: u64,
+        /// [`crate::cache_key::auth_fingerprint`] of the `Authorization` value the failed request carried;
+        /// `null` when no request failed (a queued mutation asks for current auth before it is sent).
+        #[serde(default)]
+        failed: Option<String>,
     },
     /// The answer to [`PageToSw::SnapshotRequest`].
     Snapshot {

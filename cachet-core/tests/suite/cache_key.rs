@@ -1,8 +1,8 @@
 //! Cache keys: known-answer vectors (checked with `sha256sum`) and canonicalisation.
 
 use cachet_core::cache_key::{
-    cache_key, canonical_json, graphql_cache_url, parse_graphql_cache_url, partition_id, sha256_hex,
-    ANONYMOUS_PARTITION,
+    auth_fingerprint, cache_key, canonical_json, graphql_cache_url, parse_graphql_cache_url, partition_id,
+    sha256_hex, ANONYMOUS_PARTITION,
 };
 use serde_json::{json, Map, Value};
 
@@ -89,4 +89,12 @@ fn keys_and_partitions_have_their_shape() {
     );
     assert_eq!(parse_graphql_cache_url("/__cachet/gql/a/../b"), None);
     assert_eq!(parse_graphql_cache_url("/api/notes"), None);
+}
+
+#[test]
+fn auth_fingerprint_matches_sha256sum_and_tells_tokens_apart() {
+    // printf 'cachet-auth:Bearer t1' | sha256sum | cut -c1-16
+    assert_eq!(auth_fingerprint("Bearer t1"), "72948909222da381");
+    assert_ne!(auth_fingerprint("Bearer t1"), auth_fingerprint("Bearer t2"));
+    assert_eq!(auth_fingerprint("").len(), 16);
 }

@@ -266,3 +266,12 @@ fn dead_letters_are_bounded() {
     assert_eq!(state.dead_letters.len(), 3);
     assert_eq!(state.dead_letters[0].item.id, 3, "the oldest go first");
 }
+
+#[test]
+fn the_queued_answer_body_is_a_graphql_result_naming_the_item() {
+    let body: serde_json::Value =
+        serde_json::from_str(&cachet_core::machines::queue::queued_body(42)).expect("valid JSON");
+    assert_eq!(body["data"], serde_json::Value::Null);
+    assert_eq!(body["extensions"]["cachet"]["queued"], true);
+    assert_eq!(body["extensions"]["cachet"]["id"], 42);
+}

@@ -108,7 +108,14 @@ fn page_and_sw_messages() {
         (PageToSw::ReplayQueue, r#"{"v":1,"type":"replay-queue"}"#),
     ]);
     check(vec![
-        (SwToPage::RefreshRequest { id: 7 }, r#"{"v":1,"type":"refresh-request","id":7}"#),
+        (
+            SwToPage::RefreshRequest { id: 7, failed: None },
+            r#"{"v":1,"type":"refresh-request","id":7,"failed":null}"#,
+        ),
+        (
+            SwToPage::RefreshRequest { id: 8, failed: Some("0123456789abcdef".into()) },
+            r#"{"v":1,"type":"refresh-request","id":8,"failed":"0123456789abcdef"}"#,
+        ),
         (
             SwToPage::Snapshot { request_id: 2, snapshot },
             r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","online":true,"authenticated":false,"partition":"06be370dc282def6","cacheEntries":12,"refreshInFlight":false,"queue":{"pending":2,"inFlight":4,"deadLetters":1}}}"#,
