@@ -65,7 +65,8 @@ async fn events(harness: &Harness, kind: &str, count: usize) -> Result<Value> {
 
 /// Posts a protocol message to the controlling SW (it may have been stopped: this starts it).
 async fn tell_sw(harness: &Harness, message: Value) -> Result<()> {
-    let script = format!("navigator.serviceWorker.controller.postMessage(JSON.stringify({message})); done(true);");
+    let script =
+        format!("navigator.serviceWorker.controller.postMessage(JSON.stringify({message})); done(true);");
     harness.run_async(&script).await?;
     Ok(())
 }
@@ -120,7 +121,8 @@ async fn offline_mutations_are_queued_and_replayed_in_order_exactly_once() -> Re
         ])
     );
     let stored = stored_queue(&harness).await?;
-    let ids: Vec<Value> = stored["items"].as_array().cloned().unwrap_or_default().iter().map(|i| i["id"].clone()).collect();
+    let ids: Vec<Value> =
+        stored["items"].as_array().cloned().unwrap_or_default().iter().map(|i| i["id"].clone()).collect();
     assert_eq!(ids, [json!(first), json!(second)], "{stored}");
     for item in stored["items"].as_array().cloned().unwrap_or_default() {
         let names: Vec<&str> = item["request"]["headers"]
@@ -186,12 +188,12 @@ async fn a_refused_replay_is_dead_lettered_and_a_failed_one_retried_after_a_back
         json!([{"v": 1, "type": "mutation-dead-lettered", "id": ids[0], "reason": {"kind": "rejected", "status": 422}}])
     );
     // The 503: reported with its next attempt time, then retried by the backoff's timer, in order.
-    let failed = harness
-        .run_async(&format!("window.eventsOf('mutation-failed', 1, {}).then(done);", ids[1]))
-        .await?;
+    let failed =
+        harness.run_async(&format!("window.eventsOf('mutation-failed', 1, {}).then(done);", ids[1])).await?;
     assert!(failed[0]["retryAt"].as_u64().is_some_and(|at| at > 0), "{failed}");
     let replayed = events(&harness, "mutation-replayed", 2).await?;
-    let replayed_ids: Vec<Value> = replayed.as_array().cloned().unwrap_or_default().iter().map(|e| e["id"].clone()).collect();
+    let replayed_ids: Vec<Value> =
+        replayed.as_array().cloned().unwrap_or_default().iter().map(|e| e["id"].clone()).collect();
     assert_eq!(replayed_ids, [json!(ids[1]), json!(ids[2])]);
 
     let stored = stored_queue(&harness).await?;

@@ -25,8 +25,9 @@ use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{Cache, Request, Response};
 
+use super::auth_retry::{send, AuthRetry};
 use super::broadcast::broadcast;
-use super::http::{fetch_network, fetch_raw, without_cachet_headers};
+use super::http::{fetch_raw, without_cachet_headers};
 use super::queue;
 use super::strategies::{forget, open_cache, respond, Target};
 use super::tag_index::TagIndex;
@@ -36,6 +37,7 @@ use crate::Error;
 pub const GRAPHQL_CACHE: &str = "cachet-graphql-v1";
 
 /// Answers a GraphQL request the core classified as `call`; `body` is the request's body.
+#[allow(clippy::too_many_arguments)] // each is one fact about the request, passed from the router as is
 pub(crate) async fn handle(
     request: &Request,
     body: &[u8],
@@ -43,6 +45,7 @@ pub(crate) async fn handle(
     partition: &Partition,
     config: &Config,
     index: Rc<TagIndex>,
+    auth: Option<AuthRetry>,
     background: &dyn Fn(Promise),
 ) -> Result<Response, Error> {
     let outgoing = without_cachet_headers(request, Some(body))?;
@@ -61,6 +64,7 @@ pub(crate) async fn handle(
                 bounds: config.cache,
                 index,
                 tags: Some(tags),
+                auth,
             };
             let cache = open_cache(GRAPHQL_CACHE).await?;
             respond(&cache, &target, strategy, background).await
@@ -76,7 +80,7 @@ pub(crate) async fn handle(
                     return Ok(answer);
                 }
             }
-            let (response, _, answer) = match fetch_network(&outgoing).await {
+            let (response, _, answer) = match send(&outgoing, auth.as_ref()).await {
                 Err(failure @ Error::Network { .. }) if queue_offline => {
                     let queued = queue::enqueue(request, body, name, &invalidate, true, config, background);
                     return queued.await?.ok_or(failure);

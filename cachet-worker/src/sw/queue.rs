@@ -35,6 +35,16 @@
 //! the mutation's tags are invalidated exactly as for a live mutation (`cache-invalidated {tags}`), then
 //! `mutation-replayed`. An auth failure (per `features.auth.failure`, when auth is enabled) asks for a
 //! refresh: cookie auth has none, so the reducer backs off and a second auth failure dead-letters it.
+//!
+//! # Bearer auth
+//!
+//! The stored request has no token. Before each send of a mutation marked `X-Cachet-Auth: 1` under
+//! bearer (or custom) auth, a page is asked for its current `Authorization`
+//! (`refresh-request {failed: null}`, see [`super::page_auth`]), which rides on that one send and is
+//! dropped. On an auth failure the page is asked to refresh the token that failed
+//! (`refresh-request {failed: <fingerprint>}`); with fresh auth the mutation is sent once more at once,
+//! without, it backs off. With no page open (a `sync` event with every tab closed) it is not sent: it
+//! counts as a network failure and waits for a page (SPEC §5.8: background sync needs cookie auth).
 //! Other 4xx (but 408 and 429) are dead-lettered at once (`mutation-dead-lettered`); network failures,
 //! 408, 429 and 5xx back off (`mutation-failed {attempts, retryAt}`) until `queue.maxAttempts`.
 //!
@@ -45,18 +55,22 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{
     queued_body, QueueEffect, QueueEvent, QueuedRequest, SendFailure, QUEUED_HEADER, QUEUE_OFFLINE_HEADER,
 };
+use cachet_core::partition::AUTH_HEADER;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
 
+use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
 use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
-use super::http::{await_js, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
+use super::http::{await_js, body_bytes, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
+use super::page_auth::ask_page_for_auth;
 use super::strategies::{forget, open_cache};
 use super::{queue_store, tag_index, RUNTIME_CACHE};
 use crate::Error;
@@ -231,6 +245,8 @@ fn spawn(background: &dyn Fn(Promise), config: Rc<Config>, work: Work) {
 /// wake-up time asked for on the way becomes a timer handed to `background`.
 async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn Fn(Promise)) {
     let mut wake_at = None;
+    // The `Authorization` the last send carried: a refresh names it to the page.
+    let mut sent_authorization = None;
     loop {
         let mut next = None;
         for effect in effects {
@@ -240,11 +256,15 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
                 QueueEffect::Announce(event) => report(broadcast(&event)),
                 QueueEffect::Invalidate { tags } => report(invalidate(&tags).await),
                 QueueEffect::WakeAt { at } => wake_at = Some(at),
-                // Cookie auth has no refresh: the reducer backs off, and a second auth failure is final.
                 QueueEffect::RequestRefresh { .. } => {
-                    next = Some(QueueEvent::RefreshFinished { ok: false, now: now_ms(), random: random() })
+                    let ok = refresh(&config, sent_authorization.take()).await;
+                    next = Some(QueueEvent::RefreshFinished { ok, now: now_ms(), random: random() })
                 }
-                QueueEffect::Send { id, request } => next = Some(send(id, &request, &config).await),
+                QueueEffect::Send { id, request } => {
+                    let (outcome, authorization) = send(id, &request, &config).await;
+                    sent_authorization = authorization;
+                    next = Some(outcome);
+                }
             }
         }
         let Some(event) = next else { break };
@@ -303,46 +323,83 @@ async fn free_cache_space() -> Result<(), Error> {
     Ok(())
 }
 
-/// Sends one queued mutation and says how it went, as an event for the reducer.
-async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> QueueEvent {
+/// Sends one queued mutation and says how it went, as an event for the reducer, with the `Authorization`
+/// it carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
+/// page gives for it; with no page to ask, it is not sent and counts as a network failure (SPEC §5.8: a
+/// token lives in a page only).
+async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, Option<String>) {
     let now = now_ms();
     let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
-    let request = match build_request(queued) {
+    let auth = &config.features.auth;
+    let marked = queued
+        .headers
+        .iter()
+        .any(|(name, value)| name == AUTH_HEADER && matches!(value.trim(), "1" | "true"));
+    let authorization = if auth.enabled && auth.kind.refreshes() && marked {
+        match ask_page_for_auth(None, None).await {
+            Ok(authorization) => authorization,
+            Err(error) => {
+                web_sys::console::warn_1(
+                    &format!("cachet: queued mutation {id} waits for a page: {error}").into(),
+                );
+                return (failed(SendFailure::Network), None);
+            }
+        }
+    } else {
+        None
+    };
+    let request = match build_request(queued, authorization.as_deref()) {
         Ok(request) => request,
         Err(error) => {
             // A stored request the browser refuses to build can never be sent: given up as rejected.
             web_sys::console::error_1(&format!("cachet: queued mutation {id} unusable: {error}").into());
-            return failed(SendFailure::Status(400));
+            return (failed(SendFailure::Status(400)), None);
         }
     };
-    let response = match fetch_raw(&request).await {
-        Ok(response) => response,
-        Err(_) => return failed(SendFailure::Network),
+    let Ok(response) = fetch_raw(&request).await else {
+        return (failed(SendFailure::Network), authorization);
     };
     let status = response.status();
     if (200..300).contains(&status) {
-        return QueueEvent::SendSucceeded { id, now };
+        return (QueueEvent::SendSucceeded { id, now }, authorization);
     }
-    let auth = &config.features.auth;
-    let body = if auth.enabled && auth.failure.needs_body() {
-        let text = match response.text() {
-            Ok(promise) => await_js("Response.text", promise).await.ok().and_then(|text| text.as_string()),
-            Err(_) => None,
-        };
-        text.and_then(|text| serde_json::from_str(&text).ok())
+    let bytes = if auth.enabled && auth.failure.needs_body() {
+        body_bytes(&response).await.unwrap_or_default()
     } else {
-        None
+        Vec::new()
     };
-    let headers = response.headers();
-    let is_auth_failure = auth.enabled
-        && auth.failure.is_failure(status, |name| headers.get(name).ok().flatten(), body.as_ref());
-    failed(if is_auth_failure { SendFailure::AuthFailure } else { SendFailure::Status(status) })
+    let outcome = if auth.enabled && is_auth_failure(&auth.failure, &response, &bytes) {
+        SendFailure::AuthFailure
+    } else {
+        SendFailure::Status(status)
+    };
+    (failed(outcome), authorization)
 }
 
-fn build_request(queued: &QueuedRequest) -> Result<Request, Error> {
+/// After a replay met an auth failure: whether fresh auth is there to send it once more. Bearer (and
+/// custom) auth asks a page to refresh the token that failed; cookie auth has no refresh (the server owns
+/// the session), so the reducer backs off and a second auth failure is final.
+async fn refresh(config: &Config, failed_authorization: Option<String>) -> bool {
+    if !config.features.auth.kind.refreshes() {
+        return false;
+    }
+    let failed = auth_fingerprint(&failed_authorization.unwrap_or_default());
+    match ask_page_for_auth(None, Some(failed)).await {
+        Ok(fresh) => fresh.is_some(),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: no fresh auth for a queued mutation: {error}").into());
+            false
+        }
+    }
+}
+
+fn build_request(queued: &QueuedRequest, authorization: Option<&str>) -> Result<Request, Error> {
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in &queued.headers {
         headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+    }
+    if let Some(authorization) = authorization {
+        headers.set("authorization", authorization).map_err(|e| Error::js("Headers.set", e))?;
     }
     let init = RequestInit::new();
     init.set_method(&queued.method);
