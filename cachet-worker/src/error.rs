@@ -46,6 +46,9 @@ pub enum Error {
     /// The code runs in a context that lacks the API it needs (for example not in a Service Worker).
     #[error("wrong context: {0}")]
     Context(&'static str),
+    /// The core refused something: for example a stored record (the mutation queue) that does not decode.
+    #[error(transparent)]
+    Core(#[from] cachet_core::Error),
 }
 
 impl Error {
@@ -56,9 +59,16 @@ impl Error {
     }
 }
 
-/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
-pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
+/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`, with the
+/// browser's message (rexie's own text is only "idb error"; the message is in its source).
+pub(crate) fn idb<E: std::error::Error>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| {
+        let message = match error.source() {
+            Some(source) => format!("{error}: {source}"),
+            None => error.to_string(),
+        };
+        Error::Js { operation, name: "IndexedDBError".to_owned(), message }
+    }
 }
 
 /// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).

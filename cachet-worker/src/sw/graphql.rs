@@ -11,7 +11,8 @@
 //! invalidation tags is removed (the whole entry: there is no per-field patching) and
 //! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx answer, GraphQL
 //! `errors` or not: a mutation that partly failed may still have changed data, and a needless re-fetch
-//! costs less than stale data.
+//! costs less than stale data. A mutation marked `X-Cachet-Queue-Offline: 1` is queued instead when the
+//! network fails ([`super::queue`]).
 
 use std::rc::Rc;
 
@@ -27,6 +28,7 @@ use web_sys::{Cache, Request, Response};
 use super::auth_retry::{send, AuthRetry};
 use super::broadcast::broadcast;
 use super::http::{fetch_raw, without_cachet_headers};
+use super::queue;
 use super::strategies::{forget, open_cache, respond, Target};
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -68,7 +70,23 @@ pub(crate) async fn handle(
             respond(&cache, &target, strategy, background).await
         }
         GraphqlAction::Mutation { invalidate } => {
-            let (response, _, answer) = send(&outgoing, auth.as_ref()).await?;
+            // `X-Cachet-Queue-Offline: 1`: queued when the network fails, or while earlier ones wait.
+            let queue_offline = queue::asks_to_queue(request);
+            let name = call.operation_name;
+            if queue_offline && queue::has_pending(config).await {
+                let queued =
+                    queue::enqueue(request, body, name.clone(), &invalidate, false, config, background);
+                if let Some(answer) = queued.await? {
+                    return Ok(answer);
+                }
+            }
+            let (response, _, answer) = match send(&outgoing, auth.as_ref()).await {
+                Err(failure @ Error::Network { .. }) if queue_offline => {
+                    let queued = queue::enqueue(request, body, name, &invalidate, true, config, background);
+                    return queued.await?.ok_or(failure);
+                }
+                sent => sent?,
+            };
             if response.ok() && !invalidate.is_empty() {
                 let cache = open_cache(GRAPHQL_CACHE).await?;
                 // The answer reaches the page even when invalidation fails; the failure is reported.

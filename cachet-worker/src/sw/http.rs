@@ -15,7 +15,8 @@ fn is_cachet_header(name: &str) -> bool {
     name == STRATEGY_HEADER || name.starts_with("x-cachet-")
 }
 
-fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
+/// Every header of `headers` as `(lowercase name, value)`.
+pub(crate) fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
     js_sys::try_iter(headers)
         .ok()
         .flatten()

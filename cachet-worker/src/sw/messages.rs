@@ -6,11 +6,15 @@
 //! | `clear-all {requestId}` | [`clear_all`], then acks and broadcasts `clear-all-done {requestId}` |
 //! | `invalidate-tags {requestId, tags}` | removes every GraphQL entry carrying one of `tags`, broadcasts `cache-invalidated`, acks |
 //! | `set-identity {requestId, partition}` | persists the user partition for requests marked `X-Cachet-Auth: 1`, acks |
+//! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
 //! | any other kind | nacks it with "not supported by this build": it is not handled yet |
 //!
 //! A message that does not decode (garbage, another protocol version) is reported on the console and
 //! dropped: without a decodable `requestId` there is nobody to answer.
 
+use std::rc::Rc;
+
+use cachet_core::config::Config;
 use cachet_core::protocol::{decode_message, encode_message, PageToSw, SwEvent, SwToPage};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Client, ExtendableMessageEvent};
@@ -18,12 +22,13 @@ use web_sys::{Client, ExtendableMessageEvent};
 use super::broadcast::broadcast;
 use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
 use super::http::await_js;
+use super::queue::{self, Trigger};
 use super::strategies::{cache_storage, open_cache};
-use super::{identity, tag_index, RUNTIME_CACHE};
+use super::{identity, queue_store, tag_index, RUNTIME_CACHE};
 use crate::Error;
 
 /// Handles one `message` event.
-pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
+pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<Config>) {
     let text = event.data().as_string().unwrap_or_default();
     let message = match decode_message::<PageToSw>(&text) {
         Ok(message) => message,
@@ -38,6 +43,10 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
         PageToSw::SetIdentity { request_id, partition } => {
             (request_id, identity::set(partition.as_deref()).await)
         }
+        PageToSw::ConnectivityChanged { online } => {
+            return replay(if online { Trigger::Online } else { Trigger::Offline }, event, config).await;
+        }
+        PageToSw::ReplayQueue => return replay(Trigger::Online, event, config).await,
         PageToSw::SnapshotRequest { request_id } => {
             (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
         }
@@ -58,6 +67,16 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent) {
     }
 }
 
+/// Feeds the mutation queue; its events are broadcast, so nothing is answered.
+async fn replay(trigger: Trigger, event: &ExtendableMessageEvent, config: &Rc<Config>) {
+    let background = |promise: js_sys::Promise| {
+        let _ = event.wait_until(&promise);
+    };
+    if let Err(error) = queue::replay(trigger, config, &background).await {
+        web_sys::console::error_1(&format!("cachet: replaying the mutation queue: {error}").into());
+    }
+}
+
 /// [`clear_all`], then `clear-all-done {requestId}` to every page. A failed broadcast is reported, not
 /// nacked: the purge itself is done.
 async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
@@ -73,13 +92,15 @@ async fn invalidate(tags: &[String]) -> Result<(), Error> {
     invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
 }
 
-/// Purges everything cachet stored: the runtime and GraphQL caches, the entry index and the identity. The cached SW
-/// wasm stays (the worker needs it to restart offline), and caches that are not cachet's are untouched.
+/// Purges everything cachet stored: the runtime and GraphQL caches, the entry index, the mutation queue
+/// (items, dead letters, records set aside as unreadable) and the identity. The cached SW wasm stays (the
+/// worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
     let storage = cache_storage()?;
     for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
         await_js("caches.delete", storage.delete(name)).await?;
     }
     tag_index::shared().await?.clear().await?;
+    queue_store::clear().await?;
     identity::set(None).await
 }

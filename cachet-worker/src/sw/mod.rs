@@ -9,6 +9,11 @@
 //! | `activate` | `activate()` | broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
+//! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
+//!
+//! The first event a worker instance handles also replays the mutation queue ([`queue`]), in the
+//! background: the browser starts the worker again after stopping it, and that is one of the queue's
+//! triggers.
 //!
 //! The shim decides synchronously which requests reach the engine (same origin, GET, not at or below a
 //! pass-through path of `cachet_core::config::SwRoutes`); everything else never gets a `respondWith` and
@@ -17,7 +22,7 @@
 //! config (`network-first` unless configured).
 //!
 //! Nothing is kept only in SW memory: the browser stops an idle SW after about 30 s, so every state that
-//! matters lives in Cache Storage (and, later, IndexedDB).
+//! matters lives in Cache Storage and IndexedDB.
 
 mod auth_retry;
 pub mod broadcast;
@@ -26,6 +31,8 @@ mod http;
 pub mod identity;
 pub mod messages;
 mod page_auth;
+pub mod queue;
+pub mod queue_store;
 mod router;
 mod strategies;
 pub mod tag_index;
@@ -34,7 +41,7 @@ use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
+use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
 
 pub use auth_retry::{is_auth_failure, AuthRetry};
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
@@ -62,15 +69,22 @@ pub fn install() {
     let config = std::rc::Rc::new(read_config(&scope));
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
+    let activate_config = config.clone();
     let activate = Closure::<dyn Fn() -> js_sys::Promise>::new(move || {
+        // Not part of activation: the replay must not hold fetches back.
+        queue::start_once(&activate_config, &drop);
         let build = activate_build.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             broadcast::broadcast(&SwEvent::Activated { build }).map_err(JsValue::from)?;
             Ok(JsValue::UNDEFINED)
         })
     });
+    let fetch_config = config.clone();
     let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
-        let config = config.clone();
+        let config = fetch_config.clone();
+        queue::start_once(&config, &|promise| {
+            let _ = event.wait_until(&promise);
+        });
         wasm_bindgen_futures::future_to_promise(async move {
             router::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
         })
@@ -79,22 +93,40 @@ pub fn install() {
         // Setting a property on a fresh plain object cannot throw.
         let _ = js_sys::Reflect::set(&engine, &name.into(), value);
     };
+    let message_config = config.clone();
     let message = Closure::<dyn Fn(ExtendableMessageEvent) -> js_sys::Promise>::new(
         move |event: ExtendableMessageEvent| {
+            let config = message_config.clone();
+            queue::start_once(&config, &|promise| {
+                let _ = event.wait_until(&promise);
+            });
             wasm_bindgen_futures::future_to_promise(async move {
-                messages::handle_message(&event).await;
+                messages::handle_message(&event, &config).await;
                 Ok(JsValue::UNDEFINED)
             })
         },
     );
+    let sync = Closure::<dyn Fn(ExtendableEvent) -> js_sys::Promise>::new(move |event: ExtendableEvent| {
+        let config = config.clone();
+        let last_chance = js_sys::Reflect::get(&event, &"lastChance".into()).is_ok_and(|v| v.is_truthy());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let background = |promise: js_sys::Promise| {
+                let _ = event.wait_until(&promise);
+            };
+            queue::sync(&config, last_chance, &background).await.map_err(JsValue::from)?;
+            Ok(JsValue::UNDEFINED)
+        })
+    });
     set("activate", activate.as_ref());
     set("fetch", fetch.as_ref());
     set("message", message.as_ref());
+    set("sync", sync.as_ref());
     set("build", &JsValue::from_str(&build));
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
     fetch.forget();
     message.forget();
+    sync.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
 }
 

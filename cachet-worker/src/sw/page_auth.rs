@@ -56,7 +56,6 @@ thread_local! {
 /// The current `Authorization` header of a page (the one that made the request when `client_id` names
 /// it, else any controlled window), for a request that has none yet (a queued mutation's replay).
 /// `Ok(None)`: the page has no header to give (cookie auth, or logged out).
-#[allow(dead_code)] // for the offline queue's replays (`queue.rs`), being merged from its branch
 pub(crate) async fn ask_page_for_auth(
     client_id: Option<&str>,
     failed: Option<String>,

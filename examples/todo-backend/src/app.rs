@@ -32,6 +32,8 @@ pub struct AppState {
     pub token_ttl_ms: i64,
     /// While set, `/api/refresh` answers 401 (test hook).
     pub fail_refresh: Arc<AtomicBool>,
+    /// Statuses the next GraphQL requests are answered with, one each, in order (test hook).
+    pub fail_graphql: Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
     /// The GraphQL schema.
     pub schema: TodoSchema,
     /// The static-file fallback.
@@ -55,6 +57,7 @@ impl AppState {
             auth_mode: config.auth_mode,
             token_ttl_ms: i64::try_from(config.token_ttl.as_millis()).unwrap_or(i64::MAX).min(i64::MAX / 4),
             fail_refresh: Arc::default(),
+            fail_graphql: Arc::default(),
             static_files: StaticFiles::new(config.static_dir.as_deref()),
         })
     }

@@ -63,6 +63,9 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
     if let Ok(request) = &parsed {
         state.counters.incr(graphql_key(operation_name(request).as_deref()));
     }
+    if let Some(status) = crate::test_hooks::take_graphql_failure(&state) {
+        return graphql_error(status, "failed on purpose (test hook /__test/fail-graphql)");
+    }
     let authed = match authenticate(&state, &headers) {
         Ok(authed) => authed,
         Err(err) if err.status == StatusCode::UNAUTHORIZED => {

@@ -19,6 +19,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__test/respond", get(respond).post(respond))
         .route("/__test/expire-tokens", post(expire_tokens))
         .route("/__test/fail-refresh", post(fail_refresh))
+        .route("/__test/fail-graphql", post(fail_graphql))
         .route("/__test/counts", get(counts))
         .route("/__test/reset", post(reset))
 }
@@ -97,6 +98,37 @@ async fn fail_refresh(
     };
     state.fail_refresh.store(on, Ordering::SeqCst);
     Ok(Json(json!({ "failRefresh": on })))
+}
+
+/// `POST /__test/fail-graphql?status=422&status=503`: the next GraphQL requests, one per `status` and in
+/// that order, are counted, then answered with that status and a GraphQL error body instead of being
+/// executed. Replaces what an earlier call asked for.
+async fn fail_graphql(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut statuses = std::collections::VecDeque::new();
+    for (key, value) in query_pairs(query.as_deref()) {
+        if key != "status" {
+            return Err(ApiError::bad_request(format!("unknown parameter `{key}` (expected status)")));
+        }
+        let status = value.parse::<u16>().ok().and_then(|code| StatusCode::from_u16(code).ok());
+        let status = status
+            .ok_or_else(|| ApiError::bad_request(format!("invalid status `{value}`: expected 100-999")))?;
+        statuses.push_back(status.as_u16());
+    }
+    if statuses.is_empty() {
+        return Err(ApiError::bad_request("missing query parameter `status`"));
+    }
+    let answer = json!({ "statuses": statuses });
+    *state.fail_graphql.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = statuses;
+    Ok(Json(answer))
+}
+
+/// The status the current GraphQL request must be answered with, if `/__test/fail-graphql` asked for one.
+pub fn take_graphql_failure(state: &AppState) -> Option<StatusCode> {
+    let mut statuses = state.fail_graphql.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    statuses.pop_front().and_then(|status| StatusCode::from_u16(status).ok())
 }
 
 async fn counts(State(state): State<AppState>) -> impl IntoResponse {

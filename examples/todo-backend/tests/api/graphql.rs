@@ -102,3 +102,26 @@ async fn malformed_graphql_bodies_are_400() {
     assert!(resp.json()["errors"].is_array());
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn the_fail_graphql_hook_answers_the_next_requests_with_the_status_asked_for() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Cookie).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Cookie, "alice").await;
+    let set = post_json(addr, "/__test/fail-graphql?status=422&status=503", &[], &json!({})).await;
+    assert_eq!(set.json(), json!({ "statuses": [422, 503] }));
+    for expected in [422, 503] {
+        let failed = gql(addr, &alice, CREATE, json!({ "title": "refused" })).await;
+        assert_eq!(failed.status, expected);
+        assert!(failed.json()["errors"][0]["message"].as_str().expect("msg").contains("on purpose"));
+    }
+    let list = gql(addr, &alice, GET_TODOS, json!({})).await;
+    assert_eq!((list.status, list.json()["data"]["todos"].clone()), (200, json!([])), "nothing was created");
+    assert_eq!(srv.counts()["graphql CreateTodo"], 2, "failed requests are counted");
+    for bad in ["status=abc", "count=1&status=500", "what=1", ""] {
+        let refused = post_json(addr, &format!("/__test/fail-graphql?{bad}"), &[], &json!({})).await;
+        assert_eq!(refused.status, 400, "{bad}");
+    }
+    srv.stop().await;
+}

@@ -1,0 +1,489 @@
+//! The offline mutation queue (`queueOffline`): the edge over the pure reducer
+//! [`cachet_core::machines::queue`], which decides everything (order, one in flight, outcomes, backoff,
+//! dead letters). This module feeds it events, stores each new state ([`super::queue_store`]) and
+//! carries out its effects.
+//!
+//! # Queueing
+//!
+//! A GraphQL mutation carrying `X-Cachet-Queue-Offline: 1` is queued when its send fails for lack of
+//! network (the `fetch` rejects), and also, without trying the network, while earlier queued mutations
+//! still wait: a later mutation never overtakes an earlier one. The page then gets status **202** with
+//! `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue` and the body
+//! [`queued_body`](cachet_core::machines::queue::queued_body), and `mutation-queued {id, operationName}`
+//! is broadcast. A full queue (`queue.maxItems`) or a queue that cannot be written (storage full even
+//! after freeing the caches) queues nothing: the page gets the network failure, as without the header.
+//!
+//! What is stored: method, URL, body, the operation name, the tags to invalidate, and the request's
+//! headers except `Authorization` (tokens are never persisted) and `X-Cachet-Queue-Offline`. cachet's
+//! other headers stay stored (`X-Cachet-Auth: 1` marks an authenticated mutation) and are stripped at
+//! each send like every `X-Cachet-*` header. A replay is sent with the browser's default credentials
+//! for the same origin, so a session cookie goes with it as it went with the original.
+//!
+//! # Replaying
+//!
+//! | trigger | event for the reducer |
+//! |---|---|
+//! | a mutation queued after a network failure | `Offline`, then `Enqueue` |
+//! | the first event a worker instance handles (start, restart after being stopped) | `Online` if `navigator.onLine`, else nothing |
+//! | page message `connectivity-changed {online: true}` / `replay-queue` | `Online` |
+//! | page message `connectivity-changed {online: false}` | `Offline` |
+//! | Background Sync `sync` with tag `cachet-queue` (registered at each enqueue where the API exists) | `Online`; the event fails, so the browser tries again later, while items remain |
+//! | the wake-up timer of a backoff | `Wake` |
+//! | a replay failed for lack of network | `SendFailed`, then `Offline` (no timer burns attempts while offline) |
+//!
+//! Replays go one at a time, head first, and only when due (`nextAttemptAt`). A 2xx answer is a success:
+//! the mutation's tags are invalidated exactly as for a live mutation (`cache-invalidated {tags}`), then
+//! `mutation-replayed`. An auth failure (per `features.auth.failure`, when auth is enabled) asks for a
+//! refresh: cookie auth has none, so the reducer backs off and a second auth failure dead-letters it.
+//!
+//! # Bearer auth
+//!
+//! The stored request has no token. Before each send of a mutation marked `X-Cachet-Auth: 1` under
+//! bearer (or custom) auth, a page is asked for its current `Authorization`
+//! (`refresh-request {failed: null}`, see [`super::page_auth`]), which rides on that one send and is
+//! dropped. On an auth failure the page is asked to refresh the token that failed
+//! (`refresh-request {failed: <fingerprint>}`); with fresh auth the mutation is sent once more at once,
+//! without, it backs off. With no page open (a `sync` event with every tab closed) it is not sent: it
+//! counts as a network failure and waits for a page (SPEC §5.8: background sync needs cookie auth).
+//! Other 4xx (but 408 and 429) are dead-lettered at once (`mutation-dead-lettered`); network failures,
+//! 408, 429 and 5xx back off (`mutation-failed {attempts, retryAt}`) until `queue.maxAttempts`.
+//!
+//! The wake-up timer is best effort: it keeps the worker alive through `waitUntil` of the event that set
+//! it, but the browser may still stop the worker, and the timer with it. Nothing is lost: every trigger
+//! reads the stored queue again and sends whatever is due.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use cachet_core::cache_key::auth_fingerprint;
+use cachet_core::config::Config;
+use cachet_core::machines::queue::{
+    queued_body, QueueEffect, QueueEvent, QueuedRequest, SendFailure, QUEUED_HEADER, QUEUE_OFFLINE_HEADER,
+};
+use cachet_core::partition::AUTH_HEADER;
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
+
+use super::auth_retry::is_auth_failure;
+use super::broadcast::broadcast;
+use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
+use super::http::{await_js, body_bytes, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
+use super::page_auth::ask_page_for_auth;
+use super::strategies::{forget, open_cache};
+use super::{queue_store, tag_index, RUNTIME_CACHE};
+use crate::Error;
+
+/// The Background Sync tag the queue registers.
+pub const SYNC_TAG: &str = "cachet-queue";
+
+/// What starts a replay.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// The first event of a worker instance.
+    Start,
+    /// The page says the browser is online (`connectivity-changed {online: true}`), asks for a replay
+    /// (`replay-queue`), or the Background Sync `sync` event came.
+    Online,
+    /// The page says the browser is offline.
+    Offline,
+    /// A backoff's wake-up timer.
+    Timer,
+}
+
+/// Whether the request asks to be queued when the network fails (`X-Cachet-Queue-Offline: 1`).
+pub(crate) fn asks_to_queue(request: &Request) -> bool {
+    let value = request.headers().get(QUEUE_OFFLINE_HEADER).ok().flatten();
+    value.is_some_and(|value| matches!(value.trim(), "1" | "true"))
+}
+
+/// Whether earlier queued mutations still wait. An unreadable queue counts as empty (reported).
+pub(crate) async fn has_pending(config: &Config) -> bool {
+    match queue_store::load(config.queue).await {
+        Ok(state) => !state.items.is_empty(),
+        Err(error) => {
+            web_sys::console::error_1(&format!("cachet: {error}").into());
+            false
+        }
+    }
+}
+
+/// Queues the mutation `request` (whose body is `body`) and answers it with the 202 of a queued
+/// mutation; `Ok(None)` when the queue refused it (full). `after_network_failure`: its send just failed
+/// for lack of network, so the queue holds off until a trigger says the network is back.
+pub(crate) async fn enqueue(
+    request: &Request,
+    body: &[u8],
+    operation_name: Option<String>,
+    invalidate: &[String],
+    after_network_failure: bool,
+    config: &Config,
+    background: &dyn Fn(Promise),
+) -> Result<Option<Response>, Error> {
+    let headers = header_pairs(&request.headers())
+        .into_iter()
+        .filter(|(name, _)| name != "authorization" && name != QUEUE_OFFLINE_HEADER)
+        .collect();
+    let queued = QueuedRequest {
+        method: request.method(),
+        url: request.url(),
+        headers,
+        body: String::from_utf8_lossy(body).into_owned(),
+        operation_name,
+        invalidate: invalidate.to_vec(),
+    };
+    let now = now_ms();
+    let effects = transition(config, move |state| {
+        let state = if after_network_failure { state.reduce(QueueEvent::Offline).0 } else { state };
+        let id = state.next_id;
+        let (state, effects) = state.reduce(QueueEvent::Enqueue { request: queued.clone(), now });
+        (state, (id, effects))
+    })
+    .await;
+    let (id, effects) = match effects {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            web_sys::console::error_1(&format!("cachet: not queued: {error}").into());
+            return Ok(None);
+        }
+    };
+    if effects.iter().any(|effect| matches!(effect, QueueEffect::Refused(_))) {
+        web_sys::console::warn_1(&"cachet: not queued: the mutation queue is full (queue.maxItems)".into());
+        return Ok(None);
+    }
+    background(wasm_bindgen_futures::future_to_promise(register_sync()));
+    spawn(background, Rc::new(config.clone()), Work::Run(effects));
+    queued_answer(id).map(Some)
+}
+
+/// Runs a replay for `trigger`: feeds the reducer and carries out what it decides, sending due items
+/// one at a time until none is due. Background work (a wake-up timer) goes to `background`.
+pub async fn replay(
+    trigger: Trigger,
+    config: &Rc<Config>,
+    background: &dyn Fn(Promise),
+) -> Result<(), Error> {
+    let now = now_ms();
+    let event = match trigger {
+        Trigger::Start if !navigator_online() => return Ok(()),
+        Trigger::Start | Trigger::Online => QueueEvent::Online { now },
+        Trigger::Offline => QueueEvent::Offline,
+        Trigger::Timer => QueueEvent::Wake { now },
+    };
+    let effects = transition(config, |state| state.reduce(event.clone())).await?;
+    run(effects, config.clone(), background).await;
+    Ok(())
+}
+
+/// The Background Sync `sync` event: replays, then fails while items remain, so that the browser tries
+/// again later (it backs off on its own), unless this was its last chance.
+pub async fn sync(config: &Rc<Config>, last_chance: bool, background: &dyn Fn(Promise)) -> Result<(), Error> {
+    replay(Trigger::Online, config, background).await?;
+    let state = queue_store::load(config.queue).await?;
+    if state.items.is_empty() || last_chance {
+        Ok(())
+    } else {
+        Err(Error::Context("mutations remain queued; the browser will sync again"))
+    }
+}
+
+thread_local! {
+    // Whether this worker instance has run its start replay; a new instance starts with `false`.
+    static STARTED: Cell<bool> = const { Cell::new(false) };
+    // The time the pending wake-up timer fires, to set one timer rather than one per trigger. Losing it
+    // (the worker stopped) loses nothing: the next trigger reads the queue again.
+    static TIMER_AT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// The start trigger, once per worker instance: call it from every event the engine handles.
+pub(crate) fn start_once(config: &Rc<Config>, background: &dyn Fn(Promise)) {
+    if !STARTED.with(|started| started.replace(true)) {
+        spawn(background, config.clone(), Work::Replay(Trigger::Start));
+    }
+}
+
+/// Queue work done in the background of an event.
+enum Work {
+    /// Wait until this time (Unix ms), then replay for [`Trigger::Timer`].
+    WakeAt(u64),
+    /// Replay for this trigger.
+    Replay(Trigger),
+    /// Carry out these effects.
+    Run(Vec<QueueEffect>),
+}
+
+/// Does `work` as one promise handed to `background` (`waitUntil`). The promises the work hands on
+/// (a wake-up timer) are awaited at its end: once the event is over, only a promise it is still waiting
+/// for may add to its `waitUntil`.
+fn spawn(background: &dyn Fn(Promise), config: Rc<Config>, work: Work) {
+    background(wasm_bindgen_futures::future_to_promise(async move {
+        let collected = std::cell::RefCell::new(Vec::new());
+        let sink = |promise: Promise| collected.borrow_mut().push(promise);
+        match work {
+            Work::WakeAt(at) => {
+                sleep_until(at).await?;
+                TIMER_AT.with(|timer| {
+                    if timer.get() == Some(at) {
+                        timer.set(None);
+                    }
+                });
+                replay(Trigger::Timer, &config, &sink).await?;
+            }
+            Work::Replay(trigger) => replay(trigger, &config, &sink).await?,
+            Work::Run(effects) => run(effects, config.clone(), &sink).await,
+        }
+        loop {
+            let Some(promise) = collected.borrow_mut().pop() else { break };
+            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        }
+        Ok(JsValue::UNDEFINED)
+    }));
+}
+
+/// Carries out `effects`, and those that follow from each send's outcome, until nothing is sent. A
+/// wake-up time asked for on the way becomes a timer handed to `background`.
+async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn Fn(Promise)) {
+    let mut wake_at = None;
+    // The `Authorization` the last send carried: a refresh names it to the page.
+    let mut sent_authorization = None;
+    loop {
+        let mut next = None;
+        for effect in effects {
+            match effect {
+                // Written by `transition` before any effect is carried out.
+                QueueEffect::Persist | QueueEffect::Refused(_) => {}
+                QueueEffect::Announce(event) => report(broadcast(&event)),
+                QueueEffect::Invalidate { tags } => report(invalidate(&tags).await),
+                QueueEffect::WakeAt { at } => wake_at = Some(at),
+                QueueEffect::RequestRefresh { .. } => {
+                    let ok = refresh(&config, sent_authorization.take()).await;
+                    next = Some(QueueEvent::RefreshFinished { ok, now: now_ms(), random: random() })
+                }
+                QueueEffect::Send { id, request } => {
+                    let (outcome, authorization) = send(id, &request, &config).await;
+                    sent_authorization = authorization;
+                    next = Some(outcome);
+                }
+            }
+        }
+        let Some(event) = next else { break };
+        let offline = matches!(event, QueueEvent::SendFailed { failure: SendFailure::Network, .. });
+        let outcome = transition(&config, |state| {
+            let (state, effects) = state.reduce(event.clone());
+            if offline {
+                (state.reduce(QueueEvent::Offline).0, effects)
+            } else {
+                (state, effects)
+            }
+        })
+        .await;
+        match outcome {
+            // Offline, a wake-up would send nothing: the next connectivity trigger replays.
+            Ok(following) if offline => {
+                effects = following.into_iter().filter(|e| !matches!(e, QueueEffect::WakeAt { .. })).collect()
+            }
+            Ok(following) => effects = following,
+            Err(error) => {
+                // The outcome is lost with the write; the stored item is sent again by a later trigger.
+                report::<()>(Err(error));
+                break;
+            }
+        }
+    }
+    if let Some(at) = wake_at {
+        schedule_wake(at, config, background);
+    }
+}
+
+/// Applies `change` to the stored queue and stores the result, before anything is carried out. When the
+/// write fails (storage full), cachet's caches give way: the least recently used half of each is evicted,
+/// then the write is tried once more. The queue is never dropped for room; a write that still fails
+/// leaves the stored queue as it was.
+async fn transition<T>(
+    config: &Config,
+    change: impl Fn(cachet_core::machines::queue::QueueState) -> (cachet_core::machines::queue::QueueState, T),
+) -> Result<T, Error> {
+    match queue_store::update(config.queue, &change).await {
+        Ok(result) => Ok(result),
+        Err(first) => {
+            web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
+            free_cache_space().await?;
+            queue_store::update(config.queue, &change).await
+        }
+    }
+}
+
+async fn free_cache_space() -> Result<(), Error> {
+    let index = tag_index::shared().await?;
+    for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
+        let entries = index.beyond(name, 0).await?;
+        forget(&open_cache(name).await?, &index, &entries[..entries.len() - entries.len() / 2]).await?;
+    }
+    Ok(())
+}
+
+/// Sends one queued mutation and says how it went, as an event for the reducer, with the `Authorization`
+/// it carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
+/// page gives for it; with no page to ask, it is not sent and counts as a network failure (SPEC §5.8: a
+/// token lives in a page only).
+async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, Option<String>) {
+    let now = now_ms();
+    let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
+    let auth = &config.features.auth;
+    let marked = queued
+        .headers
+        .iter()
+        .any(|(name, value)| name == AUTH_HEADER && matches!(value.trim(), "1" | "true"));
+    let authorization = if auth.enabled && auth.kind.refreshes() && marked {
+        match ask_page_for_auth(None, None).await {
+            Ok(authorization) => authorization,
+            Err(error) => {
+                web_sys::console::warn_1(
+                    &format!("cachet: queued mutation {id} waits for a page: {error}").into(),
+                );
+                return (failed(SendFailure::Network), None);
+            }
+        }
+    } else {
+        None
+    };
+    let request = match build_request(queued, authorization.as_deref()) {
+        Ok(request) => request,
+        Err(error) => {
+            // A stored request the browser refuses to build can never be sent: given up as rejected.
+            web_sys::console::error_1(&format!("cachet: queued mutation {id} unusable: {error}").into());
+            return (failed(SendFailure::Status(400)), None);
+        }
+    };
+    let Ok(response) = fetch_raw(&request).await else {
+        return (failed(SendFailure::Network), authorization);
+    };
+    let status = response.status();
+    if (200..300).contains(&status) {
+        return (QueueEvent::SendSucceeded { id, now }, authorization);
+    }
+    let bytes = if auth.enabled && auth.failure.needs_body() {
+        body_bytes(&response).await.unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let outcome = if auth.enabled && is_auth_failure(&auth.failure, &response, &bytes) {
+        SendFailure::AuthFailure
+    } else {
+        SendFailure::Status(status)
+    };
+    (failed(outcome), authorization)
+}
+
+/// After a replay met an auth failure: whether fresh auth is there to send it once more. Bearer (and
+/// custom) auth asks a page to refresh the token that failed; cookie auth has no refresh (the server owns
+/// the session), so the reducer backs off and a second auth failure is final.
+async fn refresh(config: &Config, failed_authorization: Option<String>) -> bool {
+    if !config.features.auth.kind.refreshes() {
+        return false;
+    }
+    let failed = auth_fingerprint(&failed_authorization.unwrap_or_default());
+    match ask_page_for_auth(None, Some(failed)).await {
+        Ok(fresh) => fresh.is_some(),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: no fresh auth for a queued mutation: {error}").into());
+            false
+        }
+    }
+}
+
+fn build_request(queued: &QueuedRequest, authorization: Option<&str>) -> Result<Request, Error> {
+    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+    for (name, value) in &queued.headers {
+        headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+    }
+    if let Some(authorization) = authorization {
+        headers.set("authorization", authorization).map_err(|e| Error::js("Headers.set", e))?;
+    }
+    let init = RequestInit::new();
+    init.set_method(&queued.method);
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&queued.body));
+    let request =
+        Request::new_with_str_and_init(&queued.url, &init).map_err(|e| Error::js("new Request", e))?;
+    without_cachet_headers(&request, Some(queued.body.as_bytes()))
+}
+
+/// The answer to a queued mutation: 202, `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue`.
+fn queued_answer(id: u64) -> Result<Response, Error> {
+    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+    let id_text = id.to_string();
+    for (name, value) in
+        [("content-type", "application/json"), (QUEUED_HEADER, id_text.as_str()), (SOURCE_HEADER, "queue")]
+    {
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+    }
+    let init = ResponseInit::new();
+    init.set_status(202);
+    init.set_headers(&headers);
+    Response::new_with_opt_str_and_init(Some(&queued_body(id)), &init)
+        .map_err(|e| Error::js("new Response", e))
+}
+
+async fn invalidate(tags: &[String]) -> Result<(), Error> {
+    let cache = open_cache(GRAPHQL_CACHE).await?;
+    invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
+}
+
+/// Sets the wake-up timer for `at` unless one fires earlier, kept alive through `background`.
+fn schedule_wake(at: u64, config: Rc<Config>, background: &dyn Fn(Promise)) {
+    if TIMER_AT.with(Cell::get).is_some_and(|pending| pending <= at) {
+        return;
+    }
+    TIMER_AT.with(|timer| timer.set(Some(at)));
+    spawn(background, config, Work::WakeAt(at));
+}
+
+async fn sleep_until(at: u64) -> Result<(), Error> {
+    // setTimeout takes an i32 of milliseconds; a day is beyond any worker's life anyway.
+    let delay = at.saturating_sub(now_ms()).min(86_400_000) as i32;
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let timer = Promise::new(&mut |resolve, _reject| {
+        let _ = global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
+    });
+    await_js("setTimeout", timer).await.map(|_| ())
+}
+
+/// Registers the Background Sync `sync` for the queue, where the browser has the API.
+async fn register_sync() -> Result<JsValue, JsValue> {
+    let global = js_sys::global();
+    let sync = js_sys::Reflect::get(&global, &"registration".into())
+        .and_then(|registration| js_sys::Reflect::get(&registration, &"sync".into()));
+    let Ok(sync) = sync else { return Ok(JsValue::UNDEFINED) };
+    let Ok(register) = js_sys::Reflect::get(&sync, &"register".into()) else {
+        return Ok(JsValue::UNDEFINED);
+    };
+    let Some(register) = register.dyn_ref::<js_sys::Function>() else {
+        return Ok(JsValue::UNDEFINED);
+    };
+    if let Ok(promise) = register.call1(&sync, &SYNC_TAG.into()) {
+        // Refused without a controlled page, or by the user's settings: the other triggers remain.
+        let _ = wasm_bindgen_futures::JsFuture::from(Promise::resolve(&promise)).await;
+    }
+    Ok(JsValue::UNDEFINED)
+}
+
+fn navigator_online() -> bool {
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    global.navigator().on_line()
+}
+
+fn report<T>(outcome: Result<T, Error>) {
+    if let Err(error) = outcome {
+        web_sys::console::error_1(&format!("cachet: {error}").into());
+    }
+}
+
+fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+fn random() -> u32 {
+    (js_sys::Math::random() * f64::from(u32::MAX)) as u32
+}

@@ -1,0 +1,171 @@
+//! Where the offline mutation queue lives: one IndexedDB record holding the whole
+//! [`QueueState`] as JSON text ([`QueueState::to_json`]), in a database of its own, `cachet-sw-queue`.
+//!
+//! Every change is a read-modify-write inside one `readwrite` transaction ([`update`]): IndexedDB runs
+//! such transactions on the same store one after the other, so two events handled at the same time (two
+//! mutations queued at once, a replay and a `clear-all`) never lose each other's changes, and the new
+//! state is committed before anything it decided is carried out or announced.
+//!
+//! A record that does not decode (a corrupt write, a record of a future build) is never overwritten: it
+//! is moved aside under `unreadable-<time>`, the error naming it is reported, and the queue starts
+//! empty. `clear-all` ([`clear`]) removes those too: they hold mutation bodies, which are user data.
+//!
+//! The state a Service Worker instance reads first is read with [`QueueState::from_json`], which forgets
+//! the item in flight: the instance that was sending it is gone (at-least-once delivery). Later reads in
+//! the same instance keep it, so that a second trigger never sends the head while it is on its way.
+
+use std::cell::Cell;
+
+use cachet_core::config::QueueBounds;
+use cachet_core::machines::queue::QueueState;
+use rexie::{ObjectStore, Rexie, Store, TransactionMode};
+use wasm_bindgen::JsValue;
+
+use crate::error::idb;
+use crate::Error;
+
+/// The IndexedDB database of the mutation queue.
+pub const DATABASE: &str = "cachet-sw-queue";
+/// Its one object store (out-of-line keys).
+pub const STORE: &str = "queue";
+/// The key of the queue's record.
+pub const STATE_KEY: &str = "state";
+/// The prefix of the keys records that did not decode are kept under.
+pub const UNREADABLE_PREFIX: &str = "unreadable-";
+
+thread_local! {
+    // Whether this instance of the worker has read the queue yet (see the module docs). Not state: a new
+    // instance starts with `false`, which is the point.
+    static READ_BY_THIS_INSTANCE: Cell<bool> = const { Cell::new(false) };
+}
+
+async fn open() -> Result<Rexie, Error> {
+    Rexie::builder(DATABASE)
+        .version(1)
+        .add_object_store(ObjectStore::new(STORE))
+        .build()
+        .await
+        .map_err(idb("open the mutation queue"))
+}
+
+/// Decodes a stored queue record; the bounds always come from the current config.
+fn decode(value: &JsValue, bounds: QueueBounds) -> Result<QueueState, Error> {
+    let text = value.as_string().ok_or(cachet_core::Error::StoredState {
+        what: "mutation queue",
+        message: "the record is not JSON text".to_owned(),
+    })?;
+    let mut state = if READ_BY_THIS_INSTANCE.with(Cell::get) {
+        serde_json::from_str(&text).map_err(|error| cachet_core::Error::StoredState {
+            what: "mutation queue",
+            message: error.to_string(),
+        })?
+    } else {
+        QueueState::from_json(&text)?
+    };
+    state.bounds = bounds;
+    Ok(state)
+}
+
+/// The stored queue, or an empty one (online) when nothing is stored. A record that does not decode is
+/// [`Error::Core`] with [`cachet_core::Error::StoredState`] naming what was wrong; nothing is changed.
+pub async fn load(bounds: QueueBounds) -> Result<QueueState, Error> {
+    let database = open().await?;
+    let transaction =
+        database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("mutation queue"))?;
+    let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
+    match store.get(JsValue::from_str(STATE_KEY)).await.map_err(idb("read the mutation queue"))? {
+        Some(value) => decode(&value, bounds),
+        None => Ok(QueueState::new(bounds, true)),
+    }
+}
+
+/// Reads the queue, applies `change` and writes the result, in one transaction; returns what `change`
+/// returned. An unreadable record is moved aside first (see the module docs) and `change` gets an empty
+/// queue. Fails, leaving the stored queue as it was, when the write does not commit (for example storage
+/// is full).
+pub async fn update<T>(
+    bounds: QueueBounds,
+    change: impl FnOnce(QueueState) -> (QueueState, T),
+) -> Result<T, Error> {
+    let database = open().await?;
+    let transaction =
+        database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("mutation queue"))?;
+    let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
+    let key = JsValue::from_str(STATE_KEY);
+    let state = match store.get(key.clone()).await.map_err(idb("read the mutation queue"))? {
+        None => QueueState::new(bounds, true),
+        Some(value) => match decode(&value, bounds) {
+            Ok(state) => state,
+            Err(error) => {
+                let aside = format!("{UNREADABLE_PREFIX}{}", js_sys::Date::now() as u64);
+                store
+                    .put(&value, Some(&aside.as_str().into()))
+                    .await
+                    .map_err(idb("keep an unreadable queue"))?;
+                web_sys::console::error_1(
+                    &format!("cachet: {error}; kept as {aside}, starting empty").into(),
+                );
+                QueueState::new(bounds, true)
+            }
+        },
+    };
+    let (state, result) = change(state);
+    store.put(&state.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
+    commit(transaction).await?;
+    READ_BY_THIS_INSTANCE.with(|read| read.set(true));
+    Ok(result)
+}
+
+/// Purges the queue: its items and dead letters, and any record set aside as unreadable. The ids handed
+/// out so far are not handed out again (a replay still on its way reports an id nobody has).
+pub async fn clear() -> Result<(), Error> {
+    // The bounds are the config's at every read; these are only written along.
+    let bounds = QueueBounds::default();
+    let database = open().await?;
+    let transaction =
+        database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("mutation queue"))?;
+    let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
+    let key = JsValue::from_str(STATE_KEY);
+    let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
+    let next_id = stored.and_then(|value| decode(&value, bounds).ok()).map_or(1, |state| state.next_id);
+    store.clear().await.map_err(idb("clear the mutation queue"))?;
+    let empty = QueueState { next_id, ..QueueState::new(bounds, true) };
+    store.put(&empty.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
+    commit(transaction).await
+}
+
+/// The records set aside as unreadable, as `(key, text)`.
+pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
+    let database = open().await?;
+    let transaction =
+        database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("mutation queue"))?;
+    let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
+    let mut kept = Vec::new();
+    for key in keys(&store).await? {
+        if key.starts_with(UNREADABLE_PREFIX) {
+            let value = store.get(key.as_str().into()).await.map_err(idb("read an unreadable record"))?;
+            kept.push((key, value.and_then(|value| value.as_string()).unwrap_or_default()));
+        }
+    }
+    Ok(kept)
+}
+
+async fn keys(store: &Store) -> Result<Vec<String>, Error> {
+    let keys = store.get_all_keys(None, None).await.map_err(idb("list the mutation queue"))?;
+    Ok(keys.into_iter().filter_map(|key| key.as_string()).collect())
+}
+
+/// Waits for `transaction` to commit. An aborted transaction is an error: IndexedDB reports a full
+/// storage (`QuotaExceededError`) by aborting the transaction at commit, after every request succeeded.
+async fn commit(transaction: rexie::Transaction) -> Result<(), Error> {
+    let outcome = transaction.done().await.map_err(idb("commit the mutation queue"))?;
+    if outcome.is_committed() {
+        Ok(())
+    } else {
+        Err(Error::Js {
+            operation: "commit the mutation queue",
+            name: "AbortError".to_owned(),
+            message: "the transaction was aborted (storage full?)".to_owned(),
+        })
+    }
+}

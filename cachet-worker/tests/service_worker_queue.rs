@@ -1,0 +1,221 @@
+//! The offline mutation queue's storage and replay, run inside a real Service Worker in headless Chromium.
+#![allow(clippy::unwrap_used)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cachet_core::config::{Config, QueueBounds};
+use cachet_core::machines::queue::{QueueEvent, QueuedRequest};
+use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
+use cachet_worker::sw::queue::{replay, Trigger};
+use cachet_worker::sw::queue_store::{self, DATABASE, STATE_KEY, STORE};
+use cachet_worker::sw::tag_index::TagIndex;
+use cachet_worker::Error;
+use js_sys::Promise;
+use rexie::{ObjectStore, Rexie, TransactionMode};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::{BroadcastChannel, MessageEvent};
+
+wasm_bindgen_test_configure!(run_in_service_worker);
+
+/// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
+const UNREACHABLE_URL: &str = "http://127.0.0.1:9/graphql";
+
+fn mutation(name: &str, url: &str) -> QueuedRequest {
+    QueuedRequest {
+        method: "POST".into(),
+        url: url.into(),
+        headers: vec![
+            ("content-type".into(), "application/json".into()),
+            ("x-cachet-auth".into(), "1".into()),
+        ],
+        body: format!(r#"{{"query":"mutation {name} {{ createTodo(title: \"x\") {{ id }} }}"}}"#),
+        operation_name: Some(name.into()),
+        invalidate: vec!["todo".into(), "todos".into()],
+    }
+}
+
+/// Queues `request` while offline (nothing is sent), as the engine does after a network failure.
+async fn enqueue_offline(request: QueuedRequest) -> u64 {
+    queue_store::update(QueueBounds::default(), |state| {
+        let (state, _) = state.reduce(QueueEvent::Offline);
+        let id = state.next_id;
+        let (state, _) = state.reduce(QueueEvent::Enqueue { request, now: 1_000 });
+        (state, id)
+    })
+    .await
+    .unwrap()
+}
+
+/// Writes `value` as the queue's record, bypassing cachet, as a corrupt write would leave it.
+async fn put_raw(value: &JsValue) {
+    let database =
+        Rexie::builder(DATABASE).version(1).add_object_store(ObjectStore::new(STORE)).build().await.unwrap();
+    let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).unwrap();
+    let store = transaction.store(STORE).unwrap();
+    store.put(value, Some(&STATE_KEY.into())).await.unwrap();
+    transaction.done().await.unwrap();
+    database.close();
+}
+
+#[wasm_bindgen_test]
+async fn the_stored_queue_reads_back_as_written() {
+    queue_store::clear().await.unwrap();
+    let first = enqueue_offline(mutation("CreateTodo", "https://t.invalid/graphql")).await;
+    let second = enqueue_offline(mutation("UpdateTodo", "https://t.invalid/graphql")).await;
+    assert_eq!(second, first + 1);
+
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    let ids: Vec<u64> = state.items.iter().map(|item| item.id).collect();
+    assert_eq!(ids, [first, second], "in order");
+    assert_eq!(state.items[0].request, mutation("CreateTodo", "https://t.invalid/graphql"));
+    assert_eq!(state.items[1].request.operation_name.as_deref(), Some("UpdateTodo"));
+    assert!(!state.online);
+    assert_eq!(state.next_id, second + 1);
+
+    // The bounds are always the current config's, whatever was stored with the queue.
+    let narrow = QueueBounds { max_items: 2, ..QueueBounds::default() };
+    assert_eq!(queue_store::load(narrow).await.unwrap().bounds, narrow);
+    let refused = queue_store::update(narrow, |state| {
+        state.reduce(QueueEvent::Enqueue { request: mutation("Third", "https://t.invalid/g"), now: 2 })
+    })
+    .await
+    .unwrap();
+    assert_eq!(refused.len(), 1, "refused: {}", refused.len());
+    assert_eq!(queue_store::load(narrow).await.unwrap().items.len(), 2, "the full queue kept its two");
+}
+
+#[wasm_bindgen_test]
+async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
+    queue_store::clear().await.unwrap();
+    // Something in the other stores of the worker.
+    let index = TagIndex::open().await.unwrap();
+    index.record("https://t.invalid/kept", "c", &["kept".into()], 1).await.unwrap();
+    cachet_worker::sw::identity::set(Some("someone")).await.unwrap();
+
+    for (garbage, expected) in [
+        (JsValue::from_str(r#"{"items": "#), "EOF while parsing"),
+        (JsValue::from_f64(42.0), "not JSON text"),
+        (JsValue::from_str(r#"{"items": []}"#), "missing field"),
+    ] {
+        put_raw(&garbage).await;
+        let error = queue_store::load(QueueBounds::default()).await.unwrap_err();
+        match &error {
+            Error::Core(cachet_core::Error::StoredState { what, message }) => {
+                assert_eq!(*what, "mutation queue");
+                assert!(message.contains(expected), "{message}");
+            }
+            other => panic!("not a stored-state error: {other}"),
+        }
+        assert!(error.to_string().starts_with("stored mutation queue is unreadable: "), "{error}");
+    }
+
+    // The next change sets the unreadable record aside, untouched, and starts an empty queue.
+    put_raw(&JsValue::from_str("{not json")).await;
+    let id = enqueue_offline(mutation("CreateTodo", "https://t.invalid/graphql")).await;
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    assert_eq!(state.items.iter().map(|item| item.id).collect::<Vec<_>>(), [id]);
+    let kept = queue_store::unreadable().await.unwrap();
+    assert_eq!(kept.len(), 1, "the unreadable record is kept");
+    assert!(kept[0].0.starts_with(queue_store::UNREADABLE_PREFIX));
+    assert_eq!(kept[0].1, "{not json");
+
+    assert_eq!(index.urls_tagged(&["kept".into()]).await.unwrap(), ["https://t.invalid/kept"]);
+    assert_eq!(cachet_worker::sw::identity::current().await.unwrap().as_deref(), Some("someone"));
+    index.remove(&["https://t.invalid/kept".into()]).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn clear_all_purges_the_queue_dead_letters_and_set_aside_records() {
+    queue_store::clear().await.unwrap();
+    put_raw(&JsValue::from_str("{not json")).await;
+    enqueue_offline(mutation("CreateTodo", "https://t.invalid/graphql")).await;
+    let last = enqueue_offline(mutation("UpdateTodo", "https://t.invalid/graphql")).await;
+    queue_store::update(QueueBounds::default(), |mut state| {
+        // A dead letter, as the reducer leaves one.
+        let item = state.items[0].clone();
+        state.dead_letters.push(cachet_core::machines::queue::DeadLetter {
+            item,
+            reason: cachet_core::machines::queue::DeadLetterReason::Rejected { status: 422 },
+            at: 5,
+        });
+        (state, ())
+    })
+    .await
+    .unwrap();
+    assert_eq!(queue_store::unreadable().await.unwrap().len(), 1);
+
+    cachet_worker::sw::messages::clear_all().await.unwrap();
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    assert!(state.items.is_empty() && state.dead_letters.is_empty());
+    assert!(queue_store::unreadable().await.unwrap().is_empty(), "set-aside records hold user data too");
+    assert_eq!(state.next_id, last + 1, "ids are not handed out again");
+}
+
+#[wasm_bindgen_test]
+async fn a_replay_without_network_backs_off_announces_and_waits_for_connectivity() {
+    queue_store::clear().await.unwrap();
+    let events = listen_for_events();
+    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    let config = Rc::new(Config::default());
+    let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
+    let collector = background.clone();
+    replay(Trigger::Online, &config, &move |promise| collector.borrow_mut().push(promise)).await.unwrap();
+
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    assert_eq!(state.items.len(), 1, "kept for later");
+    assert_eq!((state.items[0].id, state.items[0].attempts), (id, 1));
+    assert!(!state.online, "a network failure means offline: no timer burns attempts");
+    assert_eq!(state.in_flight, None);
+    match next_event(&events).await {
+        SwEvent::MutationFailed { id: failed, attempts: 1, retry_at } => {
+            assert_eq!(failed, id);
+            assert!(retry_at > 1_000, "{retry_at}");
+        }
+        other => panic!("expected mutation-failed, got {}", cachet_core::protocol::encode_sw_event(&other)),
+    }
+    assert_eq!(background.borrow().len(), 0, "no wake-up timer while offline");
+
+    // Offline, a trigger that is not a connectivity change sends nothing.
+    replay(Trigger::Timer, &config, &|_| ()).await.unwrap();
+    assert_eq!(queue_store::load(QueueBounds::default()).await.unwrap().items[0].attempts, 1);
+    queue_store::clear().await.unwrap();
+}
+
+/// A channel whose messages are collected; [`next_event`] awaits the next one.
+struct Listener {
+    _channel: BroadcastChannel,
+    received: Rc<RefCell<Vec<String>>>,
+    waiter: Rc<RefCell<Option<js_sys::Function>>>,
+}
+
+fn listen_for_events() -> Listener {
+    let channel = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
+    let received: Rc<RefCell<Vec<String>>> = Rc::default();
+    let waiter: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+    let (sink, wake) = (received.clone(), waiter.clone());
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        sink.borrow_mut().push(event.data().as_string().unwrap_or_default());
+        if let Some(resolve) = wake.borrow_mut().take() {
+            resolve.call0(&JsValue::NULL).unwrap();
+        }
+    });
+    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    Listener { _channel: channel, received, waiter }
+}
+
+async fn next_event(listener: &Listener) -> SwEvent {
+    if listener.received.borrow().is_empty() {
+        let waiter = listener.waiter.clone();
+        let arrived = Promise::new(&mut |resolve, _reject| {
+            *waiter.borrow_mut() = Some(resolve);
+        });
+        JsFuture::from(arrived).await.unwrap();
+    }
+    let wire = listener.received.borrow_mut().remove(0);
+    decode_sw_event(&wire).unwrap()
+}

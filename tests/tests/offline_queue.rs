@@ -1,0 +1,210 @@
+//! The offline mutation queue, end to end: mutations marked `X-Cachet-Queue-Offline: 1` that meet a
+//! stopped server are queued (202 + id), kept in IndexedDB across Service Worker stops, replayed in order
+//! and exactly once when the page says it is back online, and invalidate like live mutations; a replay
+//! the server refuses with a 4xx is dead-lettered, and a 5xx is retried after a backoff.
+
+use anyhow::{bail, Result};
+use cachet_e2e::Harness;
+use serde_json::{json, Value};
+use todo_backend::AuthMode;
+
+const CREATE: &str = "mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }";
+const GET_TODOS: &str = "query GetTodos { todos { title } }";
+
+/// Collects every broadcast of the SW in the page; `eventsOf(type, n, id)` resolves with the first `n`
+/// events of `type` (and of queue item `id`, when given) once they arrived.
+const LISTEN: &str = "window.cachetEvents = []; window.cachetWaiters = [];
+  window.cachetChannel = new BroadcastChannel('cachet');
+  window.cachetChannel.onmessage = (e) => {
+    window.cachetEvents.push(JSON.parse(e.data));
+    window.cachetWaiters = window.cachetWaiters.filter((check) => !check());
+  };
+  window.eventsOf = (type, n, id) => new Promise((resolve) => {
+    const check = () => {
+      const found = window.cachetEvents.filter((m) => m.type === type && (id === undefined || m.id === id));
+      if (found.length < n) return false;
+      resolve(found.slice(0, n));
+      return true;
+    };
+    if (!check()) window.cachetWaiters.push(check);
+  });
+  done(true);";
+
+async fn gql(harness: &Harness, query: &str, variables: Value, headers: Value) -> Result<Value> {
+    let script = format!(
+        "fetch('/graphql', {{method: 'POST',
+           headers: Object.assign({{'content-type': 'application/json'}}, {headers}),
+           body: JSON.stringify({{query: {query}, variables: {variables}}})}})
+           .then(async (r) => done({{status: r.status, source: r.headers.get('x-cachet-source'),
+                                    queued: r.headers.get('x-cachet-queued'), body: await r.json()}}),
+                 (e) => done({{error: String(e)}}));",
+        query = json!(query),
+    );
+    harness.run_async(&script).await
+}
+
+/// Sends `CreateTodo(title)` asking to be queued offline.
+async fn create_queued(harness: &Harness, title: &str) -> Result<Value> {
+    gql(harness, CREATE, json!({ "title": title }), json!({"X-Cachet-Queue-Offline": "1"})).await
+}
+
+/// Asserts `answer` is the SW's 202 for a queued mutation and returns its id.
+fn queued_id(answer: &Value) -> Result<u64> {
+    let Some(id) = answer["queued"].as_str().and_then(|id| id.parse::<u64>().ok()) else {
+        bail!("not queued: {answer}");
+    };
+    assert_eq!(answer["status"], json!(202), "{answer}");
+    assert_eq!(answer["source"], json!("queue"), "{answer}");
+    assert_eq!(answer["body"], json!({"data": null, "extensions": {"cachet": {"queued": true, "id": id}}}));
+    Ok(id)
+}
+
+async fn events(harness: &Harness, kind: &str, count: usize) -> Result<Value> {
+    harness.run_async(&format!("window.eventsOf({}, {count}).then(done);", json!(kind))).await
+}
+
+/// Posts a protocol message to the controlling SW (it may have been stopped: this starts it).
+async fn tell_sw(harness: &Harness, message: Value) -> Result<()> {
+    let script =
+        format!("navigator.serviceWorker.controller.postMessage(JSON.stringify({message})); done(true);");
+    harness.run_async(&script).await?;
+    Ok(())
+}
+
+/// The queue as the SW stored it, read from the page.
+async fn stored_queue(harness: &Harness) -> Result<Value> {
+    let text = harness
+        .run_async(
+            "(async () => {
+               const db = await new Promise((resolve, reject) => {
+                 const open = indexedDB.open('cachet-sw-queue'); open.onsuccess = () => resolve(open.result);
+                 open.onerror = () => reject(open.error); });
+               const text = await new Promise((resolve) => {
+                 const request = db.transaction('queue').objectStore('queue').get('state');
+                 request.onsuccess = () => resolve(request.result); });
+               db.close();
+               done(text);
+             })();",
+        )
+        .await?;
+    Ok(serde_json::from_str(text.as_str().unwrap_or("null"))?)
+}
+
+fn titles(answer: &Value) -> Vec<String> {
+    let todos = answer["body"]["data"]["todos"].as_array().cloned().unwrap_or_default();
+    todos.iter().map(|todo| todo["title"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_mutations_are_queued_and_replayed_in_order_exactly_once() -> Result<()> {
+    let mut harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    harness.run_async(LISTEN).await?;
+    // A cached list, which the replays must invalidate.
+    assert_eq!(gql(&harness, GET_TODOS, json!({}), json!({})).await?["source"], json!("network"));
+    assert_eq!(gql(&harness, GET_TODOS, json!({}), json!({})).await?["source"], json!("cache"));
+
+    harness.stop_server().await;
+    // Without the header, a mutation fails as it always did.
+    let unmarked = gql(&harness, CREATE, json!({"title": "lost"}), json!({})).await?;
+    assert!(unmarked["error"].is_string(), "{unmarked}");
+    let first = queued_id(&create_queued(&harness, "first").await?)?;
+    let second = queued_id(&create_queued(&harness, "second").await?)?;
+    assert_eq!(second, first + 1);
+    let queued = events(&harness, "mutation-queued", 2).await?;
+    assert_eq!(
+        queued,
+        json!([
+            {"v": 1, "type": "mutation-queued", "id": first, "operationName": "CreateTodo"},
+            {"v": 1, "type": "mutation-queued", "id": second, "operationName": "CreateTodo"},
+        ])
+    );
+    let stored = stored_queue(&harness).await?;
+    let ids: Vec<Value> =
+        stored["items"].as_array().cloned().unwrap_or_default().iter().map(|i| i["id"].clone()).collect();
+    assert_eq!(ids, [json!(first), json!(second)], "{stored}");
+    for item in stored["items"].as_array().cloned().unwrap_or_default() {
+        let names: Vec<&str> = item["request"]["headers"]
+            .as_array()
+            .map(|headers| headers.iter().filter_map(|pair| pair[0].as_str()).collect())
+            .unwrap_or_default();
+        assert!(!names.contains(&"x-cachet-queue-offline") && !names.contains(&"authorization"), "{item}");
+    }
+
+    // Nothing lives only in the SW's memory: it is stopped, and the server comes back.
+    harness.stop_service_workers().await?;
+    harness.restart_server().await?;
+    tell_sw(&harness, json!({"v": 1, "type": "connectivity-changed", "online": true})).await?;
+    let replayed = events(&harness, "mutation-replayed", 2).await?;
+    assert_eq!(
+        replayed,
+        json!([
+            {"v": 1, "type": "mutation-replayed", "id": first, "invalidated": ["todo", "todos"]},
+            {"v": 1, "type": "mutation-replayed", "id": second, "invalidated": ["todo", "todos"]},
+        ])
+    );
+    let invalidated = events(&harness, "cache-invalidated", 1).await?;
+    assert_eq!(invalidated, json!([{"v": 1, "type": "cache-invalidated", "tags": ["todo", "todos"]}]));
+
+    let stored = stored_queue(&harness).await?;
+    assert_eq!((stored["items"].clone(), stored["deadLetters"].clone()), (json!([]), json!([])), "{stored}");
+    // The queue is empty, so nothing more can be sent: each was sent to the live server exactly once.
+    assert_eq!(harness.count("graphql CreateTodo"), 2);
+    let list = gql(&harness, GET_TODOS, json!({}), json!({})).await?;
+    assert_eq!(list["source"], json!("network"), "the replay invalidated the cached list: {list}");
+    assert_eq!(titles(&list), ["first", "second"]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_replay_is_dead_lettered_and_a_failed_one_retried_after_a_backoff() -> Result<()> {
+    let mut harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("bob").await?;
+    harness.run_async(LISTEN).await?;
+
+    harness.stop_server().await;
+    let mut ids = Vec::new();
+    for title in ["refused", "retried", "plain"] {
+        ids.push(queued_id(&create_queued(&harness, title).await?)?);
+    }
+    events(&harness, "mutation-queued", 3).await?;
+    // Stopped, the SW holds no timer that could replay before the server's failures are set up.
+    harness.stop_service_workers().await?;
+    harness.restart_server().await?;
+    // The first replay is refused with 422, the second meets a 503 once.
+    let hook = harness
+        .run_async(
+            "fetch('/__test/fail-graphql?status=422&status=503', {method: 'POST'}).then((r) => done(r.status));",
+        )
+        .await?;
+    assert_eq!(hook, json!(200));
+    tell_sw(&harness, json!({"v": 1, "type": "replay-queue"})).await?;
+
+    let dead = events(&harness, "mutation-dead-lettered", 1).await?;
+    assert_eq!(
+        dead,
+        json!([{"v": 1, "type": "mutation-dead-lettered", "id": ids[0], "reason": {"kind": "rejected", "status": 422}}])
+    );
+    // The 503: reported with its next attempt time, then retried by the backoff's timer, in order.
+    let failed =
+        harness.run_async(&format!("window.eventsOf('mutation-failed', 1, {}).then(done);", ids[1])).await?;
+    assert!(failed[0]["retryAt"].as_u64().is_some_and(|at| at > 0), "{failed}");
+    let replayed = events(&harness, "mutation-replayed", 2).await?;
+    let replayed_ids: Vec<Value> =
+        replayed.as_array().cloned().unwrap_or_default().iter().map(|e| e["id"].clone()).collect();
+    assert_eq!(replayed_ids, [json!(ids[1]), json!(ids[2])]);
+
+    let stored = stored_queue(&harness).await?;
+    assert_eq!(stored["items"], json!([]), "{stored}");
+    let letters = stored["deadLetters"].as_array().cloned().unwrap_or_default();
+    assert_eq!(letters.len(), 1, "{stored}");
+    assert_eq!(letters[0]["item"]["id"], json!(ids[0]));
+    assert_eq!(letters[0]["reason"], json!({"kind": "rejected", "status": 422}));
+    // Refused once, 503 once and then created, created: four sends, two todos.
+    assert_eq!(harness.count("graphql CreateTodo"), 4);
+    let list = gql(&harness, GET_TODOS, json!({}), json!({})).await?;
+    assert_eq!(titles(&list), ["retried", "plain"]);
+    Ok(())
+}
