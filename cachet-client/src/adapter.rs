@@ -10,7 +10,7 @@
 //!
 //! `custom` auth is any other implementation of [`AuthAdapter`]; every member but
 //! [`AuthAdapter::auth_type`] has the default of the table's column for the type it reports (cookie for
-//! `custom`'s headers and user, bearer for its refresh).
+//! `custom`'s credentials and user route, bearer for its headers and refresh).
 //!
 //! The default adapters' own requests carry `X-SW-Strategy: network-only`, so that no Service Worker
 //! ever stores an auth answer, even one whose config does not list the auth routes.
@@ -44,11 +44,12 @@ pub trait AuthAdapter {
         Box::pin(async { Ok(None) })
     }
 
-    /// Headers for requests made with `auth: true`.
+    /// Headers for requests made with `auth: true`: none for cookie auth, the bearer header otherwise.
     fn get_headers(&self, auth: Option<&AuthData>) -> Vec<(String, String)> {
-        auth.and_then(AuthData::authorization)
-            .map(|value| vec![("Authorization".to_owned(), value)])
-            .unwrap_or_default()
+        match self.auth_type() {
+            AuthType::Cookie => Vec::new(),
+            AuthType::Bearer | AuthType::Custom => bearer_headers(auth),
+        }
     }
 
     /// Renews the session after an auth failure (or when it is about to expire).
@@ -149,6 +150,13 @@ pub fn default_adapter(auth_type: AuthType) -> Option<Box<dyn AuthAdapter>> {
         AuthType::Bearer => Some(Box::new(BearerAdapter::default())),
         AuthType::Custom => None,
     }
+}
+
+/// `Authorization: Bearer <token>` when `auth` holds a token, else nothing.
+pub fn bearer_headers(auth: Option<&AuthData>) -> Vec<(String, String)> {
+    auth.and_then(AuthData::authorization)
+        .map(|value| vec![("Authorization".to_owned(), value)])
+        .unwrap_or_default()
 }
 
 /// `POST path` with the current token; a 2xx answer `{token, expiresAt, user?}` is the new auth (the old
