@@ -31,6 +31,18 @@ pub enum Error {
         /// The request URL.
         url: String,
     },
+    /// No page was there to ask for auth (every tab is closed, or none is controlled yet).
+    #[error("no page to ask for auth")]
+    NoPage,
+    /// The page asked for auth did not answer in time.
+    #[error("the page did not answer within {waited_ms} ms")]
+    PageSilent {
+        /// How long the worker waited.
+        waited_ms: i32,
+    },
+    /// A message from a page could not be used.
+    #[error("unusable message from a page: {0}")]
+    Protocol(String),
     /// The code runs in a context that lacks the API it needs (for example not in a Service Worker).
     #[error("wrong context: {0}")]
     Context(&'static str),

@@ -186,6 +186,7 @@ fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&st
         bounds: roomy(),
         index: index.clone(),
         tags: Some(tags.iter().map(|tag| (*tag).to_owned()).collect()),
+        auth: None,
     }
 }
 

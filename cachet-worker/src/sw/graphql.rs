@@ -24,8 +24,9 @@ use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{Cache, Request, Response};
 
+use super::auth_retry::{send, AuthRetry};
 use super::broadcast::broadcast;
-use super::http::{fetch_network, fetch_raw, without_cachet_headers};
+use super::http::{fetch_raw, without_cachet_headers};
 use super::strategies::{forget, open_cache, respond, Target};
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -34,6 +35,7 @@ use crate::Error;
 pub const GRAPHQL_CACHE: &str = "cachet-graphql-v1";
 
 /// Answers a GraphQL request the core classified as `call`; `body` is the request's body.
+#[allow(clippy::too_many_arguments)] // each is one fact about the request, passed from the router as is
 pub(crate) async fn handle(
     request: &Request,
     body: &[u8],
@@ -41,6 +43,7 @@ pub(crate) async fn handle(
     partition: &Partition,
     config: &Config,
     index: Rc<TagIndex>,
+    auth: Option<AuthRetry>,
     background: &dyn Fn(Promise),
 ) -> Result<Response, Error> {
     let outgoing = without_cachet_headers(request, Some(body))?;
@@ -59,12 +62,13 @@ pub(crate) async fn handle(
                 bounds: config.cache,
                 index,
                 tags: Some(tags),
+                auth,
             };
             let cache = open_cache(GRAPHQL_CACHE).await?;
             respond(&cache, &target, strategy, background).await
         }
         GraphqlAction::Mutation { invalidate } => {
-            let (response, _, answer) = fetch_network(&outgoing).await?;
+            let (response, _, answer) = send(&outgoing, auth.as_ref()).await?;
             if response.ok() && !invalidate.is_empty() {
                 let cache = open_cache(GRAPHQL_CACHE).await?;
                 // The answer reaches the page even when invalidation fails; the failure is reported.

@@ -19,11 +19,13 @@
 //! Nothing is kept only in SW memory: the browser stops an idle SW after about 30 s, so every state that
 //! matters lives in Cache Storage (and, later, IndexedDB).
 
+mod auth_retry;
 pub mod broadcast;
 pub mod graphql;
 mod http;
 pub mod identity;
 pub mod messages;
+mod page_auth;
 mod router;
 mod strategies;
 pub mod tag_index;
@@ -34,6 +36,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
 
+pub use auth_retry::{is_auth_failure, AuthRetry};
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 pub use http::SOURCE_HEADER;
 pub use strategies::{open_cache, respond, Target};

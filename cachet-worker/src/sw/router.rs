@@ -7,6 +7,7 @@ use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{FetchEvent, Response};
 
+use super::auth_retry::AuthRetry;
 use super::graphql;
 use super::http::{fetch_raw, request_bytes};
 use super::strategies::{open_cache, respond, Target};
@@ -41,9 +42,12 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
         Partition::Shared => Partition::Shared,
         _ => partition_for(&lookup, identity::current().await?.as_deref()),
     };
+    let auth =
+        AuthRetry::for_request(config, partition != Partition::Shared, event.client_id().unwrap_or_default());
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
             let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;
+            target.auth = auth;
             let strategy = match &partition {
                 Partition::Shared => strategy,
                 Partition::User(segment) => {
@@ -57,7 +61,7 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
         Ok(RequestClass::Graphql(call)) => {
             let index = tag_index::shared().await?;
             let body = body.as_deref().unwrap_or_default();
-            graphql::handle(&request, body, call, &partition, config, index, &background).await
+            graphql::handle(&request, body, call, &partition, config, index, auth, &background).await
         }
         Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(&request).await,
         Err(error) => {

@@ -14,8 +14,9 @@ use js_sys::Promise;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Cache, Request, Response};
 
+use super::auth_retry::{send, AuthRetry};
 use super::broadcast;
-use super::http::{await_js, body_bytes, fetch_network, rebuild, without_cachet_headers, SOURCE_HEADER};
+use super::http::{await_js, body_bytes, rebuild, without_cachet_headers, SOURCE_HEADER};
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -39,6 +40,8 @@ pub struct Target {
     /// For a GraphQL document, its tags; such an entry is stored only when its body is a GraphQL result
     /// without `errors`. `None` for a plain GET.
     pub tags: Option<Vec<String>>,
+    /// Refresh-and-retry for a request marked as authenticated while auth is enabled; `None` otherwise.
+    pub auth: Option<AuthRetry>,
 }
 
 impl Target {
@@ -51,6 +54,7 @@ impl Target {
             bounds,
             index,
             tags: None,
+            auth: None,
         })
     }
 }
@@ -81,7 +85,7 @@ pub async fn respond(
 ) -> Result<Response, Error> {
     let url = &target.cache_url;
     match strategy {
-        Strategy::NetworkOnly => Ok(fetch_network(&target.request).await?.2),
+        Strategy::NetworkOnly => Ok(send(&target.request, target.auth.as_ref()).await?.2),
         Strategy::CacheOnly => match cached(cache, target, background).await? {
             Some((hit, _)) => Ok(hit),
             None => Err(Error::NotCached { url: url.clone() }),
@@ -186,7 +190,7 @@ async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error
 /// evicts the least recently used entries of its cache beyond `cache.maxEntries`. Returns the stored
 /// bytes, if stored, and the answer marked `X-Cachet-Source: network`.
 async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u8>>, Response), Error> {
-    let (response, bytes, answer) = fetch_network(&target.request).await?;
+    let (response, bytes, answer) = send(&target.request, target.auth.as_ref()).await?;
     let storable = response.ok()
         && (bytes.len() as u64) <= target.bounds.max_body_bytes
         && (target.tags.is_none() || result_is_cacheable(&bytes));
