@@ -4,7 +4,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use cachet_core::config::{AuthType, Config};
+use cachet_core::config::{rule_check, AuthType, Config, FailureCheck};
 use cachet_core::machines::auth::AuthState;
 use cachet_core::protocol::{encode_sw_event, PageToSw, SwEvent, BROADCAST_CHANNEL};
 use futures::channel::oneshot;
@@ -71,6 +71,7 @@ pub struct ClientBuilder {
     adapter: Option<Rc<dyn AuthAdapter>>,
     http: Option<Http>,
     options: ClientOptions,
+    failure_check: Option<FailureCheck>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -108,6 +109,8 @@ pub(crate) struct Inner {
     pub(crate) adapter: Rc<dyn AuthAdapter>,
     pub(crate) http: Http,
     pub(crate) options: ClientOptions,
+    /// THE auth-failure check (default: the config's rule).
+    pub(crate) failure_check: FailureCheck,
     pub(crate) store: AuthStore,
     pub(crate) state: Cell<AuthState>,
     pub(crate) auth: RefCell<Option<AuthData>>,
@@ -181,6 +184,15 @@ impl ClientBuilder {
         self
     }
 
+    /// The auth-failure check (SPEC §5.5 `isAuthFailureResponse`); default: `features.auth.failure` of
+    /// the config ([`cachet_core::config::rule_check`]). Give the Service Worker the same function
+    /// (`cachet_worker::sw::install_with`), so that both sides agree; `cachet add auth` creates it as
+    /// `src/cachet/auth/check.rs` and wires both.
+    pub fn failure_check(mut self, check: FailureCheck) -> Self {
+        self.failure_check = Some(check);
+        self
+    }
+
     /// Tuning and names.
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
@@ -225,6 +237,7 @@ impl ClientBuilder {
             config,
             adapter,
             options: self.options,
+            failure_check: self.failure_check.unwrap_or(rule_check),
         });
         inner.listen(&window);
         let restoring = inner.clone();

@@ -116,6 +116,8 @@ impl Client {
     /// THE auth-failure check (`isAuthFailureResponse`): `features.auth.failure` of the config (default:
     /// status 401), the very rule the Service Worker applies. Change it in `cachet.config.json` (statuses,
     /// a response header, a JSON body field) and regenerate: the client and the Service Worker follow.
+    /// An app that needs more gives the same function to [`crate::ClientBuilder::failure_check`] and to
+    /// the Service Worker's `install_with`.
     pub fn is_auth_failure_response(&self, response: &HttpResponse) -> bool {
         self.inner.is_auth_failure(response)
     }

@@ -21,6 +21,7 @@ use std::rc::Rc;
 
 use cachet_core::cache_key::{graphql_cache_url, ANONYMOUS_PARTITION};
 use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
+use cachet_core::config::FailureResponse;
 use cachet_core::graphql::result_is_cacheable;
 use cachet_core::partition::{partition_for, Partition};
 use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
@@ -289,14 +290,12 @@ impl Inner {
         request
     }
 
-    /// THE auth-failure check: `features.auth.failure` of the config, as the Service Worker runs it.
+    /// THE auth-failure check: the builder's `failure_check` (default: `features.auth.failure` of the
+    /// config), as the Service Worker runs it.
     pub(crate) fn is_auth_failure(&self, response: &HttpResponse) -> bool {
-        let rule = &self.config.features.auth.failure;
-        let body = rule
-            .needs_body()
-            .then(|| serde_json::from_slice::<serde_json::Value>(&response.body).ok())
-            .flatten();
-        rule.is_failure(response.status, |name| response.header(name).map(str::to_owned), body.as_ref())
+        let headers = |name: &str| response.header(name).map(str::to_owned);
+        let view = FailureResponse::new(response.status, &headers, &response.body);
+        (self.failure_check)(&self.config.features.auth.failure, &view)
     }
 }
 

@@ -294,3 +294,43 @@ async fn the_one_failure_check_is_the_configs_and_can_read_the_body() {
     );
     assert!(refreshed.get());
 }
+
+/// An app's own check (its `src/cachet/auth/check.rs`): the rule, or a 403 whose body says the session
+/// expired.
+fn app_check(
+    rule: &cachet_core::config::AuthFailureRule,
+    response: &cachet_core::config::FailureResponse<'_>,
+) -> bool {
+    rule.check(response)
+        || (response.status == 403 && response.json().is_some_and(|body| body["reason"] == "expired"))
+}
+
+#[wasm_bindgen_test]
+async fn the_apps_failure_check_replaces_the_rule_for_refresh_and_retry() {
+    fresh_database("app-check").await;
+    let server = FakeServer::new(move |seen| match seen.path.as_str() {
+        "/api/refresh" => Reply::json(200, json!({"token": "t2"})),
+        _ if seen.header("authorization") == Some("Bearer t2") => Reply::json(200, json!({"ok": true})),
+        _ => Reply::json(403, json!({"reason": "expired"})),
+    });
+    let client = Client::builder()
+        .config(config("bearer"))
+        .failure_check(app_check)
+        .options(options("app-check"))
+        .http(server.http())
+        .build()
+        .unwrap();
+    let answer = |status: u16, body: &str| HttpResponse {
+        url: String::new(),
+        status,
+        headers: Vec::new(),
+        body: body.into(),
+    };
+    assert!(client.is_auth_failure_response(&answer(401, "")), "the rule still holds");
+    assert!(client.is_auth_failure_response(&answer(403, r#"{"reason":"expired"}"#)));
+    assert!(!client.is_auth_failure_response(&answer(403, r#"{"reason":"forbidden"}"#)));
+    client.set_auth(login("t1")).await.unwrap();
+    let result = client.fetch_with_cache("/data", FetchOptions::new().auth(true)).await.unwrap();
+    assert_eq!(result.response.status, 200, "the 403 was refreshed and retried");
+    assert_eq!(server.count(|seen| seen.path == "/api/refresh"), 1);
+}
