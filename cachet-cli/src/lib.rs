@@ -17,6 +17,10 @@
 //! | `src/cachet/auth/check.rs` | **once**, with auth | `is_auth_failure_response(rule, response)`: the config's rule, for the app to edit; run by the page client and the Service Worker alike |
 //! | `src/cachet/graphql.rs` | every run, with GraphQL | `query_gql`, `mutate_gql`, `fetch_with_gql` over `client()`, `at(index)`, one index constant per endpoint (`GRAPHQL` for `/graphql`) |
 //!
+//! With `--bundles[=DIR]`, `generate` also copies the bundler-free API built from `cachet-api`
+//! (`cachet/client-injector.bundle.js`, `cachet/cachet-api.bundle.js`, `cachet/cachet-api_bg.wasm`, from
+//! `DIR`, default `dist/cachet`) into the app; see [`copy_bundles`].
+//!
 //! Files written on every run start with [`GENERATED_HEADER`]: edits are lost. The two files written
 //! once start with [`STARTER_HEADER`] and belong to the app: no command overwrites them, and
 //! `generate --check` only reports them when they are missing. Files of a feature turned off are left on
@@ -35,12 +39,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bundles;
 mod edit;
 mod rust;
 mod starter;
 
 use std::path::{Path, PathBuf};
 
+pub use bundles::{copy_bundles, stale_bundles, BUNDLE_FILES, DEFAULT_BUNDLES_DIR};
 pub use edit::{add_auth, add_graphql, init, Outcome};
 pub use rust::{render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
@@ -100,6 +106,14 @@ pub enum CliError {
         path: PathBuf,
         /// What is in the way, naming the key.
         message: String,
+    },
+    /// A bundle of the bundler-free API is not built (`generate --bundles`).
+    #[error("cannot read the bundle {path}: {source} (build the bundler-free API first: `trunk build` writes dist/cachet/; or pass --bundles=DIR)")]
+    Bundles {
+        /// The missing or unreadable bundle.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
     },
     /// A generated file could not be written.
     #[error("cannot write {path}: {source}")]

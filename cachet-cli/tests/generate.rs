@@ -155,3 +155,36 @@ fn a_broken_or_missing_config_is_exit_2_with_the_key_named_and_nothing_written()
     );
     assert!(!app.path().join(cachet_cli::SW_CONFIG_PATH).exists(), "nothing written for a broken config");
 }
+
+#[test]
+fn bundles_are_copied_only_when_asked_for_and_a_missing_build_is_named() {
+    let app = tempfile::tempdir().unwrap();
+    let built = tempfile::tempdir().unwrap();
+    let dir = app.path().to_str().unwrap();
+    std::fs::write(app.path().join("cachet.config.json"), "{}").unwrap();
+    assert!(cachet(&["generate", "--dir", dir]).status.success());
+    assert!(!app.path().join("cachet/cachet-api.bundle.js").exists(), "no bundles without the flag");
+
+    let flag = format!("--bundles={}", built.path().display());
+    let missing = cachet(&["generate", "--dir", dir, &flag]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("client-injector.bundle.js"), "{missing:?}");
+
+    std::fs::write(built.path().join("client-injector.bundle.js"), "navigator.serviceWorker;\n").unwrap();
+    std::fs::write(built.path().join("cachet-api.bundle.js"), "(function () {})();\n").unwrap();
+    std::fs::write(built.path().join("cachet-api_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let copied = cachet(&["generate", "--dir", dir, &flag]);
+    assert!(copied.status.success(), "{copied:?}");
+    let api = std::fs::read_to_string(app.path().join("cachet/cachet-api.bundle.js")).unwrap();
+    assert_eq!(api, format!("{}\n(function () {{}})();\n", cachet_cli::GENERATED_HEADER));
+    assert_eq!(std::fs::read(app.path().join("cachet/cachet-api_bg.wasm")).unwrap(), b"\0asm\x01\0\0\0");
+    assert_eq!(cachet(&["generate", "--dir", dir, &flag, "--check"]).status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&cachet(&["generate", "--dir", dir, &flag]).stdout).contains("up to date")
+    );
+
+    std::fs::write(built.path().join("cachet-api.bundle.js"), "(function () { 2 })();\n").unwrap();
+    let check = cachet(&["generate", "--dir", dir, &flag, "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("cachet/cachet-api.bundle.js"));
+}
