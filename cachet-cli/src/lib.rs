@@ -23,8 +23,10 @@
 //!
 //! Files written on every run start with [`GENERATED_HEADER`]: edits are lost. The two files written
 //! once start with [`STARTER_HEADER`] and belong to the app: no command overwrites them, and
-//! `generate --check` only reports them when they are missing. Files of a feature turned off are left on
-//! disk but no longer declared by `src/cachet/mod.rs`.
+//! `generate --check` only reports them when they are missing. `adapter.rs` starts from the auth type
+//! configured when it was created: after changing `features.auth.type`, edit it, or delete it and
+//! regenerate. Files of a feature turned off are left on disk but no longer declared by
+//! `src/cachet/mod.rs`.
 //!
 //! The generated Rust needs these dependencies in the app: `cachet-client`, `cachet-core`, `serde`,
 //! `serde_json`, and `cachet-worker` for the Service Worker binary. The generated submodules are

@@ -55,7 +55,18 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Init { dir } => report(cachet_cli::init(&dir)),
+        Command::Init { dir } => {
+            let outcome = cachet_cli::init(&dir);
+            let created = outcome.as_ref().is_ok_and(|outcome| outcome.config_written);
+            let code = report(outcome);
+            if created {
+                println!(
+                    "cachet: next, declare `mod cachet;` in your crate root and depend on cachet-client, \
+                     cachet-core, cachet-worker, serde and serde_json"
+                );
+            }
+            code
+        }
         Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
         Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
         Command::Generate { dir, check: true, bundles } => match stale(&dir, bundles.as_deref()) {
