@@ -267,7 +267,8 @@ fn a_failure_check_sees_status_headers_and_body_the_same_way_on_both_sides() {
     };
     let headers = |name: &str| (name == "x-session").then(|| "expired".to_owned());
     let none = |_: &str| None;
-    let table: &[(u16, &dyn Fn(&str) -> Option<String>, &[u8], bool)] = &[
+    type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+    let table: &[(u16, Lookup<'_>, &[u8], bool)] = &[
         (401, &none, b"", true),
         (200, &headers, b"", true),
         (200, &none, br#"{"error": "auth"}"#, true),
