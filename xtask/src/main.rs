@@ -90,10 +90,32 @@ fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
-    let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "todo-app"];
+    let wasm_crates = [
+        "-p",
+        "cachet-worker",
+        "-p",
+        "cachet-yew",
+        "-p",
+        "cachet-client",
+        "-p",
+        "cachet-api",
+        "-p",
+        "todo-app",
+    ];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
-    let native_only =
-        ["--workspace", "--exclude", "cachet-worker", "--exclude", "cachet-yew", "--exclude", "todo-app"];
+    let native_only = [
+        "--workspace",
+        "--exclude",
+        "cachet-worker",
+        "--exclude",
+        "cachet-yew",
+        "--exclude",
+        "cachet-client",
+        "--exclude",
+        "cachet-api",
+        "--exclude",
+        "todo-app",
+    ];
     run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
     run::step("clippy (native, all targets, warnings denied)", || {
         let mut args = vec!["clippy", "--all-targets"];
@@ -116,7 +138,17 @@ fn test(root: &std::path::Path) -> Result<()> {
     run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
         run::cargo(
             &path,
-            &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-worker", "-p", "cachet-yew"],
+            &[
+                "test",
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "cachet-worker",
+                "-p",
+                "cachet-yew",
+                "-p",
+                "cachet-client",
+            ],
         )
     })?;
     build_app(&path)?;
