@@ -11,7 +11,8 @@
 // - Mutations: POST /graphql carrying `X-Cachet-Invalidate` (the page marks them; Workbox's synchronous
 //   route matching cannot read a body, so no GraphQL parsing at all), NetworkOnly; a `fetchDidSucceed`
 //   plugin invalidates the listed tags on a 2xx answer.
-// - Invalidation: the tag index gives the URLs, every cache entry and record is deleted (in parallel), and
+// - Invalidation: waits for the stores still in flight (CacheFirst stores after answering), then the tag
+//   index gives the URLs, every cache entry and record is deleted (in parallel), and
 //   `{"v":1,"type":"cache-invalidated","tags":[...]}` is posted on BroadcastChannel('cachet'), as cachet does.
 // - Page messages: cachet's `invalidate-tags {requestId, tags}`, answered with `ack {requestId}`.
 import { clientsClaim } from 'workbox-core';
@@ -56,7 +57,23 @@ const recordTags = {
   },
 };
 
+// CacheFirst answers a miss before it stores it (the put runs in `waitUntil`): an invalidation right after
+// would miss the entries still being written and leave stale data behind. So each CacheFirst handler is
+// tracked until all its work is done, and an invalidation first waits for the ones in flight.
+const writesInFlight = new Set();
+const trackWrites = {
+  async handlerWillStart({ state }) {
+    state.done = new Promise((resolve) => { state.resolve = resolve; });
+    writesInFlight.add(state.done);
+  },
+  async handlerDidComplete({ state }) {
+    writesInFlight.delete(state.done);
+    state.resolve();
+  },
+};
+
 async function invalidate(tags) {
+  await Promise.all([...writesInFlight]);
   const db = await database;
   const index = db.transaction('entries').store.index('tags');
   const urls = new Set();
@@ -86,7 +103,7 @@ registerRoute(
   new NetworkOnly({ plugins: [invalidateOnSuccess] }),
   'POST',
 );
-registerRoute(isGraphql, new CacheFirst({ cacheName: CACHE_NAME, plugins: [bodyHashKey, recordTags] }), 'POST');
+registerRoute(isGraphql, new CacheFirst({ cacheName: CACHE_NAME, plugins: [bodyHashKey, recordTags, trackWrites] }), 'POST');
 
 self.addEventListener('message', (event) => {
   let message;

@@ -196,15 +196,14 @@ async fn hit(
     (timed, warmup): (u64, u64),
 ) -> Result<Vec<f64>> {
     browser.open(&site.main.url, site.variant).await?;
+    // Warm-up first, in its own call: Workbox stores a miss after answering it, so the first repeats may
+    // still reach the server. After the warm-up, no read may.
+    browser.call(&format!("bench.hit({id}, {size}, 0, {warmup})")).await?;
     let before = site.main.counts.snapshot();
-    let out = browser.call(&format!("bench.hit({id}, {size}, {timed}, {warmup})")).await?;
+    let out = browser.call(&format!("bench.hit({id}, {size}, {timed}, 0)")).await?;
     let queries = site.main.counts.snapshot().0 - before.0;
-    // The first read may reach the server (the entry is stored then); no repeat may.
-    let allowed = match site.variant {
-        Variant::NoSw => 1 + warmup + timed..=1 + warmup + timed,
-        _ => 0..=1,
-    };
-    expect_count(site.variant, &format!("hit {size} B: server queries"), queries, allowed)?;
+    let expected = if site.variant == Variant::NoSw { timed + 1 } else { 0 };
+    expect_count(site.variant, &format!("hit {size} B: server queries"), queries, expected..=expected)?;
     expect_cachet_sources(site.variant, "hit", &out["sources"], "cache", timed)?;
     samples(&out)
 }
@@ -248,15 +247,22 @@ async fn invalidation_event(
     let out = browser.call(&format!("bench.invalidationToFresh({id}, {timed}, {warmup})")).await?;
     let rounds = timed + warmup;
     // The first store, then one fresh read per round; the query stored by a round's fresh read is the
-    // next round's starting point, read from the cache.
+    // next round's starting point, read from the cache (Workbox may still be storing it: then it is read
+    // from the server again, untimed).
     let queries = site.main.counts.snapshot().0 - before.0;
-    expect_count(site.variant, "invalidation event: server queries", queries, rounds + 1..=rounds + 1)?;
+    let allowed = match site.variant {
+        Variant::Workbox => rounds + 1..=2 * rounds + 1,
+        _ => rounds + 1..=rounds + 1,
+    };
+    expect_count(site.variant, "invalidation event: server queries", queries, allowed)?;
     expect_cachet_sources(site.variant, "fresh read", &out["refetchSources"], "network", rounds)?;
     Ok((samples(&out)?, numbers(&out["toFresh"])?))
 }
 
 async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Result<Vec<f64>> {
     browser.open(&site.main.url, site.variant).await?;
+    // Stored, then read once more (Workbox stores after answering: the second read lets it finish).
+    browser.call(&format!("bench.once({id}, 1024)")).await?;
     browser.call(&format!("bench.once({id}, 1024)")).await?;
     let mut times = Vec::new();
     for _ in 0..rounds {
