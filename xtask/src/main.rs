@@ -92,8 +92,7 @@ fn test(root: &std::path::Path) -> Result<()> {
     tools::ensure_browser()?;
     let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "cachet-client", "-p", "todo-app"];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
-    let native_only =
-        [
+    let native_only = [
         "--workspace",
         "--exclude",
         "cachet-worker",

@@ -95,8 +95,10 @@ fn unsubscribing_and_disconnecting_forget_the_subscriptions() {
     assert_eq!(deliveries, []);
     assert_eq!(registry.subscription_count(), 2);
     // Subscribing again under the same id replaces the tags.
-    let (_, deliveries) =
-        feed(registry, vec![subscribe(1, 11, &["notes"]), invalidated(&["dashboard"]), invalidated(&["notes"])]);
+    let (_, deliveries) = feed(
+        registry,
+        vec![subscribe(1, 11, &["notes"]), invalidated(&["dashboard"]), invalidated(&["notes"])],
+    );
     assert_eq!(
         deliveries,
         [
@@ -108,7 +110,9 @@ fn unsubscribing_and_disconnecting_forget_the_subscriptions() {
 
 #[test]
 fn auth_and_connectivity_are_mirrored_and_told_to_every_bridge() {
-    let all = |response: AgentResponse| (1..=3).map(|bridge| delivery(bridge, response.clone())).collect::<Vec<_>>();
+    let all = |response: AgentResponse| {
+        (1..=3).map(|bridge| delivery(bridge, response.clone())).collect::<Vec<_>>()
+    };
     let state = |online, authenticated| AgentResponse::AuthState { online, authenticated };
 
     let (registry, deliveries) =
@@ -140,7 +144,8 @@ fn watchers_get_every_sw_event_and_everyone_gets_cache_updates() {
         vec![RegistryInput::Request(3, AgentRequest::WatchSwEvents), RegistryInput::Sw(updated.clone())],
     );
     let mut expected = vec![delivery(3, AgentResponse::SwEvent { event: updated })];
-    expected
-        .extend((1..=3).map(|bridge| delivery(bridge, AgentResponse::CacheUpdated { url: "/api/hello".into() })));
+    expected.extend(
+        (1..=3).map(|bridge| delivery(bridge, AgentResponse::CacheUpdated { url: "/api/hello".into() })),
+    );
     assert_eq!(deliveries, expected);
 }

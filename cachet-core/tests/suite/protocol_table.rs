@@ -147,7 +147,10 @@ fn agent_messages() {
         ),
         (AgentRequest::Unsubscribe { subscription: 1 }, r#"{"v":1,"type":"unsubscribe","subscription":1}"#),
         (AgentRequest::AuthStateRequest, r#"{"v":1,"type":"auth-state-request"}"#),
-        (AgentRequest::ReportAuth { authenticated: true }, r#"{"v":1,"type":"report-auth","authenticated":true}"#),
+        (
+            AgentRequest::ReportAuth { authenticated: true },
+            r#"{"v":1,"type":"report-auth","authenticated":true}"#,
+        ),
         (AgentRequest::WatchSwEvents, r#"{"v":1,"type":"watch-sw-events"}"#),
     ]);
     check(vec![
