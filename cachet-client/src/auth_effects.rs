@@ -25,6 +25,7 @@ impl Inner {
     pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, origin: Origin) -> Result<(), Error> {
         let (next, effects) = self.state.get().reduce(event);
         self.state.set(next);
+        self.wake_auth_watchers();
         let mut first_error = None;
         for effect in effects {
             let outcome = match effect {
@@ -60,6 +61,11 @@ impl Inner {
     /// Replaces the memory auth and wakes whoever waits for it to change.
     pub(crate) fn set_memory_auth(&self, auth: Option<AuthData>) {
         *self.auth.borrow_mut() = auth;
+        self.wake_auth_watchers();
+    }
+
+    /// Wakes whoever waits for the auth or the auth state to change.
+    pub(crate) fn wake_auth_watchers(&self) {
         for watcher in self.auth_watchers.borrow_mut().drain(..) {
             let _ = watcher.send(());
         }

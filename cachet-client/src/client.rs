@@ -140,6 +140,11 @@ impl ClientBuilder {
         self
     }
 
+    /// The config set so far, if any.
+    pub fn config_ref(&self) -> Option<&Config> {
+        self.config.as_ref()
+    }
+
     /// The config from the text of `cachet.config.json`.
     pub fn config_json(self, text: &str) -> Result<Self, Error> {
         let config = Config::from_json_str(text).map_err(cachet_core::Error::from)?;

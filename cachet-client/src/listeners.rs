@@ -166,7 +166,7 @@ impl Inner {
         if record.auth_fingerprint.is_some() {
             self.post_tab(&TabMessage::Query);
             let _ = with_timeout(self.options.peer_wait, async {
-                while self.auth.borrow().is_none() {
+                while !self.state.get().authenticated {
                     let (sender, receiver) = futures::channel::oneshot::channel();
                     self.auth_watchers.borrow_mut().push(sender);
                     let _ = receiver.await;

@@ -90,7 +90,18 @@ fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
-    let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "cachet-client", "-p", "todo-app"];
+    let wasm_crates = [
+        "-p",
+        "cachet-worker",
+        "-p",
+        "cachet-yew",
+        "-p",
+        "cachet-client",
+        "-p",
+        "cachet-api",
+        "-p",
+        "todo-app",
+    ];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
     let native_only = [
         "--workspace",
@@ -100,6 +111,8 @@ fn test(root: &std::path::Path) -> Result<()> {
         "cachet-yew",
         "--exclude",
         "cachet-client",
+        "--exclude",
+        "cachet-api",
         "--exclude",
         "todo-app",
     ];

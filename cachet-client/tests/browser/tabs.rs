@@ -15,18 +15,21 @@ fn auth_change(kind: AuthChangeKind) -> impl Fn(&ClientEvent) -> bool {
     move |event| *event == ClientEvent::AuthStateChange { kind }
 }
 
-/// Rotates `t<n>` to `t<n+1>` on refresh; `/data` wants the newest token.
-fn rotating_server() -> FakeServer {
+/// Rotates `t<n>` to `t<n+1>` on refresh; `/data` wants the newest token, and none while `expired`
+/// (until the next refresh).
+fn rotating_server(expired: bool) -> FakeServer {
     let newest = std::rc::Rc::new(std::cell::Cell::new(1));
+    let expired = std::rc::Rc::new(std::cell::Cell::new(expired));
     FakeServer::new(move |seen| {
         let current = format!("Bearer t{}", newest.get());
         match seen.path.as_str() {
             "/api/refresh" if seen.header("authorization") == Some(current.as_str()) => {
                 newest.set(newest.get() + 1);
+                expired.set(false);
                 Reply::json(200, json!({"token": format!("t{}", newest.get())})).after(30)
             }
             "/api/refresh" => Reply::json(401, json!({"error": "token is unknown or revoked"})),
-            _ if seen.header("authorization") == Some(current.as_str()) => {
+            _ if !expired.get() && seen.header("authorization") == Some(current.as_str()) => {
                 Reply::json(200, json!({"ok": true}))
             }
             _ => Reply::json(401, json!({})).after(10),
@@ -37,7 +40,7 @@ fn rotating_server() -> FakeServer {
 #[wasm_bindgen_test]
 async fn login_refresh_and_clear_in_one_tab_reach_the_other() {
     fresh_database("two-tabs").await;
-    let server = rotating_server();
+    let server = rotating_server(false);
     let tab = || {
         Client::builder()
             .config(config("bearer"))
@@ -74,7 +77,7 @@ async fn login_refresh_and_clear_in_one_tab_reach_the_other() {
 #[wasm_bindgen_test]
 async fn one_refresh_serves_every_tab() {
     fresh_database("shared-refresh").await;
-    let server = rotating_server();
+    let server = rotating_server(true);
     let tab = || {
         Client::builder()
             .config(config("bearer"))
