@@ -51,6 +51,7 @@ mod use_cachet_gql;
 mod use_cachet_mutation;
 mod use_cachet_sw_event;
 
+pub use agent_bridge::AgentMode;
 pub use cachet_core::machines::query::{FetchStatus, QueryStatus};
 pub use error::Error;
 pub use provider::{CachetContext, CachetProvider, CachetProviderProps, SwRegistration};

@@ -5,12 +5,10 @@ use std::rc::Rc;
 
 use cachet_client::{Client, ClientEvent, Config};
 use cachet_core::protocol::AgentRequest;
-use cachet_worker::agent::CachetAgent;
 use implicit_clone::unsync::IString;
 use yew::prelude::*;
-use yew_agent::reactor::ReactorProvider;
 
-use crate::agent_bridge::use_agent_bridge;
+use crate::agent_bridge::{use_agent_bridge, AgentLink, AgentMode};
 use crate::{register_service_worker, Error};
 
 /// Where the Service Worker registration stands.
@@ -57,8 +55,12 @@ pub struct CachetProviderProps {
     /// URL of the Service Worker shim (default `/service-worker.js`).
     #[prop_or(IString::from("/service-worker.js"))]
     pub sw_path: IString,
-    /// URL of the yew-agent worker script (default `/cachet-agent.js`). Its wasm is expected next to it
-    /// as `cachet-agent_bg.wasm`.
+    /// Where the agent hub runs: [`AgentMode::Worker`] (default), the yew-agent worker at `agent_path`,
+    /// or [`AgentMode::InPage`], the same hub in the page (no worker script needed).
+    #[prop_or_default]
+    pub agent: AgentMode,
+    /// URL of the yew-agent worker script (default `/cachet-agent.js`), in [`AgentMode::Worker`]. Its
+    /// wasm is expected next to it as `cachet-agent_bg.wasm`.
     #[prop_or(IString::from("/cachet-agent.js"))]
     pub agent_path: IString,
     /// Whether the agent script is an ES module (`wasm-bindgen --target web`) rather than `no-modules`.
@@ -70,7 +72,8 @@ pub struct CachetProviderProps {
 }
 
 /// Wraps a Yew app: builds the page client from the config, registers cachet's Service Worker, starts the
-/// yew-agent worker and provides [`CachetContext`] to the hooks.
+/// agent hub (the yew-agent worker, or in the page: see [`AgentMode`]) and provides [`CachetContext`] to
+/// the hooks.
 ///
 /// # Panics
 /// When no client can be built from the config (`custom` auth needs your adapter: pass `client`).
@@ -111,13 +114,17 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
             });
         });
     }
+    let link =
+        use_memo((props.agent, props.agent_path.clone(), props.agent_module), |(mode, path, module)| {
+            AgentLink::new(*mode, path, *module)
+        });
     let context = CachetContext { registration: (*registration).clone(), client: (*client).clone() };
     html! {
         <ContextProvider<CachetContext> {context}>
-            <ReactorProvider<CachetAgent> path={props.agent_path.clone()} module={props.agent_module}>
+            <ContextProvider<AgentLink> context={(*link).clone()}>
                 <AuthRelay />
                 { props.children.clone() }
-            </ReactorProvider<CachetAgent>>
+            </ContextProvider<AgentLink>>
         </ContextProvider<CachetContext>>
     }
 }

@@ -1,40 +1,28 @@
-//! The hooks with the real agent in headless Chromium. NOT YET PASSING: the agent worker started from a
-//! blob module does not answer the bridges inside wasm-bindgen-test (see the report of issue 6), so this
-//! binary only runs with `--features agent-browser-tests`.
+//! The hooks in headless Chromium, against the agent hub run in the page (`AgentMode::InPage`: a
+//! wasm-bindgen-test binary cannot start the yew-agent worker; the hub in a worker is covered by
+//! cachet-worker's `dedicated_worker` test and by the end-to-end tests of the example app). The network
+//! is a fake behind the client's injectable `Http`, counting requests; there is no Service Worker, so the
+//! page client invalidates its in-page cache itself and announces it on the `cachet` channel, where the
+//! hub hears it as it would hear the Service Worker. Every wait is on the DOM (a MutationObserver).
 #![allow(clippy::unwrap_used)]
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
-use cachet_yew::CachetProvider;
+use cachet_client::{AuthData, Client, ClientOptions, GqlOptions, Http};
+use cachet_yew::{
+    use_cachet_auth, use_cachet_fetch, use_cachet_gql, use_cachet_mutation, AgentMode, CachetProvider,
+    DataRequest, RefetchOptions,
+};
 use futures::channel::oneshot;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use yew::prelude::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-// ---------------------------------------------------------------------------------------------------------
-// The hooks, with the real agent: this test binary doubles as the agent's worker script. In the page its
-// agent script (`agent_script`, a blob module given to `<CachetProvider agent_module=true>`) loads it in a
-// module worker and registers `CachetAgent`, so the hooks talk to the real reactor in a real worker.
-// The network is a fake behind the client's injectable `Http`, counting requests.
-
-use cachet_client::{AuthData, Client, ClientOptions, GqlOptions, Http};
-use cachet_yew::{
-    use_cachet_auth, use_cachet_fetch, use_cachet_gql, use_cachet_mutation, DataRequest, RefetchOptions,
-};
-use serde_json::{json, Value};
-use std::cell::Cell;
-use std::collections::BTreeMap;
-use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-
-/// Called by the agent script (below) in the worker: this test binary then serves as the agent.
-#[wasm_bindgen]
-pub fn start_cachet_agent() {
-    use yew_agent::Registrable;
-    cachet_worker::agent::CachetAgent::registrar().register();
-}
 
 /// A fake backend: todos to count, and how many requests each operation or path got.
 #[derive(Default)]
@@ -64,6 +52,7 @@ impl FakeServer {
                 self.todos.set(self.todos.get() + 1);
                 (json!({ "data": { "createTodo": { "id": self.todos.get() } } }), vec![])
             }
+            "GetUser" => (json!({ "data": { "user": self.hits("GetUser") } }), vec![]),
             "UpdateUser" => (json!({ "data": { "updateUser": { "id": 1 } } }), vec![]),
             "/api/items" => (json!({ "count": self.items.get() }), vec![("X-SW-Cache-Tags", "items")]),
             other => panic!("the fake server does not know {other}"),
@@ -141,49 +130,24 @@ fn click(root: &web_sys::Element, selector: &str) {
 #[derive(Properties, PartialEq)]
 struct HarnessProps {
     client: Client,
-    agent: AttrValue,
     children: Html,
 }
 
 #[function_component]
 fn Harness(props: &HarnessProps) -> Html {
     html! {
-        <CachetProvider client={props.client.clone()} sw_path="/no-sw-in-this-test.js"
-                        agent_path={props.agent.clone()} agent_module=true>
+        <CachetProvider client={props.client.clone()} sw_path="/no-sw-in-this-test.js" agent={AgentMode::InPage}>
             { props.children.clone() }
         </CachetProvider>
     }
-}
-
-/// The agent's script for `<CachetProvider agent_module=true>`: a module whose default export starts this
-/// test binary with its wasm and registers the agent. (yew-agent calls the default export with no
-/// argument, the runner's generated JS has no default wasm path, and a `#[wasm_bindgen(start)]` does not
-/// run in a test binary.)
-fn agent_script() -> String {
-    let origin = gloo::utils::window().location().origin().unwrap();
-    let module = format!(
-        "import init, {{ start_cachet_agent }} from '{origin}/wasm-bindgen-test.js';\n\
-         export default async () => {{\n\
-           await init({{ module_or_path: '{origin}/wasm-bindgen-test_bg.wasm' }});\n\
-           start_cachet_agent();\n\
-         }};\n"
-    );
-    let bag = web_sys::BlobPropertyBag::new();
-    bag.set_type("text/javascript");
-    let blob =
-        web_sys::Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&module.into()), &bag).unwrap();
-    web_sys::Url::create_object_url_with_blob(&blob).unwrap()
 }
 
 fn mount(client: Client, children: Html) -> (web_sys::Element, yew::AppHandle<Harness>) {
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    let app = yew::Renderer::<Harness>::with_root_and_props(
-        root.clone(),
-        HarnessProps { client, agent: agent_script().into(), children },
-    )
-    .render();
+    let app = yew::Renderer::<Harness>::with_root_and_props(root.clone(), HarnessProps { client, children })
+        .render();
     (root, app)
 }
 
@@ -197,6 +161,19 @@ fn TodoCount() -> Html {
     let todos = use_cachet_gql::<Todos>("query GetTodos { todos }", None, GqlOptions::default());
     let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into());
     html! { <p id="todos" data-live={ todos.live.to_string() }>{ format!("{count} todos") }</p> }
+}
+
+#[derive(Clone, PartialEq, serde::Deserialize)]
+struct User {
+    user: u32,
+}
+
+/// A query on the unrelated mutation's tags: its refetch shows that the hub has handled that invalidation.
+#[function_component]
+fn UserVersion() -> Html {
+    let user = use_cachet_gql::<User>("query GetUser { user }", None, GqlOptions::default());
+    let version = user.data.as_ref().map(|data| data.user.to_string()).unwrap_or_else(|| "none".into());
+    html! { <p id="user" data-live={ user.live.to_string() }>{ format!("user v{version}") }</p> }
 }
 
 #[function_component]
@@ -225,18 +202,28 @@ fn Mutations() -> Html {
 async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_not_otherwise() {
     let server = Rc::new(FakeServer::default());
     server.todos.set(1);
-    let (root, app) =
-        mount(client_on(&server, "cachet-yew-test-query"), html! { <><TodoCount /><Mutations /></> });
-    until(&root, |html| html.contains("1 todos") && html.contains(r#"data-live="true""#)).await;
+    let (root, app) = mount(
+        client_on(&server, "cachet-yew-test-query"),
+        html! { <><TodoCount /><UserVersion /><Mutations /></> },
+    );
+    let live = r#"id="todos" data-live="true""#;
+    until(&root, move |html| html.contains("1 todos") && html.contains(live) && html.contains("user v1"))
+        .await;
     assert_eq!(server.hits("GetTodos"), 1);
 
-    // An unrelated mutation (tags `user`, `users`) first, then one hitting `todos`: the channel keeps their
-    // order, so had the first caused a refetch, the query would count three requests below.
+    // An unrelated mutation (it invalidates `user`, `users`): GetUser re-runs, GetTodos does not. Both
+    // subscriptions get the hub's verdict in the same turn, so once GetUser's refetch has come back, a
+    // wrong GetTodos refetch would have reached the server as well.
+    until(&root, |html| html.contains(r#"id="user" data-live="true""#)).await;
     click(&root, "#unrelated");
-    until(&root, |html| html.contains("unrelated: Success")).await;
+    until(&root, |html| html.contains("unrelated: Success") && html.contains("user v2")).await;
+    assert_eq!(server.hits("GetTodos"), 1, "an unrelated invalidation must not refetch GetTodos");
+
+    // A mutation hitting `todos`: the list re-renders with fresh data; the component has no code for it.
     click(&root, "#create");
     until(&root, |html| html.contains("2 todos")).await;
     assert_eq!(server.hits("GetTodos"), 2, "one refetch, for the matching mutation only");
+    assert_eq!(server.hits("GetUser"), 2, "CreateTodo does not hit `user`");
     assert_eq!((server.hits("CreateTodo"), server.hits("UpdateUser")), (1, 1));
     app.destroy();
 }
