@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use cachet_client::{AuthData, Client, ClientOptions, GqlOptions, Http};
+use cachet_client::{AuthData, Client, ClientOptions, GqlOptions, Http, Strategy};
 use cachet_yew::{
     use_cachet_auth, use_cachet_fetch, use_cachet_gql, use_cachet_mutation, AgentMode, CachetProvider,
     DataRequest, RefetchOptions,
@@ -47,7 +47,9 @@ impl FakeServer {
         };
         *self.hits.borrow_mut().entry(name.clone()).or_default() += 1;
         match name.as_str() {
-            "GetTodos" => (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![]),
+            "GetTodos" | "ListTodos" => {
+                (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
+            }
             "CreateTodo" => {
                 self.todos.set(self.todos.get() + 1);
                 (json!({ "data": { "createTodo": { "id": self.todos.get() } } }), vec![])
@@ -156,11 +158,23 @@ struct Todos {
     todos: Vec<u32>,
 }
 
+/// The todo count, cache-first (the default): a refetch after a matching invalidation must reach the
+/// server, since the invalidation purged the cached answer.
 #[function_component]
 fn TodoCount() -> Html {
     let todos = use_cachet_gql::<Todos>("query GetTodos { todos }", None, GqlOptions::default());
     let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into());
     html! { <p id="todos" data-live={ todos.live.to_string() }>{ format!("{count} todos") }</p> }
+}
+
+/// The same list, network-only: every fetch reaches the server, so the request count shows every refetch,
+/// a wrong one included (a cache-first query's wrong refetch would be answered by the cache, unseen).
+#[function_component]
+fn TodoCountNetworkOnly() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let todos = use_cachet_gql::<Todos>("query ListTodos { todos }", None, options);
+    let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into());
+    html! { <p id="list" data-live={ todos.live.to_string() }>{ format!("{count} listed") }</p> }
 }
 
 #[derive(Clone, PartialEq, serde::Deserialize)]
@@ -204,25 +218,29 @@ async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_n
     server.todos.set(1);
     let (root, app) = mount(
         client_on(&server, "cachet-yew-test-query"),
-        html! { <><TodoCount /><UserVersion /><Mutations /></> },
+        html! { <><TodoCount /><TodoCountNetworkOnly /><UserVersion /><Mutations /></> },
     );
-    let live = r#"id="todos" data-live="true""#;
-    until(&root, move |html| html.contains("1 todos") && html.contains(live) && html.contains("user v1"))
-        .await;
-    assert_eq!(server.hits("GetTodos"), 1);
+    until(&root, |html| {
+        html.contains(r#"id="todos" data-live="true">1 todos"#)
+            && html.contains(r#"id="list" data-live="true">1 listed"#)
+            && html.contains(r#"id="user" data-live="true">user v1"#)
+    })
+    .await;
+    assert_eq!((server.hits("GetTodos"), server.hits("ListTodos"), server.hits("GetUser")), (1, 1, 1));
 
-    // An unrelated mutation (it invalidates `user`, `users`): GetUser re-runs, GetTodos does not. Both
-    // subscriptions get the hub's verdict in the same turn, so once GetUser's refetch has come back, a
-    // wrong GetTodos refetch would have reached the server as well.
-    until(&root, |html| html.contains(r#"id="user" data-live="true""#)).await;
+    // An unrelated mutation (it invalidates `user`, `users`): GetUser re-runs, the todo queries do not.
+    // Every subscription gets the hub's verdict in the same turn, so once GetUser's refetch has come back,
+    // a wrong (network-only) ListTodos refetch would have reached the server as well.
     click(&root, "#unrelated");
     until(&root, |html| html.contains("unrelated: Success") && html.contains("user v2")).await;
-    assert_eq!(server.hits("GetTodos"), 1, "an unrelated invalidation must not refetch GetTodos");
+    assert_eq!(server.hits("ListTodos"), 1, "an unrelated invalidation must not refetch the todos");
+    assert_eq!(server.hits("GetTodos"), 1);
 
-    // A mutation hitting `todos`: the list re-renders with fresh data; the component has no code for it.
+    // A mutation hitting `todos`: both lists re-render with fresh data; the components have no code for it.
     click(&root, "#create");
-    until(&root, |html| html.contains("2 todos")).await;
-    assert_eq!(server.hits("GetTodos"), 2, "one refetch, for the matching mutation only");
+    until(&root, |html| html.contains("2 todos") && html.contains("2 listed")).await;
+    assert_eq!(server.hits("GetTodos"), 2, "one refetch, past the purged cache entry");
+    assert_eq!(server.hits("ListTodos"), 2, "one refetch, for the matching mutation only");
     assert_eq!(server.hits("GetUser"), 2, "CreateTodo does not hit `user`");
     assert_eq!((server.hits("CreateTodo"), server.hits("UpdateUser")), (1, 1));
     app.destroy();
