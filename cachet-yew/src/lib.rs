@@ -1,9 +1,9 @@
 //! Yew components and hooks for cachet.
 //!
 //! Wrap the app in [`CachetProvider`]: it builds the page client ([`cachet_client::Client`]) from the
-//! config, registers cachet's Service Worker and starts the yew-agent worker that mirrors the Service
-//! Worker's events, the auth state and connectivity, and keeps the registry of which query holds which
-//! tags. Components then use the hooks; each is a thin layer over the core's state machines:
+//! config, registers cachet's Service Worker and starts the agent hub (by default in a yew-agent worker)
+//! that mirrors the Service Worker's events, the auth state and connectivity, and keeps the registry of
+//! which query holds which tags. Components then use the hooks; each is a thin layer over the core's state machines:
 //!
 //! | Hook | Gives |
 //! |---|---|
@@ -15,6 +15,27 @@
 //! | [`use_cachet_client`] | the page client itself |
 //!
 //! A query re-runs by itself when a `cache-invalidated` hits its tags, whoever caused it.
+//!
+//! # Where the agent hub runs: [`AgentMode`]
+//!
+//! The hub — one `cachet` BroadcastChannel listener, the online/offline listeners and the registry of
+//! which query holds which tags (`cachet_worker::agent`) — runs in one of two places, chosen by the
+//! provider's `agent` prop:
+//!
+//! - [`AgentMode::Worker`] (the default): a yew-agent worker, hosted by the app as a two-line binary that
+//!   trunk builds with it. The hub's listeners and bookkeeping stay off the main thread, as the design asks.
+//! - [`AgentMode::InPage`]: the same hub, serving the same protocol, in the page. For apps that cannot host
+//!   a worker binary, pages without a bundler, and tests: a `wasm-bindgen-test` binary cannot start a
+//!   yew-agent worker (its generated JS has no default wasm path and `#[wasm_bindgen(start)]` does not run
+//!   there), so `cachet-yew/tests/hooks.rs` drives the hooks against the in-page hub.
+//!
+//! Why two modes rather than a fake: both run the same code. The reactor in the worker is a one-line call
+//! to [`cachet_worker::agent::serve_bridge`], and the in-page mode calls it over an in-memory channel pair
+//! per hook; the hooks reach either through one crate-private bridge (send an `AgentRequest`, hear
+//! `AgentResponse`s) and do not know which one they talk to. What the in-page tests do not cover — the
+//! worker transport itself — is covered by cachet-worker's `dedicated_worker` test (the hub in a real
+//! dedicated worker) and by the end-to-end tests of the example app, built by trunk with its real agent
+//! binary.
 //!
 //! ```no_run
 //! use cachet_client::GqlOptions;

@@ -7,7 +7,7 @@ use crate::agent_bridge::use_agent_bridge;
 use crate::use_cachet_client::use_cachet_context;
 
 /// The latest event the Service Worker broadcast since this component mounted (`None` before the first),
-/// delivered through cachet's yew-agent worker. Re-renders the component on every event.
+/// delivered through cachet's agent hub. Re-renders the component on every event.
 ///
 /// # Panics
 /// When used outside `<CachetProvider>`.

@@ -96,33 +96,56 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
         .unwrap()
 }
 
-/// Resolves once `check` holds for the HTML under `root`, re-checked on every DOM change (no polling).
-async fn until(root: &web_sys::Element, check: impl Fn(&str) -> bool + 'static) -> String {
+/// How long `until` waits before failing with what the DOM shows: well under the runner's own timeout,
+/// so that a red test names what it was waiting for. Not a sleep: `until` resolves on the first DOM change
+/// that satisfies it.
+const DEADLINE_MS: i32 = 10_000;
+
+/// Resolves once `check` holds for the HTML under `root`, re-checked on every DOM change (a
+/// MutationObserver, no polling); panics with `what` and the last HTML after [`DEADLINE_MS`].
+async fn until(root: &web_sys::Element, what: &str, check: impl Fn(&str) -> bool + 'static) -> String {
     let html = root.inner_html();
     if check(&html) {
         return html;
     }
-    let (sender, receiver) = oneshot::channel::<String>();
-    let sender = RefCell::new(Some(sender));
+    let (sender, receiver) = oneshot::channel::<Result<String, String>>();
+    let sender = Rc::new(RefCell::new(Some(sender)));
     let watched = root.clone();
-    let callback = Closure::<dyn FnMut()>::new(move || {
-        let html = watched.inner_html();
-        if check(&html) {
-            if let Some(sender) = sender.borrow_mut().take() {
-                let _ = sender.send(html);
+    let on_change = {
+        let sender = sender.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            let html = watched.inner_html();
+            if check(&html) {
+                if let Some(sender) = sender.borrow_mut().take() {
+                    let _ = sender.send(Ok(html));
+                }
             }
-        }
-    });
-    let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).unwrap();
+        })
+    };
+    let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref()).unwrap();
     let init = web_sys::MutationObserverInit::new();
     init.set_subtree(true);
     init.set_child_list(true);
     init.set_character_data(true);
     init.set_attributes(true);
     observer.observe_with_options(root, &init).unwrap();
-    let html = receiver.await.unwrap();
+    let watched = root.clone();
+    let on_deadline = Closure::once(move || {
+        if let Some(sender) = sender.borrow_mut().take() {
+            let _ = sender.send(Err(watched.inner_html()));
+        }
+    });
+    let window = gloo::utils::window();
+    let timer = window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(
+            on_deadline.as_ref().unchecked_ref(),
+            DEADLINE_MS,
+        )
+        .unwrap();
+    let outcome = receiver.await.unwrap();
     observer.disconnect();
-    html
+    window.clear_timeout_with_handle(timer);
+    outcome.unwrap_or_else(|html| panic!("waited {DEADLINE_MS} ms for {what}; the page shows: {html}"))
 }
 
 fn click(root: &web_sys::Element, selector: &str) {
@@ -220,7 +243,7 @@ async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_n
         client_on(&server, "cachet-yew-test-query"),
         html! { <><TodoCount /><TodoCountNetworkOnly /><UserVersion /><Mutations /></> },
     );
-    until(&root, |html| {
+    until(&root, "three live queries with their first data", |html| {
         html.contains(r#"id="todos" data-live="true">1 todos"#)
             && html.contains(r#"id="list" data-live="true">1 listed"#)
             && html.contains(r#"id="user" data-live="true">user v1"#)
@@ -232,13 +255,19 @@ async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_n
     // Every subscription gets the hub's verdict in the same turn, so once GetUser's refetch has come back,
     // a wrong (network-only) ListTodos refetch would have reached the server as well.
     click(&root, "#unrelated");
-    until(&root, |html| html.contains("unrelated: Success") && html.contains("user v2")).await;
+    until(&root, "UpdateUser done and GetUser refetched", |html| {
+        html.contains("unrelated: Success") && html.contains("user v2")
+    })
+    .await;
     assert_eq!(server.hits("ListTodos"), 1, "an unrelated invalidation must not refetch the todos");
     assert_eq!(server.hits("GetTodos"), 1);
 
     // A mutation hitting `todos`: both lists re-render with fresh data; the components have no code for it.
     click(&root, "#create");
-    until(&root, |html| html.contains("2 todos") && html.contains("2 listed")).await;
+    until(&root, "both todo queries refetched after CreateTodo", |html| {
+        html.contains("2 todos") && html.contains("2 listed")
+    })
+    .await;
     assert_eq!(server.hits("GetTodos"), 2, "one refetch, past the purged cache entry");
     assert_eq!(server.hits("ListTodos"), 2, "one refetch, for the matching mutation only");
     assert_eq!(server.hits("GetUser"), 2, "CreateTodo does not hit `user`");
@@ -263,11 +292,11 @@ async fn a_rest_query_follows_the_tags_its_server_sent() {
     let server = Rc::new(FakeServer::default());
     let client = client_on(&server, "cachet-yew-test-rest");
     let (root, app) = mount(client.clone(), html! { <ItemCount /> });
-    until(&root, |html| html.contains("0 items")).await;
+    until(&root, "the first items", |html| html.contains("0 items")).await;
     // `items` came from the answer's X-SW-Cache-Tags; the hook subscribes to it after the first answer.
     server.items.set(5);
     client.invalidate_by_tag(&["items"]).await.unwrap();
-    until(&root, |html| html.contains("5 items")).await;
+    until(&root, "items refetched after the invalidation", |html| html.contains("5 items")).await;
     assert_eq!(server.hits("/api/items"), 2);
     app.destroy();
 }
@@ -292,10 +321,10 @@ fn Account() -> Html {
 async fn the_auth_hook_follows_login_and_logout() {
     let server = Rc::new(FakeServer::default());
     let (root, app) = mount(client_on(&server, "cachet-yew-test-auth"), html! { <Account /> });
-    until(&root, |html| html.contains("authenticated: false")).await;
+    until(&root, "signed out at first", |html| html.contains("authenticated: false")).await;
     click(&root, "#login");
-    until(&root, |html| html.contains(r#"authenticated: true, user: "ada""#)).await;
+    until(&root, "signed in as ada", |html| html.contains(r#"authenticated: true, user: "ada""#)).await;
     click(&root, "#logout");
-    until(&root, |html| html.contains("authenticated: false, user: ")).await;
+    until(&root, "signed out again", |html| html.contains("authenticated: false, user: ")).await;
     app.destroy();
 }
