@@ -18,6 +18,12 @@
 //! trait has no way to report a decoding failure. Wire text decodes with `cachet_core::protocol`, which
 //! turns an unknown or newer message into a typed error instead of a panic.
 //!
+//! The hub uses only `js_sys::global()`, a BroadcastChannel and `online` / `offline` events, so it runs in a
+//! page as well: `cachet-yew`'s `AgentMode::InPage` calls [`serve_bridge`] in the page, over an in-memory
+//! channel pair per hook, for apps that cannot host a worker binary, pages without a bundler, and tests. In
+//! a page the hub's channel object is its own, so it hears the page client's announcements (a channel
+//! object never hears its own posts, but does hear another object's of the same page).
+//!
 //! An app hosts the agent as a two-line binary:
 //!
 //! ```no_run
@@ -87,7 +93,7 @@ where
     Ok(())
 }
 
-/// The state every bridge of this worker shares.
+/// The state every bridge of this worker (or page) shares.
 struct Hub {
     registry: RefCell<Registry>,
     outboxes: RefCell<BTreeMap<BridgeId, mpsc::UnboundedSender<String>>>,
@@ -101,7 +107,7 @@ thread_local! {
     static HUB: RefCell<Option<Rc<Hub>>> = const { RefCell::new(None) };
 }
 
-/// The hub of this worker, started on first use.
+/// The hub of this worker (or page, in-page mode), started on first use.
 fn hub() -> Result<Rc<Hub>, Error> {
     if let Some(hub) = HUB.with(|cell| cell.borrow().clone()) {
         return Ok(hub);
