@@ -40,8 +40,13 @@ pub enum AgentMode {
 pub(crate) struct AgentLink(Rc<LinkKind>);
 
 enum LinkKind {
-    /// The first bridge to the worker, held for the life of the provider; hooks fork it.
-    Worker(ReactorBridge<CachetAgent>),
+    Worker {
+        /// The first bridge to the worker, held for the life of the provider; hooks fork it. A task reads
+        /// and drops what the hub sends it (auth, connectivity), so that nothing piles up in its queue.
+        held: Rc<RefCell<ReactorBridge<CachetAgent>>>,
+        /// Dropped with the link: the task ends and lets the held bridge (and the worker) go.
+        _close: oneshot::Sender<()>,
+    },
     InPage,
 }
 
@@ -57,7 +62,11 @@ impl AgentLink {
     pub(crate) fn new(mode: AgentMode, path: &str, module: bool) -> Self {
         AgentLink(Rc::new(match mode {
             AgentMode::Worker => {
-                LinkKind::Worker(ReactorSpawner::<CachetAgent>::new().as_module(module).spawn(path))
+                let held = ReactorSpawner::<CachetAgent>::new().as_module(module).spawn(path);
+                let held = Rc::new(RefCell::new(held));
+                let (close, closed) = oneshot::channel();
+                pump(responses_of(held.clone()), closed, drop);
+                LinkKind::Worker { held, _close: close }
             }
             AgentMode::InPage => LinkKind::InPage,
         }))
@@ -66,13 +75,10 @@ impl AgentLink {
     /// Opens one bridge: a way to send wire requests, and the stream of wire responses.
     fn open(&self) -> (Rc<dyn Fn(String)>, LocalBoxStream<'static, String>) {
         match &*self.0 {
-            LinkKind::Worker(held) => {
-                let bridge = Rc::new(RefCell::new(held.fork()));
+            LinkKind::Worker { held, .. } => {
+                let bridge = Rc::new(RefCell::new(held.borrow().fork()));
                 let sender = bridge.clone();
-                // Borrowed only for the duration of one poll or one send, never across an await.
-                let responses =
-                    futures::stream::poll_fn(move |context| bridge.borrow_mut().poll_next_unpin(context));
-                (Rc::new(move |wire| sender.borrow().send_input(wire)), responses.boxed_local())
+                (Rc::new(move |wire| sender.borrow().send_input(wire)), responses_of(bridge))
             }
             LinkKind::InPage => {
                 let (requests, inputs) = mpsc::unbounded::<String>();
@@ -86,6 +92,32 @@ impl AgentLink {
             }
         }
     }
+}
+
+/// The outputs of a worker bridge, as a stream that shares the bridge with its sender. The bridge is
+/// borrowed only for the duration of one poll or one send, never across an await.
+fn responses_of(bridge: Rc<RefCell<ReactorBridge<CachetAgent>>>) -> LocalBoxStream<'static, String> {
+    futures::stream::poll_fn(move |context| bridge.borrow_mut().poll_next_unpin(context)).boxed_local()
+}
+
+/// Hands every response to `on_wire` until the stream ends or `closed` fires (its sender dropped); the
+/// stream, and so its end of the bridge, is dropped then.
+fn pump(
+    responses: LocalBoxStream<'static, String>,
+    mut closed: oneshot::Receiver<()>,
+    on_wire: impl Fn(String) + 'static,
+) {
+    let mut responses = responses.fuse();
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            let wire = futures::select! {
+                wire = responses.next() => wire,
+                _ = closed => None,
+            };
+            let Some(wire) = wire else { break };
+            on_wire(wire);
+        }
+    });
 }
 
 /// A bridge to the hub, owned by one hook; closed (the hub forgets its subscriptions) when the last clone
@@ -120,23 +152,15 @@ where
     *current.borrow_mut() = on_response;
     let bridge = use_memo(link, |link| {
         let (send, responses) = link.open();
-        let mut responses = responses.fuse();
-        let (close, mut closed) = oneshot::channel::<()>();
-        wasm_bindgen_futures::spawn_local(async move {
-            loop {
-                let wire = futures::select! {
-                    wire = responses.next() => wire,
-                    _ = closed => None,
-                };
-                let Some(wire) = wire else { break };
-                // The hub sends only what this build encodes; a failure would mean two builds disagree.
-                match decode_message::<AgentResponse>(&wire) {
-                    Ok(response) => {
-                        let on_response = current.borrow().clone();
-                        on_response(response);
-                    }
-                    Err(error) => web_sys::console::warn_1(&format!("cachet: agent said: {error}").into()),
+        let (close, closed) = oneshot::channel::<()>();
+        pump(responses, closed, move |wire| {
+            // The hub sends only what this build encodes; a failure would mean two builds disagree.
+            match decode_message::<AgentResponse>(&wire) {
+                Ok(response) => {
+                    let on_response = current.borrow().clone();
+                    on_response(response);
                 }
+                Err(error) => web_sys::console::warn_1(&format!("cachet: agent said: {error}").into()),
             }
         });
         AgentBridge { send, _close: Rc::new(close) }
