@@ -7,3 +7,4 @@ pub mod auth;
 pub mod query;
 pub mod queue;
 pub mod refresh;
+pub mod registry;
