@@ -71,3 +71,9 @@ self.addEventListener('fetch', (event) => {
 self.addEventListener('message', (event) => {
   event.waitUntil(engine().then((e) => e.message(event)));
 });
+
+// Background Sync (where the browser has it): the engine registers this tag when it queues a mutation.
+self.addEventListener('sync', (event) => {
+  if (event.tag !== 'cachet-queue') return;
+  event.waitUntil(engine().then((e) => e.sync(event)));
+});
