@@ -306,12 +306,19 @@ async fn transition<T>(
 ) -> Result<T, Error> {
     match queue_store::update(config.queue, &change).await {
         Ok(result) => Ok(result),
+        Err(first) if !is_storage_full(&first) => Err(first),
         Err(first) => {
             web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
             free_cache_space().await?;
             queue_store::update(config.queue, &change).await
         }
     }
+}
+
+/// Whether a failed queue write looks like a full storage: a `QuotaExceededError`, or a transaction that
+/// aborted at commit (IndexedDB's way of reporting it).
+fn is_storage_full(error: &Error) -> bool {
+    matches!(error, Error::Js { name, message, .. } if name == "AbortError" || message.contains("QuotaExceeded"))
 }
 
 async fn free_cache_space() -> Result<(), Error> {
