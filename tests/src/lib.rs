@@ -27,19 +27,57 @@ pub struct Harness {
     _scratch: tempfile::TempDir,
 }
 
+/// Copies the directory tree `from` to `to`.
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The workspace root (this crate lives in `tests/`).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 impl Harness {
-    /// Starts everything with the backend in `auth_mode`.
+    /// Starts everything with the backend in `auth_mode`, serving the app as built.
     pub async fn start(auth_mode: AuthMode) -> Result<Self> {
-        let dist = workspace_root().join("dist");
-        if !dist.join("index.html").exists() {
-            bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", dist.display());
+        Self::start_with(auth_mode, None).await
+    }
+
+    /// Starts everything with the backend in `auth_mode`, serving a copy of the built app whose Service
+    /// Worker settings (`cachet-sw-config.js`) are generated from `config` (a `cachet.config.json` text)
+    /// by the CLI's own generator, so a test can run the SW with, say, bearer auth on.
+    pub async fn start_with_config(auth_mode: AuthMode, config: &str) -> Result<Self> {
+        Self::start_with(auth_mode, Some(config)).await
+    }
+
+    async fn start_with(auth_mode: AuthMode, config: Option<&str>) -> Result<Self> {
+        let built = workspace_root().join("dist");
+        if !built.join("index.html").exists() {
+            bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", built.display());
         }
         let scratch = tempfile::tempdir()?;
+        let dist = match config {
+            None => built,
+            Some(text) => {
+                let config = cachet_core::config::Config::from_json_str(text)
+                    .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
+                let copy = scratch.path().join("dist");
+                copy_dir(&built, &copy)?;
+                std::fs::write(copy.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
+                copy
+            }
+        };
         let server_config = ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             static_dir: Some(dist),
