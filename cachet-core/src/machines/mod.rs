@@ -6,4 +6,5 @@
 pub mod auth;
 pub mod query;
 pub mod queue;
+mod queue_json;
 pub mod refresh;
