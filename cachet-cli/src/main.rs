@@ -1,7 +1,7 @@
 //! The `cachet` command: `init`, `add auth|graphql`, `generate`. Exit codes: 0 done, 1 generated files out
 //! of date (`generate --check`), 2 error (the message names the file and the key).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -46,15 +46,30 @@ enum Command {
         /// Write nothing; exit 1 when a generated file is out of date.
         #[arg(long)]
         check: bool,
+        /// Also copy the bundler-free API (client-injector.bundle.js, cachet-api.bundle.js and its wasm)
+        /// built by trunk in DIR (default dist/cachet) into the app's cachet/.
+        #[arg(long, value_name = "DIR", num_args = 0..=1, require_equals = true, default_missing_value = cachet_cli::DEFAULT_BUNDLES_DIR)]
+        bundles: Option<PathBuf>,
     },
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Init { dir } => report(cachet_cli::init(&dir)),
+        Command::Init { dir } => {
+            let outcome = cachet_cli::init(&dir);
+            let created = outcome.as_ref().is_ok_and(|outcome| outcome.config_written);
+            let code = report(outcome);
+            if created {
+                println!(
+                    "cachet: next, declare `mod cachet;` in your crate root and depend on cachet-client, \
+                     cachet-core, cachet-worker, serde and serde_json"
+                );
+            }
+            code
+        }
         Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
         Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
-        Command::Generate { dir, check: true } => match cachet_cli::stale_files(&dir) {
+        Command::Generate { dir, check: true, bundles } => match stale(&dir, bundles.as_deref()) {
             Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
             Ok(stale) => {
                 eprintln!("out of date (run `cachet generate`): {}", stale.join(", "));
@@ -62,7 +77,7 @@ fn main() -> ExitCode {
             }
             Err(error) => fail(&error),
         },
-        Command::Generate { dir, check: false } => match cachet_cli::generate(&dir) {
+        Command::Generate { dir, check: false, bundles } => match generate(&dir, bundles.as_deref()) {
             Ok(changed) if changed.is_empty() => {
                 println!("cachet: generated files are up to date");
                 ExitCode::SUCCESS
@@ -74,6 +89,24 @@ fn main() -> ExitCode {
             Err(error) => fail(&error),
         },
     }
+}
+
+/// The stale generated files, and bundles when asked for.
+fn stale(dir: &Path, bundles: Option<&Path>) -> Result<Vec<String>, cachet_cli::CliError> {
+    let mut stale: Vec<String> = cachet_cli::stale_files(dir)?.into_iter().map(str::to_owned).collect();
+    if let Some(from) = bundles {
+        stale.extend(cachet_cli::stale_bundles(dir, from)?);
+    }
+    Ok(stale)
+}
+
+/// Generates, then copies the bundles when asked for.
+fn generate(dir: &Path, bundles: Option<&Path>) -> Result<Vec<String>, cachet_cli::CliError> {
+    let mut written: Vec<String> = cachet_cli::generate(dir)?.into_iter().map(str::to_owned).collect();
+    if let Some(from) = bundles {
+        written.extend(cachet_cli::copy_bundles(dir, from)?);
+    }
+    Ok(written)
 }
 
 fn report(outcome: Result<cachet_cli::Outcome, cachet_cli::CliError>) -> ExitCode {

@@ -84,6 +84,9 @@ fn the_example_apps_config_is_what_init_and_add_graphql_write() {
         config(app.path()),
         "set the example up with `cachet init` + `cachet add graphql`"
     );
-    let generated = |dir: &Path| std::fs::read_to_string(dir.join("cachet/cachet-sw-config.js")).unwrap();
-    assert_eq!(generated(&example), generated(app.path()));
+    let config = cachet_cli::read_config(&example).unwrap();
+    for file in cachet_cli::generated_files(&config) {
+        let read = |dir: &Path| std::fs::read_to_string(dir.join(file.path)).unwrap();
+        assert_eq!(read(&example), read(app.path()), "{}", file.path);
+    }
 }

@@ -1,9 +1,28 @@
-//! The yew-agent worker that mirrors the Service Worker's broadcast events to Yew components.
+//! The yew-agent worker: mirrors the Service Worker's events, the auth state and connectivity, and keeps the
+//! registry of which hook holds which tags, so that a `cache-invalidated` reaches exactly the queries it hits.
+//!
+//! One worker serves every hook of a page: each hook's bridge is one reactor instance ([`serve_bridge`]),
+//! and all instances share one [`Hub`](self) — one `cachet` `BroadcastChannel` listener, the `online` /
+//! `offline` listeners of the worker's global scope, and the registry
+//! ([`cachet_core::machines::registry`], a pure reducer tested natively). What reaches the hub:
+//!
+//! | Source | Path |
+//! |---|---|
+//! | the Service Worker's `cache-invalidated`, `cache-updated`, `sw-auth-state-change` (any tab, replayed mutations included) | the `cachet` BroadcastChannel |
+//! | a page's own invalidation while no Service Worker answers (the page client's in-page cache) | the page client posts it on the same `cachet` channel |
+//! | a login, refresh, logout or clear in this tab or another one | `<CachetProvider>` reports the page client's state ([`AgentRequest::ReportAuth`]) |
+//! | connectivity | `online` / `offline` events of the worker scope |
 //!
 //! The bridge carries protocol wire text (`String`) in both directions rather than typed values: yew-agent's
 //! default codec is bincode, which cannot decode the protocol's internally tagged enums, and its `Codec`
 //! trait has no way to report a decoding failure. Wire text decodes with `cachet_core::protocol`, which
 //! turns an unknown or newer message into a typed error instead of a panic.
+//!
+//! The hub uses only `js_sys::global()`, a BroadcastChannel and `online` / `offline` events, so it runs in a
+//! page as well: `cachet-yew`'s `AgentMode::InPage` calls [`serve_bridge`] in the page, over an in-memory
+//! channel pair per hook, for apps that cannot host a worker binary, pages without a bundler, and tests. In
+//! a page the hub's channel object is its own, so it hears the page client's announcements (a channel
+//! object never hears its own posts, but does hear another object's of the same page).
 //!
 //! An app hosts the agent as a two-line binary:
 //!
@@ -14,57 +33,160 @@
 //!     cachet_worker::agent::CachetAgent::registrar().register();
 //! }
 //! ```
+//!
+//! [`AgentRequest::ReportAuth`]: cachet_core::protocol::AgentRequest::ReportAuth
 
-use cachet_core::protocol::{decode_sw_event, BROADCAST_CHANNEL};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use cachet_core::machines::registry::{BridgeId, Registry, RegistryInput};
+use cachet_core::protocol::{
+    decode_message, decode_sw_event, encode_message, AgentRequest, BROADCAST_CHANNEL,
+};
 use futures::channel::mpsc;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{BroadcastChannel, MessageEvent};
+use web_sys::{BroadcastChannel, EventTarget, MessageEvent};
 use yew_agent::prelude::*;
 
 use crate::Error;
 
-/// The reactor: one instance per bridge, each forwarding every valid Service Worker event to its bridge.
+/// The reactor: one instance per bridge (per hook), all sharing the worker's hub.
 #[reactor(CachetAgent)]
 pub async fn cachet_agent(scope: ReactorScope<String, String>) {
     let (sink, inputs) = scope.split();
-    if let Err(error) = forward_sw_events(inputs, sink).await {
+    if let Err(error) = serve_bridge(inputs, sink).await {
         web_sys::console::error_1(&format!("cachet agent: {error}").into());
     }
 }
 
-/// Listens on the cachet `BroadcastChannel` and sends every event that decodes to `outputs`, until
-/// `inputs` ends (the bridge was dropped) or `outputs` is closed. Messages that do not decode (another
-/// version, garbage) are logged and skipped.
-pub async fn forward_sw_events<I, O>(inputs: I, mut outputs: O) -> Result<(), Error>
+/// Serves one bridge: its requests (wire [`AgentRequest`]s) go to the hub's registry, and what the registry
+/// delivers to it goes to `outputs` (wire [`AgentResponse`](cachet_core::protocol::AgentResponse)s), until
+/// `inputs` ends (the bridge was dropped) or `outputs` closes; its subscriptions are then forgotten.
+/// Requests that do not decode are logged and skipped.
+pub async fn serve_bridge<I, O>(inputs: I, mut outputs: O) -> Result<(), Error>
 where
     I: Stream<Item = String> + Unpin,
     O: Sink<String> + Unpin,
 {
-    let (sender, mut received) = mpsc::unbounded::<String>();
-    let channel =
-        BroadcastChannel::new(BROADCAST_CHANNEL).map_err(|e| Error::js("new BroadcastChannel", e))?;
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        if let Some(text) = event.data().as_string() {
-            let _ = sender.unbounded_send(text);
-        }
-    });
-    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let hub = hub()?;
+    let (bridge, mut outbox) = hub.connect();
     let mut inputs = inputs.fuse();
     loop {
         futures::select! {
-            input = inputs.next() => if input.is_none() { break },
-            wire = received.next() => {
-                let Some(wire) = wire else { break };
-                match decode_sw_event(&wire) {
-                    Ok(_) => if outputs.send(wire).await.is_err() { break },
-                    Err(error) => web_sys::console::warn_1(&format!("cachet agent: skipped a message: {error}").into()),
+            input = inputs.next() => {
+                let Some(wire) = input else { break };
+                match decode_message::<AgentRequest>(&wire) {
+                    Ok(request) => hub.apply(RegistryInput::Request(bridge, request)),
+                    Err(error) => warn(&format!("skipped a request: {error}")),
                 }
+            }
+            response = outbox.next() => {
+                let Some(wire) = response else { break };
+                if outputs.send(wire).await.is_err() { break }
             }
         }
     }
-    channel.set_onmessage(None);
-    channel.close();
+    hub.disconnect(bridge);
     Ok(())
+}
+
+/// The state every bridge of this worker (or page) shares.
+struct Hub {
+    registry: RefCell<Registry>,
+    outboxes: RefCell<BTreeMap<BridgeId, mpsc::UnboundedSender<String>>>,
+    next_bridge: Cell<BridgeId>,
+    /// Kept open for the life of the worker, with its listener.
+    _channel: BroadcastChannel,
+    _listeners: Vec<Closure<dyn FnMut(JsValue)>>,
+}
+
+thread_local! {
+    static HUB: RefCell<Option<Rc<Hub>>> = const { RefCell::new(None) };
+}
+
+/// The hub of this worker (or page, in-page mode), started on first use.
+fn hub() -> Result<Rc<Hub>, Error> {
+    if let Some(hub) = HUB.with(|cell| cell.borrow().clone()) {
+        return Ok(hub);
+    }
+    let global: EventTarget = js_sys::global().unchecked_into();
+    let channel =
+        BroadcastChannel::new(BROADCAST_CHANNEL).map_err(|e| Error::js("new BroadcastChannel", e))?;
+    let on_message = Closure::<dyn FnMut(JsValue)>::new(|event: JsValue| {
+        let Some(text) = event.unchecked_into::<MessageEvent>().data().as_string() else { return };
+        match decode_sw_event(&text) {
+            Ok(event) => apply_global(RegistryInput::Sw(event)),
+            Err(error) => warn(&format!("skipped a message: {error}")),
+        }
+    });
+    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    let mut listeners = vec![on_message];
+    for (name, online) in [("online", true), ("offline", false)] {
+        let listener =
+            Closure::<dyn FnMut(JsValue)>::new(move |_| apply_global(RegistryInput::Online(online)));
+        global
+            .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())
+            .map_err(|e| Error::js("addEventListener", e))?;
+        listeners.push(listener);
+    }
+    let hub = Rc::new(Hub {
+        registry: RefCell::new(Registry::new(navigator_online(&global))),
+        outboxes: RefCell::new(BTreeMap::new()),
+        next_bridge: Cell::new(0),
+        _channel: channel,
+        _listeners: listeners,
+    });
+    HUB.with(|cell| *cell.borrow_mut() = Some(hub.clone()));
+    Ok(hub)
+}
+
+fn apply_global(input: RegistryInput) {
+    if let Some(hub) = HUB.with(|cell| cell.borrow().clone()) {
+        hub.apply(input);
+    }
+}
+
+impl Hub {
+    fn connect(&self) -> (BridgeId, mpsc::UnboundedReceiver<String>) {
+        let bridge = self.next_bridge.get() + 1;
+        self.next_bridge.set(bridge);
+        let (sender, receiver) = mpsc::unbounded();
+        self.outboxes.borrow_mut().insert(bridge, sender);
+        self.apply(RegistryInput::Connected(bridge));
+        (bridge, receiver)
+    }
+
+    fn disconnect(&self, bridge: BridgeId) {
+        self.outboxes.borrow_mut().remove(&bridge);
+        self.apply(RegistryInput::Disconnected(bridge));
+    }
+
+    /// Runs the registry and posts its deliveries to the bridges' outboxes.
+    fn apply(&self, input: RegistryInput) {
+        let registry = self.registry.take();
+        let (registry, deliveries) = registry.reduce(input);
+        *self.registry.borrow_mut() = registry;
+        let outboxes = self.outboxes.borrow();
+        for delivery in deliveries {
+            if let Some(outbox) = outboxes.get(&delivery.bridge) {
+                let _ = outbox.unbounded_send(encode_message(&delivery.response));
+            }
+        }
+    }
+}
+
+/// `navigator.onLine` of a window or worker scope (true when unknown).
+fn navigator_online(global: &JsValue) -> bool {
+    js_sys::Reflect::get(global, &"navigator".into())
+        .and_then(|navigator| js_sys::Reflect::get(&navigator, &"onLine".into()))
+        .ok()
+        .and_then(|online| online.as_bool())
+        .unwrap_or(true)
+}
+
+fn warn(message: &str) {
+    web_sys::console::warn_1(&format!("cachet agent: {message}").into());
 }

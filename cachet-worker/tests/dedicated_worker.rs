@@ -1,46 +1,102 @@
-//! The agent's event forwarding, run inside a real dedicated worker in headless Chromium.
+//! The agent's hub, run inside a real dedicated worker in headless Chromium: two bridges, the `cachet`
+//! BroadcastChannel, and the registry deciding who hears what.
 #![allow(clippy::unwrap_used)]
 
-use cachet_core::protocol::{decode_sw_event, encode_sw_event, SwEvent, BROADCAST_CHANNEL};
-use cachet_worker::agent::forward_sw_events;
+use cachet_core::protocol::{
+    decode_message, encode_message, encode_sw_event, AgentRequest, AgentResponse, SwEvent, BROADCAST_CHANNEL,
+};
+use cachet_worker::agent::serve_bridge;
 use futures::channel::mpsc;
-use std::future::Future;
-
 use futures::StreamExt;
 use wasm_bindgen_test::*;
 use web_sys::BroadcastChannel;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
-#[wasm_bindgen_test]
-async fn valid_events_are_forwarded_in_order_and_garbage_is_skipped() {
-    let (input_sender, inputs) = mpsc::unbounded::<String>();
-    let (outputs, mut forwarded) = mpsc::unbounded::<String>();
-    let mut forwarder = Box::pin(forward_sw_events(inputs, outputs));
-    // One poll by hand runs the forwarder up to its first wait: by then it has opened its channel and
-    // listens, so what is posted next cannot be missed. (The executor polls it again, with its own waker.)
-    let noop = futures::task::noop_waker();
-    assert!(forwarder.as_mut().poll(&mut std::task::Context::from_waker(&noop)).is_pending());
-    let forwarding =
-        wasm_bindgen_futures::JsFuture::from(wasm_bindgen_futures::future_to_promise(async move {
-            forwarder.await.map_err(wasm_bindgen::JsValue::from)?;
-            Ok(wasm_bindgen::JsValue::TRUE)
-        }));
+/// A bridge as a hook sees it: a sender of requests, a receiver of responses, and the served future's end.
+struct TestBridge {
+    requests: mpsc::UnboundedSender<String>,
+    responses: mpsc::UnboundedReceiver<String>,
+    done: wasm_bindgen_futures::JsFuture,
+}
 
-    // An `Activated` from "the SW" goes first, then garbage, a future version, and a second valid event.
+impl TestBridge {
+    fn open() -> Self {
+        let (requests, inputs) = mpsc::unbounded::<String>();
+        let (outputs, responses) = mpsc::unbounded::<String>();
+        let done =
+            wasm_bindgen_futures::JsFuture::from(wasm_bindgen_futures::future_to_promise(async move {
+                serve_bridge(inputs, outputs)
+                    .await
+                    .map_err(|error| wasm_bindgen::JsValue::from(error.to_string()))?;
+                Ok(wasm_bindgen::JsValue::TRUE)
+            }));
+        TestBridge { requests, responses, done }
+    }
+
+    fn send(&self, request: AgentRequest) {
+        self.requests.unbounded_send(encode_message(&request)).unwrap();
+    }
+
+    async fn next(&mut self) -> AgentResponse {
+        decode_message(&self.responses.next().await.unwrap()).unwrap()
+    }
+
+    /// Ends the bridge and awaits the reactor's clean end.
+    async fn close(self) {
+        drop(self.requests);
+        assert_eq!(self.done.await.unwrap(), wasm_bindgen::JsValue::TRUE);
+    }
+}
+
+fn tags(list: &[&str]) -> Vec<String> {
+    list.iter().map(|tag| (*tag).to_owned()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn an_invalidation_reaches_only_the_bridge_whose_tags_it_hits() {
+    let mut notes = TestBridge::open();
+    let mut users = TestBridge::open();
+    notes.send(AgentRequest::Subscribe { subscription: 7, tags: tags(&["getnotes", "notes"]) });
+    users.send(AgentRequest::Subscribe { subscription: 8, tags: tags(&["users"]) });
+    users.send(AgentRequest::WatchSwEvents);
+    // Acknowledged: from now on the hub listens and the registry holds both.
+    assert_eq!(notes.next().await, AgentResponse::Subscribed { subscription: 7 });
+    assert_eq!(users.next().await, AgentResponse::Subscribed { subscription: 8 });
+
+    // "The Service Worker": garbage, a newer version, then an invalidation of `note`/`notes`.
     let sw_side = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
-    let first = SwEvent::Activated { build: "b1".into() };
-    let second = SwEvent::CacheUpdated { url: "http://127.0.0.1/api/hello".into() };
-    sw_side.post_message(&encode_sw_event(&first).into()).unwrap();
     sw_side.post_message(&"not json".into()).unwrap();
     sw_side.post_message(&r#"{"v":99,"type":"activated","build":"x"}"#.into()).unwrap();
-    sw_side.post_message(&encode_sw_event(&second).into()).unwrap();
+    let event = SwEvent::CacheInvalidated { tags: tags(&["note", "notes"]) };
+    sw_side.post_message(&encode_sw_event(&event).into()).unwrap();
 
-    assert_eq!(decode_sw_event(&forwarded.next().await.unwrap()).unwrap(), first);
-    assert_eq!(decode_sw_event(&forwarded.next().await.unwrap()).unwrap(), second);
+    assert_eq!(
+        notes.next().await,
+        AgentResponse::Invalidated { subscriptions: vec![7], tags: tags(&["note", "notes"]) }
+    );
+    // `users` watches raw events, so it hears the event itself but no invalidation: its next response
+    // after the raw event is the auth state it asks for now.
+    assert_eq!(users.next().await, AgentResponse::SwEvent { event });
+    users.send(AgentRequest::AuthStateRequest);
+    assert!(matches!(users.next().await, AgentResponse::AuthState { authenticated: false, .. }));
 
-    // The bridge goes away: the forwarder ends cleanly and closes its output.
-    drop(input_sender);
-    assert_eq!(forwarding.await.unwrap(), wasm_bindgen::JsValue::TRUE);
-    assert_eq!(forwarded.next().await, None, "nothing else was forwarded");
+    // A report of the page's auth reaches both bridges.
+    notes.send(AgentRequest::ReportAuth { authenticated: true });
+    for bridge in [&mut notes, &mut users] {
+        assert!(matches!(bridge.next().await, AgentResponse::AuthState { authenticated: true, .. }));
+    }
+
+    // A closed bridge's subscriptions are forgotten: the next invalidation of `notes` reaches nobody, which
+    // `users` confirms by hearing only the raw event.
+    notes.close().await;
+    let again = SwEvent::CacheInvalidated { tags: tags(&["notes", "users"]) };
+    sw_side.post_message(&encode_sw_event(&again).into()).unwrap();
+    assert_eq!(users.next().await, AgentResponse::SwEvent { event: again.clone() });
+    assert_eq!(
+        users.next().await,
+        AgentResponse::Invalidated { subscriptions: vec![8], tags: tags(&["notes", "users"]) }
+    );
+    users.close().await;
+    sw_side.close();
 }

@@ -1,11 +1,14 @@
-//! `<CachetProvider>`: registers the Service Worker, starts the agent, provides [`CachetContext`].
+//! `<CachetProvider>`: builds (or takes) the page client, registers the Service Worker, starts the agent,
+//! reports the page's auth state to the agent, and provides [`CachetContext`].
 
+use std::rc::Rc;
+
+use cachet_client::{Client, ClientEvent, Config};
+use cachet_core::protocol::AgentRequest;
 use implicit_clone::unsync::IString;
 use yew::prelude::*;
-use yew_agent::reactor::ReactorProvider;
 
-use cachet_worker::agent::CachetAgent;
-
+use crate::agent_bridge::{use_agent_bridge, AgentLink, AgentMode};
 use crate::{register_service_worker, Error};
 
 /// Where the Service Worker registration stands.
@@ -35,25 +38,45 @@ impl std::fmt::Display for SwRegistration {
 pub struct CachetContext {
     /// The Service Worker registration state.
     pub registration: SwRegistration,
+    /// The page client every hook executes through.
+    pub client: Client,
 }
 
 /// Properties of [`CachetProvider`].
 #[derive(Debug, Properties, PartialEq)]
 pub struct CachetProviderProps {
+    /// The config. Default: `window.CACHET_CONFIG`, which the generated `cachet/cachet-sw-config.js` sets
+    /// when the page loads it, else the defaults. Ignored when `client` is given.
+    #[prop_or_default]
+    pub config: Option<Rc<Config>>,
+    /// A client built in code (your auth adapter, your `Http`); default: one built from `config`.
+    #[prop_or_default]
+    pub client: Option<Client>,
     /// URL of the Service Worker shim (default `/service-worker.js`).
     #[prop_or(IString::from("/service-worker.js"))]
     pub sw_path: IString,
-    /// URL of the yew-agent worker script (default `/cachet-agent.js`). Its wasm is expected next to it
-    /// as `cachet-agent_bg.wasm`.
+    /// Where the agent hub runs: [`AgentMode::Worker`] (default), the yew-agent worker at `agent_path`,
+    /// or [`AgentMode::InPage`], the same hub in the page (no worker script needed).
+    #[prop_or_default]
+    pub agent: AgentMode,
+    /// URL of the yew-agent worker script (default `/cachet-agent.js`), in [`AgentMode::Worker`]. Its
+    /// wasm is expected next to it as `cachet-agent_bg.wasm`.
     #[prop_or(IString::from("/cachet-agent.js"))]
     pub agent_path: IString,
+    /// Whether the agent script is an ES module (`wasm-bindgen --target web`) rather than `no-modules`.
+    #[prop_or(false)]
+    pub agent_module: bool,
     /// The app.
     #[prop_or_default]
     pub children: Html,
 }
 
-/// Wraps a Yew app: registers cachet's Service Worker, starts the yew-agent worker and provides
-/// [`CachetContext`] to the hooks.
+/// Wraps a Yew app: builds the page client from the config, registers cachet's Service Worker, starts the
+/// agent hub (the yew-agent worker, or in the page: see [`AgentMode`]) and provides [`CachetContext`] to
+/// the hooks.
+///
+/// # Panics
+/// When no client can be built from the config (`custom` auth needs your adapter: pass `client`).
 ///
 /// # Example
 /// ```no_run
@@ -67,6 +90,17 @@ pub struct CachetProviderProps {
 /// ```
 #[function_component]
 pub fn CachetProvider(props: &CachetProviderProps) -> Html {
+    let client = use_memo((props.client.clone(), props.config.clone()), |(client, config)| {
+        client.clone().unwrap_or_else(|| {
+            let builder = match config {
+                Some(config) => Ok(Client::builder().config(Config::clone(config))),
+                None => Client::builder().config_from_global(),
+            };
+            builder.and_then(|builder| builder.build()).unwrap_or_else(|error| {
+                panic!("<CachetProvider> cannot build the cachet client ({error}): pass client={{...}}")
+            })
+        })
+    });
     let registration = use_state(|| SwRegistration::Pending);
     {
         let registration = registration.clone();
@@ -80,12 +114,47 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
             });
         });
     }
-    let context = CachetContext { registration: (*registration).clone() };
+    let link =
+        use_memo((props.agent, props.agent_path.clone(), props.agent_module), |(mode, path, module)| {
+            AgentLink::new(*mode, path, *module)
+        });
+    let context = CachetContext { registration: (*registration).clone(), client: (*client).clone() };
     html! {
         <ContextProvider<CachetContext> {context}>
-            <ReactorProvider<CachetAgent> path={props.agent_path.to_string()}>
+            <ContextProvider<AgentLink> context={(*link).clone()}>
+                <AuthRelay />
                 { props.children.clone() }
-            </ReactorProvider<CachetAgent>>
+            </ContextProvider<AgentLink>>
         </ContextProvider<CachetContext>>
     }
+}
+
+/// Reports the page client's auth state to the agent: once restored, and on every change made here or
+/// in another tab (the client hears those over the `cachet-auth` channel). The agent tells every hook.
+#[function_component]
+fn AuthRelay() -> Html {
+    let client = crate::use_cachet_client();
+    let bridge = use_agent_bridge(|_| {});
+    use_effect_with(client, move |client| {
+        let report = {
+            let client = client.clone();
+            Rc::new(move || {
+                let authenticated = client.auth_state().authenticated;
+                bridge.send(&AgentRequest::ReportAuth { authenticated });
+            })
+        };
+        let restored = report.clone();
+        let client_ready = client.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            client_ready.ready().await;
+            restored();
+        });
+        let subscription = client.subscribe(move |event| {
+            if matches!(event, ClientEvent::StateChanged(_) | ClientEvent::AuthStateChange { .. }) {
+                report();
+            }
+        });
+        move || drop(subscription)
+    });
+    html! {}
 }

@@ -1,14 +1,13 @@
 //! `use_cachet_sw_event`: the latest event the Service Worker broadcast.
 
-use cachet_core::protocol::{decode_sw_event, SwEvent};
-use cachet_worker::agent::CachetAgent;
+use cachet_core::protocol::{AgentRequest, AgentResponse, SwEvent};
 use yew::prelude::*;
-use yew_agent::reactor::{use_reactor_bridge, ReactorEvent};
 
-use crate::CachetContext;
+use crate::agent_bridge::use_agent_bridge;
+use crate::use_cachet_client::use_cachet_context;
 
 /// The latest event the Service Worker broadcast since this component mounted (`None` before the first),
-/// delivered through cachet's yew-agent worker. Re-renders the component on every event.
+/// delivered through cachet's agent hub. Re-renders the component on every event.
 ///
 /// # Panics
 /// When used outside `<CachetProvider>`.
@@ -29,17 +28,14 @@ use crate::CachetContext;
 /// ```
 #[hook]
 pub fn use_cachet_sw_event() -> Option<SwEvent> {
-    use_context::<CachetContext>()
-        .expect("use_cachet_sw_event must be used inside <CachetProvider>: wrap your app's root in it");
+    use_cachet_context("use_cachet_sw_event");
     let latest = use_state(|| None);
     let setter = latest.setter();
-    let _bridge = use_reactor_bridge::<CachetAgent, _>(move |output: ReactorEvent<CachetAgent>| {
-        if let ReactorEvent::Output(wire) = output {
-            // The agent forwards only messages that decode; a failure here would mean two builds disagree.
-            if let Ok(event) = decode_sw_event(&wire) {
-                setter.set(Some(event));
-            }
+    let bridge = use_agent_bridge(move |response| {
+        if let AgentResponse::SwEvent { event } = response {
+            setter.set(Some(event));
         }
     });
+    use_effect_with((), move |()| bridge.send(&AgentRequest::WatchSwEvents));
     (*latest).clone()
 }

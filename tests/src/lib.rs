@@ -231,8 +231,17 @@ impl Harness {
         command: &'static str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value> {
-        Ok(self.client.issue_cmd(DevTools { command, params }).await?)
+        devtools(&self.client, command, params).await
     }
+}
+
+/// Sends one Chrome DevTools command to the page of `client`'s session.
+pub async fn devtools(
+    client: &Client,
+    command: &'static str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value> {
+    Ok(client.issue_cmd(DevTools { command, params }).await?)
 }
 
 impl Drop for Harness {
@@ -254,7 +263,9 @@ impl Drop for Harness {
     }
 }
 
-async fn start_chromedriver() -> Result<(Child, String)> {
+/// Starts `/usr/bin/chromedriver` on a free 127.0.0.1 port and waits until it is ready; returns the
+/// process (end it by its PID when done) and its URL.
+pub async fn start_chromedriver() -> Result<(Child, String)> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let mut child = Command::new("/usr/bin/chromedriver")
         .arg(format!("--port={port}"))
@@ -306,7 +317,9 @@ async fn status_ready(port: u16) -> bool {
     tokio::time::timeout(Duration::from_secs(2), read).await.unwrap_or(false)
 }
 
-async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
+/// Opens a headless Chromium session with a fresh profile at `profile` through the chromedriver at
+/// `driver_url`.
+pub async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
     let args = [
         "--headless",
         "--no-sandbox",

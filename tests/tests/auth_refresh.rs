@@ -171,7 +171,7 @@ async fn a_failed_refresh_answers_every_waiter_with_the_failure_and_announces_on
 async fn a_silent_page_times_out_and_no_request_hangs() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
     harness.open_controlled().await?;
-    bearer_page(&harness, "carol", false).await?;
+    bearer_page(&harness, "alice", false).await?;
     harness
         .run_async("fetch('/__test/expire-tokens', {method: 'POST'}).then((r) => done(r.status));")
         .await?;
@@ -187,7 +187,7 @@ async fn a_silent_page_times_out_and_no_request_hangs() -> Result<()> {
 async fn cookie_auth_never_refreshes_and_reports_a_failure_as_logout() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Cookie, COOKIE_CONFIG).await?;
     harness.open_controlled().await?;
-    harness.login("dave").await?;
+    harness.login("bob").await?;
     harness
         .run_async(&format!(
             "{LISTEN} window.cachetTest = {{asked: 0, refreshes: 0, events: []}};

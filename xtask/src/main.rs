@@ -1,7 +1,9 @@
 //! cachet's build automation. `cargo xtask demo` builds and serves the example todo app with its real
-//! backend; `cargo xtask test` runs every check and test. Both install the tools they need first, and
-//! skip what is already installed at the right version.
+//! backend; `cargo xtask test` runs every check and test; `cargo xtask bench` measures cachet against
+//! Workbox and the empty-SW floor. Each installs the tools it needs first, and skips what is already
+//! installed at the right version.
 
+mod bench;
 mod run;
 mod tools;
 
@@ -33,7 +35,17 @@ enum Command {
     Test,
     /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium).
     Setup,
+    /// Benchmark cachet's Service Worker against a Workbox 7 one, the empty-SW floor and no SW, in
+    /// headless Chromium; print the figures and rewrite BENCHMARKS.md.
+    Bench {
+        /// Few iterations, small caches: check that everything runs; BENCHMARKS.md is left alone.
+        #[arg(long)]
+        quick: bool,
+    },
 }
+
+/// The wasm target of the browser crates.
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -46,6 +58,7 @@ fn main() -> Result<()> {
         }
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
+        Command::Bench { quick } => bench::bench(&root, quick),
     }
 }
 
@@ -90,10 +103,36 @@ fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
-    let wasm_crates = ["-p", "cachet-worker", "-p", "cachet-yew", "-p", "todo-app"];
+    let wasm_crates = [
+        "-p",
+        "cachet-worker",
+        "-p",
+        "cachet-yew",
+        "-p",
+        "cachet-client",
+        "-p",
+        "cachet-api",
+        "-p",
+        "todo-app",
+        "-p",
+        "bench-yew-size",
+    ];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
-    let native_only =
-        ["--workspace", "--exclude", "cachet-worker", "--exclude", "cachet-yew", "--exclude", "todo-app"];
+    let native_only = [
+        "--workspace",
+        "--exclude",
+        "cachet-worker",
+        "--exclude",
+        "cachet-yew",
+        "--exclude",
+        "cachet-client",
+        "--exclude",
+        "cachet-api",
+        "--exclude",
+        "todo-app",
+        "--exclude",
+        "bench-yew-size",
+    ];
     run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
     run::step("clippy (native, all targets, warnings denied)", || {
         let mut args = vec!["clippy", "--all-targets"];
@@ -116,7 +155,17 @@ fn test(root: &std::path::Path) -> Result<()> {
     run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
         run::cargo(
             &path,
-            &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-worker", "-p", "cachet-yew"],
+            &[
+                "test",
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "cachet-worker",
+                "-p",
+                "cachet-yew",
+                "-p",
+                "cachet-client",
+            ],
         )
     })?;
     build_app(&path)?;

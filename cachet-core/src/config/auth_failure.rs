@@ -12,6 +12,13 @@
 //! `path` is either a JSON pointer (RFC 6901, starts with `/`: `/error/code`) or a dotted path whose
 //! segments are object keys or array indexes, where `*` matches every element or member
 //! (`errors.*.extensions.code` with value `"UNAUTHENTICATED"` reads GraphQL errors).
+//!
+//! # The app's own check
+//!
+//! An app that needs more than the rule gives one function of type [`FailureCheck`] to both sides:
+//! `cachet_client::ClientBuilder::failure_check` in the page and `cachet_worker::sw::install_with` in
+//! the Service Worker binary. `cachet add auth` creates it as `src/cachet/auth/check.rs`, starting from
+//! [`rule_check`] (the rule above); without one, both sides run [`rule_check`].
 
 use super::read::{integer_in, invalid, show, Object};
 use super::ConfigError;
@@ -52,6 +59,48 @@ pub struct JsonFieldRule {
     pub value: Option<Value>,
 }
 
+/// A response as an auth-failure check sees it, the same in the page and in the Service Worker.
+pub struct FailureResponse<'a> {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body (empty when there is none).
+    pub body: &'a [u8],
+    headers: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// An auth-failure check (SPEC §5.5 `isAuthFailureResponse`): the configured rule and the response in,
+/// whether it is an auth failure out. A plain `fn`, so that the page client and the Service Worker can
+/// each be handed the very same function.
+pub type FailureCheck = fn(&AuthFailureRule, &FailureResponse<'_>) -> bool;
+
+/// The default [`FailureCheck`]: `rule` alone ([`AuthFailureRule::check`]).
+pub fn rule_check(rule: &AuthFailureRule, response: &FailureResponse<'_>) -> bool {
+    rule.check(response)
+}
+
+impl<'a> FailureResponse<'a> {
+    /// A response of `status` with `body`; `headers` returns a header's value by its lowercase name.
+    pub fn new(status: u16, headers: &'a dyn Fn(&str) -> Option<String>, body: &'a [u8]) -> Self {
+        FailureResponse { status, body, headers }
+    }
+
+    /// A response header by name (any case).
+    pub fn header(&self, name: &str) -> Option<String> {
+        (self.headers)(&name.to_ascii_lowercase())
+    }
+
+    /// The body parsed as JSON; `None` when it is not JSON.
+    pub fn json(&self) -> Option<Value> {
+        serde_json::from_slice(self.body).ok()
+    }
+}
+
+impl std::fmt::Debug for FailureResponse<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("FailureResponse").field("status", &self.status).finish_non_exhaustive()
+    }
+}
+
 impl Default for AuthFailureRule {
     fn default() -> Self {
         AuthFailureRule { statuses: vec![401], header: None, json_field: None }
@@ -87,6 +136,13 @@ impl AuthFailureRule {
             });
         }
         false
+    }
+
+    /// [`AuthFailureRule::is_failure`] of a [`FailureResponse`]: the body is parsed only when the rule
+    /// reads it; a body that is not JSON matches no JSON field.
+    pub fn check(&self, response: &FailureResponse<'_>) -> bool {
+        let body = if self.needs_body() { response.json() } else { None };
+        self.is_failure(response.status, |name| response.header(name), body.as_ref())
     }
 
     /// Whether the check reads the JSON body (so the caller must clone and parse the response).

@@ -45,7 +45,9 @@ mod read;
 mod routes;
 
 use crate::strategy::Strategy;
-pub use auth_failure::{AuthFailureRule, HeaderRule, JsonFieldRule};
+pub use auth_failure::{
+    rule_check, AuthFailureRule, FailureCheck, FailureResponse, HeaderRule, JsonFieldRule,
+};
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
 pub use routes::SwRoutes;
 use serde::Serialize;

@@ -8,3 +8,4 @@ pub mod query;
 pub mod queue;
 mod queue_json;
 pub mod refresh;
+pub mod registry;

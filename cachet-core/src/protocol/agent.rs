@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::SwEvent;
+
 /// A bridge asks the reactor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
@@ -21,6 +23,15 @@ pub enum AgentRequest {
     },
     /// Send the current [`AgentResponse::AuthState`].
     AuthStateRequest,
+    /// The page client's auth state changed (a login, refresh, logout or clear here or in another tab):
+    /// the agent mirrors it and tells every bridge. The page is the source of truth for auth: it holds
+    /// the token, and other tabs reach it over the `cachet-auth` channel.
+    ReportAuth {
+        /// Whether auth is present now.
+        authenticated: bool,
+    },
+    /// Forward every Service Worker event to this bridge as [`AgentResponse::SwEvent`].
+    WatchSwEvents,
 }
 
 /// The reactor tells a bridge.
@@ -51,5 +62,15 @@ pub enum AgentResponse {
     CacheUpdated {
         /// The URL.
         url: String,
+    },
+    /// The subscription is registered: from now on no invalidation of its tags is missed.
+    Subscribed {
+        /// As given to `subscribe`.
+        subscription: u64,
+    },
+    /// A Service Worker event, for a bridge that sent [`AgentRequest::WatchSwEvents`].
+    SwEvent {
+        /// The event.
+        event: SwEvent,
     },
 }

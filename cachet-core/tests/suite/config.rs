@@ -256,3 +256,44 @@ fn the_auth_failure_rule_is_shared_by_sw_and_page() {
         None
     ));
 }
+
+#[test]
+fn a_failure_check_sees_status_headers_and_body_the_same_way_on_both_sides() {
+    use cachet_core::config::{rule_check, FailureCheck, FailureResponse};
+    let rule = AuthFailureRule {
+        statuses: vec![401],
+        header: Some(HeaderRule { name: "X-Session".into(), value: Some("expired".into()) }),
+        json_field: Some(JsonFieldRule { path: "/error".into(), value: Some(json!("auth")) }),
+    };
+    let headers = |name: &str| (name == "x-session").then(|| "expired".to_owned());
+    let none = |_: &str| None;
+    type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+    let table: &[(u16, Lookup<'_>, &[u8], bool)] = &[
+        (401, &none, b"", true),
+        (200, &headers, b"", true),
+        (200, &none, br#"{"error": "auth"}"#, true),
+        (200, &none, br#"{"error": "other"}"#, false),
+        (200, &none, b"not json", false),
+        (403, &none, b"", false),
+    ];
+    for (status, lookup, body, expected) in table {
+        let response = FailureResponse::new(*status, lookup, body);
+        assert_eq!(rule_check(&rule, &response), *expected, "status {status} body {body:?}");
+        assert_eq!(rule.check(&response), *expected);
+    }
+    let response = FailureResponse::new(200, &headers, b"");
+    assert_eq!(response.header("X-SESSION").as_deref(), Some("expired"), "any case");
+    assert_eq!(FailureResponse::new(200, &none, br#"{"a": 1}"#).json(), Some(json!({"a": 1})));
+
+    // An app's own check: a 403 with a JSON body naming an expired session, besides the rule.
+    fn app_check(rule: &AuthFailureRule, response: &FailureResponse<'_>) -> bool {
+        rule.check(response)
+            || (response.status == 403 && response.json().is_some_and(|body| body["reason"] == "expired"))
+    }
+    let check: FailureCheck = app_check;
+    assert!(check(
+        &AuthFailureRule::default(),
+        &FailureResponse::new(403, &none, br#"{"reason":"expired"}"#)
+    ));
+    assert!(!check(&AuthFailureRule::default(), &FailureResponse::new(403, &none, b"{}")));
+}

@@ -10,5 +10,6 @@ mod machines_auth;
 mod machines_query;
 mod machines_queue;
 mod machines_refresh;
+mod machines_registry;
 mod protocol_table;
 mod tags_table;

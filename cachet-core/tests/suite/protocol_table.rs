@@ -147,6 +147,11 @@ fn agent_messages() {
         ),
         (AgentRequest::Unsubscribe { subscription: 1 }, r#"{"v":1,"type":"unsubscribe","subscription":1}"#),
         (AgentRequest::AuthStateRequest, r#"{"v":1,"type":"auth-state-request"}"#),
+        (
+            AgentRequest::ReportAuth { authenticated: true },
+            r#"{"v":1,"type":"report-auth","authenticated":true}"#,
+        ),
+        (AgentRequest::WatchSwEvents, r#"{"v":1,"type":"watch-sw-events"}"#),
     ]);
     check(vec![
         (
@@ -159,6 +164,11 @@ fn agent_messages() {
         ),
         (AgentResponse::OnlineChanged { online: false }, r#"{"v":1,"type":"online-changed","online":false}"#),
         (AgentResponse::CacheUpdated { url: "/x".into() }, r#"{"v":1,"type":"cache-updated","url":"/x"}"#),
+        (AgentResponse::Subscribed { subscription: 3 }, r#"{"v":1,"type":"subscribed","subscription":3}"#),
+        (
+            AgentResponse::SwEvent { event: SwEvent::CacheInvalidated { tags: vec!["notes".into()] } },
+            r#"{"v":1,"type":"sw-event","event":{"type":"cache-invalidated","tags":["notes"]}}"#,
+        ),
     ]);
 }
 

@@ -10,9 +10,14 @@
 //! A request is retried at most once; a retry that fails again is answered as it is. The new header
 //! rides on the retried request only and is dropped with it. Requests that are not marked, or sent while
 //! `features.auth` is off, go to the network as they are.
+//!
+//! The check is the app's [`FailureCheck`] when the SW binary started the engine with
+//! [`super::install_with`] (the same function the page client was given), else the rule alone.
 
 use cachet_core::cache_key::auth_fingerprint;
-use cachet_core::config::{AuthFailureRule, Config};
+use std::cell::Cell;
+
+use cachet_core::config::{rule_check, AuthFailureRule, Config, FailureCheck, FailureResponse};
 use cachet_core::protocol::AuthChangeKind;
 use web_sys::{Headers, Request, RequestInit, Response};
 
@@ -76,12 +81,24 @@ pub async fn send(
     }
 }
 
-/// Whether `response` (with body `bytes`) is an auth failure by `rule`. The body is parsed only when the
-/// rule reads it; a body that is not JSON matches no JSON field.
+thread_local! {
+    /// The check [`super::install_with`] was given (one SW, one thread).
+    static FAILURE_CHECK: Cell<FailureCheck> = Cell::new(rule_check);
+}
+
+/// Makes `check` the auth-failure check of this Service Worker.
+pub(crate) fn set_failure_check(check: FailureCheck) {
+    FAILURE_CHECK.with(|current| current.set(check));
+}
+
+/// Whether `response` (with body `bytes`) is an auth failure: the installed [`FailureCheck`] with `rule`
+/// (by default the rule alone, which parses the body only when it reads it; a body that is not JSON
+/// matches no JSON field).
 pub fn is_auth_failure(rule: &AuthFailureRule, response: &Response, bytes: &[u8]) -> bool {
     let headers = response.headers();
-    let body = if rule.needs_body() { serde_json::from_slice(bytes).ok() } else { None };
-    rule.is_failure(response.status(), |name| headers.get(name).ok().flatten(), body.as_ref())
+    let lookup = |name: &str| headers.get(name).ok().flatten();
+    let check = FAILURE_CHECK.with(Cell::get);
+    check(rule, &FailureResponse::new(response.status(), &lookup, bytes))
 }
 
 /// `request` with `Authorization: authorization` (unchanged when `None`), as a new request: the headers

@@ -130,6 +130,14 @@ pub fn install() {
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
 }
 
+/// [`install`], with the app's auth-failure check (SPEC §5.5): give it the function the page client got
+/// with `cachet_client::ClientBuilder::failure_check`, so that both sides agree. `cachet generate` writes
+/// the SW binary `src/bin/cachet-sw.rs` to do so with the app's `src/cachet/auth/check.rs`.
+pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
+    auth_retry::set_failure_check(failure_check);
+    install();
+}
+
 /// The config `cachet generate` wrote into `cachet-sw-config.js` (`self.CACHET_CONFIG`). A missing or
 /// invalid one is reported on the console, naming what is wrong, and the defaults are used.
 fn read_config(scope: &ServiceWorkerGlobalScope) -> Config {

@@ -2,6 +2,7 @@
 //! Service Worker, and the Service Worker's broadcast events reaching a component through the agent.
 #![deny(missing_docs)]
 
+pub mod cachet;
 mod hello;
 
 use cachet_core::protocol::SwEvent;

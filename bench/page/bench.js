@@ -1,0 +1,241 @@
+// The page side of `cargo xtask bench`: the same file at every variant's origin. The runner calls
+// `bench.<workload>(...)` through WebDriver; each resolves to `{samples: [ms, ...], ...}` measured with
+// performance.now() in this page, and throws (failing the run) when an answer is wrong.
+'use strict';
+
+const QUERY = 'query BenchItem($id: Int!, $size: Int!) { item(id: $id, size: $size) { id pad } }';
+const MUTATION = 'mutation CreateNote($id: Int!) { createNote(id: $id) { id } }';
+
+function queryInit(id, size, tags) {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-cachet-tags': tags },
+    body: JSON.stringify({ query: QUERY, variables: { id, size }, operationName: 'BenchItem' }),
+  };
+}
+
+function mutationInit(id, invalidate) {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-cachet-invalidate': invalidate },
+    body: JSON.stringify({ query: MUTATION, variables: { id }, operationName: 'CreateNote' }),
+  };
+}
+
+// The server answers BenchItem(id, size) with exactly `size` bytes carrying the id.
+function checkItem(text, id, size) {
+  let item = null;
+  try {
+    item = JSON.parse(text).data.item;
+  } catch (error) {
+    throw new Error(`BenchItem(${id}, ${size}): not JSON: ${text.slice(0, 120)}`);
+  }
+  if (item.id !== id || text.length !== size) {
+    throw new Error(`BenchItem(${id}, ${size}): wrong answer (id ${item.id}, ${text.length} bytes)`);
+  }
+}
+
+function checkMutation(text, id) {
+  const created = JSON.parse(text).data.createNote;
+  if (created.id !== id) throw new Error(`CreateNote(${id}): wrong answer ${text.slice(0, 120)}`);
+}
+
+// One timed query: the fetch and the whole body read. Returns [ms, source header].
+async function timedQuery(id, size, tags) {
+  const init = queryInit(id, size, tags);
+  const started = performance.now();
+  const response = await fetch('/graphql', init);
+  const text = await response.text();
+  const elapsed = performance.now() - started;
+  if (response.status !== 200) throw new Error(`BenchItem(${id}): HTTP ${response.status}`);
+  checkItem(text, id, size);
+  return [elapsed, response.headers.get('x-cachet-source')];
+}
+
+async function untimedQuery(id, size, tags) {
+  await timedQuery(id, size, tags);
+}
+
+function sourceCounts(sources) {
+  const counts = {};
+  for (const source of sources) counts[source] = (counts[source] || 0) + 1;
+  return counts;
+}
+
+let nextRequestId = 1;
+const pendingAcks = new Map();
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    const resolve = pendingAcks.get(message.requestId);
+    if (resolve) {
+      pendingAcks.delete(message.requestId);
+      resolve(message);
+    }
+  });
+  navigator.serviceWorker.startMessages();
+}
+
+function sendToWorker(message) {
+  const requestId = nextRequestId++;
+  return new Promise((resolve) => {
+    pendingAcks.set(requestId, resolve);
+    navigator.serviceWorker.controller.postMessage(JSON.stringify({ v: 1, requestId, ...message }));
+  });
+}
+
+// The next `cache-invalidated` on BroadcastChannel('cachet') naming `tag`, with its arrival time.
+function nextInvalidation(tag) {
+  return new Promise((resolve) => {
+    const channel = new BroadcastChannel('cachet');
+    channel.onmessage = (event) => {
+      const arrived = performance.now();
+      const message = JSON.parse(event.data);
+      if (message.type === 'cache-invalidated' && message.tags.includes(tag)) {
+        channel.close();
+        resolve(arrived);
+      }
+    };
+  });
+}
+
+async function inBatches(ids, concurrency, each) {
+  for (let start = 0; start < ids.length; start += concurrency) {
+    await Promise.all(ids.slice(start, start + concurrency).map(each));
+  }
+}
+
+const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
+
+window.bench = {
+  // Registers `swUrl` (none: makes sure no worker controls the page) and resolves once it controls the page.
+  async setup(swUrl) {
+    if (!swUrl) {
+      if (navigator.serviceWorker && navigator.serviceWorker.controller) throw new Error('unexpected controller');
+      return { controlled: false };
+    }
+    await navigator.serviceWorker.register(swUrl);
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve));
+    }
+    return { controlled: true, script: navigator.serviceWorker.controller.scriptURL };
+  },
+
+  // A cache hit: one query fetched once, then `warmup` + `iterations` timed repeats (warm-up discarded).
+  async hit(id, size, iterations, warmup) {
+    await untimedQuery(id, size, 'bench-hit');
+    const samples = [];
+    const sources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      const [elapsed, source] = await timedQuery(id, size, 'bench-hit');
+      if (i >= warmup) {
+        samples.push(elapsed);
+        sources.push(source);
+      }
+    }
+    return { samples, sources: sourceCounts(sources) };
+  },
+
+  // A miss: a new query each time (ids from `firstId`), answered by the server and stored.
+  async miss(firstId, size, iterations, warmup) {
+    const samples = [];
+    const sources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      const [elapsed, source] = await timedQuery(firstId + i, size, 'bench-miss');
+      if (i >= warmup) {
+        samples.push(elapsed);
+        sources.push(source);
+      }
+    }
+    return { samples, sources: sourceCounts(sources) };
+  },
+
+  // A mutation that invalidates one cached query: the query is stored (untimed, and it must come from
+  // the network: the previous mutation removed it), then the mutation is timed.
+  async mutation(id, iterations, warmup) {
+    const samples = [];
+    const sources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      const [, source] = await timedQuery(id, 1024, 'notes');
+      sources.push(source);
+      const init = mutationInit(id, 'notes');
+      const started = performance.now();
+      const response = await fetch('/graphql', init);
+      const text = await response.text();
+      const elapsed = performance.now() - started;
+      checkMutation(text, id);
+      if (i >= warmup) samples.push(elapsed);
+    }
+    return { samples, querySources: sourceCounts(sources) };
+  },
+
+  // Stores `count` queries from `firstId`, `concurrency` at a time, each tagged `tag`, where a final `*`
+  // stands for the id modulo 100 (`filler-*`: a hundred tags).
+  async populate(firstId, count, tag, concurrency) {
+    const tagOf = (id) => (tag.endsWith('*') ? tag.slice(0, -1) + (id % 100) : tag);
+    const started = performance.now();
+    const sources = [];
+    await inBatches(range(firstId, count), concurrency, async (id) => {
+      const [, source] = await timedQuery(id, 1024, tagOf(id));
+      sources.push(source);
+    });
+    return { ms: performance.now() - started, sources: sourceCounts(sources) };
+  },
+
+  // Invalidating `tag` (carried by `count` entries from `firstId`) with cachet's `invalidate-tags`
+  // message, timed until the worker's ack. Before each round the entries are stored again (untimed).
+  async invalidate(firstId, count, tag, iterations, warmup) {
+    const samples = [];
+    const refillSources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      await inBatches(range(firstId, count), 16, async (id) => {
+        const [, source] = await timedQuery(id, 1024, tag);
+        refillSources.push(source);
+      });
+      const started = performance.now();
+      const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
+      const elapsed = performance.now() - started;
+      if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+      if (i >= warmup) samples.push(elapsed);
+    }
+    return { samples, refillSources: sourceCounts(refillSources) };
+  },
+
+  // A mutation invalidates a stored query: timed from the mutation's fetch to the `cache-invalidated`
+  // broadcast received here (what a hook listens to), and to the fresh data read again (what a hook would
+  // render).
+  async invalidationToFresh(id, iterations, warmup) {
+    const toEvent = [];
+    const toFresh = [];
+    const sources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      await untimedQuery(id, 1024, 'live');
+      const init = mutationInit(id, 'live');
+      const invalidated = nextInvalidation('live');
+      const started = performance.now();
+      const response = await fetch('/graphql', init);
+      checkMutation(await response.text(), id);
+      const arrived = await invalidated;
+      const [, source] = await timedQuery(id, 1024, 'live');
+      const fresh = performance.now();
+      sources.push(source);
+      if (i >= warmup) {
+        toEvent.push(arrived - started);
+        toFresh.push(fresh - started);
+      }
+    }
+    return { samples: toEvent, toFresh, refetchSources: sourceCounts(sources) };
+  },
+
+  // One query timed alone: the runner stops the worker before each call (cold start).
+  async once(id, size) {
+    const [elapsed, source] = await timedQuery(id, size, 'bench-cold');
+    return { samples: [elapsed], sources: sourceCounts([source]) };
+  },
+};

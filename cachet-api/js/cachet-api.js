@@ -1,0 +1,53 @@
+// The tail of cachet-api.bundle.js: bundle.sh puts the wasm-bindgen glue of the cachet-api crate
+// (`--target no-modules`, which declares `wasm_bindgen`) before it, inside one function, so that the page
+// gets `window.cachet` and no other global.
+//
+// Every method returns a promise and waits for the wasm to load, so the page may call them at once.
+// Events (sw-auth-state-change, cache-invalidated, cachet:cache-updated) are dispatched on window by the
+// client itself.
+var script = document.currentScript;
+var wasmUrl = new URL('cachet-api_bg.wasm', script ? script.src : location.href);
+var loaded = wasm_bindgen({ module_or_path: wasmUrl });
+var authWithCredentials = null;
+function later(name) {
+  return function () {
+    var args = arguments;
+    return loaded.then(function () { return wasm_bindgen[name].apply(null, args); });
+  };
+}
+var api = {
+  ready: loaded.then(function () { return undefined; }),
+  configure: function (options) {
+    return loaded.then(function () {
+      wasm_bindgen.configure(options || {});
+      authWithCredentials = wasm_bindgen.authWithCredentials();
+    });
+  },
+  setAuth: later('setAuth'),
+  getAuth: later('getAuth'),
+  clearAuth: later('clearAuth'),
+  clearMemoryAuth: later('clearMemoryAuth'),
+  getAuthState: later('getAuthState'),
+  isAuthValid: later('isAuthValid'),
+  ensureValidAuth: later('ensureValidAuth'),
+  isAuthUrl: later('isAuthUrl'),
+  fetchWithCache: function (url, options) { return later('fetchWithCache')(url, options || {}); },
+  queryGql: function (query, variables, options, endpointIndex) {
+    return later('queryGql')(query, variables, options || {}, endpointIndex);
+  },
+  mutateGql: function (mutation, variables, options, endpointIndex) {
+    return later('mutateGql')(mutation, variables, options || {}, endpointIndex);
+  },
+  fetchWithGql: function (query, variables, options, endpointIndex) {
+    return later('fetchWithGql')(query, variables, options || {}, endpointIndex);
+  },
+  invalidateByTag: later('invalidateByTag'),
+};
+// AUTH_WITH_CREDENTIALS (true for cookie and custom auth): null until the wasm has loaded.
+Object.defineProperty(api, 'AUTH_WITH_CREDENTIALS', { get: function () { return authWithCredentials; } });
+loaded.then(function () {
+  try { authWithCredentials = wasm_bindgen.authWithCredentials(); } catch (notConfigured) { /* until configure */ }
+}, function (error) {
+  console.error('cachet: loading ' + wasmUrl + ' failed:', error);
+});
+window.cachet = api;

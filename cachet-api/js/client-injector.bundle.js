@@ -1,0 +1,18 @@
+// cachet client injector: registers cachet's Service Worker. A plain page loads it first, then
+// /cachet/cachet-api.bundle.js. The worker's script defaults to /service-worker.js; another one is named
+// with <script src="/cachet/client-injector.bundle.js" data-sw="/my-sw.js">. The worker takes control of
+// the page itself when it activates (clients.claim), so the first visit is controlled without a reload;
+// until then window.cachet answers in the page with the same rules.
+(function () {
+  'use strict';
+  if (!('serviceWorker' in navigator)) {
+    window.cachetServiceWorker = Promise.resolve(null);
+    return;
+  }
+  var script = document.currentScript;
+  var url = (script && script.dataset && script.dataset.sw) || '/service-worker.js';
+  window.cachetServiceWorker = navigator.serviceWorker.register(url).catch(function (error) {
+    console.error('cachet: registering the service worker ' + url + ' failed:', error);
+    return null;
+  });
+})();

@@ -1,0 +1,258 @@
+//! The bundler-free API: `window.cachet` for plain pages (SPEC §1, §2, §4, §6).
+//!
+//! `cachet-api.bundle.js` holds this crate's wasm-bindgen glue (`--target no-modules`, wrapped in a
+//! function so that no global is left behind) and `js/cachet-api.js`, which loads the wasm and exposes
+//! these exports on `window.cachet` with the SPEC's names. At start-up the API initialises itself with
+//! the config of `window.CACHET_CONFIG` (when the page loaded `/cachet-sw-config.js`) and the adapter of
+//! its `features.auth.type`; `configure` replaces both.
+//!
+//! | `window.cachet.` | Resolves to |
+//! |---|---|
+//! | `configure({ auth: { type, getAuth?, getHeaders?, refresh?, fetchUser? }, config? })` | `undefined` |
+//! | `setAuth(data)` (AuthData, or the user object) | `undefined` |
+//! | `getAuth()` | AuthData or `null` |
+//! | `clearAuth()` | `undefined` |
+//! | `clearMemoryAuth()` | `undefined` |
+//! | `getAuthState()` | `{ authenticated, auth, online }` |
+//! | `isAuthValid()`, `ensureValidAuth()`, `isAuthUrl(url)` | as in the Rust API |
+//! | `fetchWithCache(url, { auth, method, headers, body, strategy, tags })` | `{ data, status, ok, fromCache, headers }`; `data` is the parsed JSON body (its text when not JSON) |
+//! | `queryGql(query, variables?, options?, endpointIndex?)` | `{ data, fromCache }` |
+//! | `mutateGql(mutation, variables?, options?, endpointIndex?)` | `{ data, queued }` |
+//! | `fetchWithGql(query, variables?, options?, endpointIndex?)` | `{ result, fromCache, status, queued }` |
+//! | `invalidateByTag(tags)` | `undefined` |
+//!
+//! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
+//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `storage` or `browser`, with
+//! `status`, `url`, `errors` and `data` where they apply.
+
+mod convert;
+mod js_adapter;
+
+use std::cell::RefCell;
+
+use cachet_client::{Client, Config, Error, FetchOptions, GqlOptions};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use convert::{flag, strategy, strings, to_js, to_js_error, to_json};
+use js_adapter::JsAdapter;
+
+thread_local! {
+    static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
+}
+
+fn main() {
+    // Auto-initialisation with the page's config and the default adapter of its auth type.
+    let started = Client::builder().config_from_global().and_then(|builder| builder.build());
+    match started {
+        Ok(client) => CLIENT.with(|cell| *cell.borrow_mut() = Some(client)),
+        Err(error) => web_sys::console::warn_1(&format!("cachet: waiting for configure(): {error}").into()),
+    }
+}
+
+fn client() -> Result<Client, JsValue> {
+    CLIENT.with(|cell| cell.borrow().clone()).ok_or_else(|| {
+        to_js_error(&Error::Usage("cachet is not configured: call cachet.configure(...) first".into()))
+    })
+}
+
+fn fail(error: Error) -> JsValue {
+    to_js_error(&error)
+}
+
+/// `configure({ auth, config })`: a new client with the JavaScript adapter `auth` and the config `config`
+/// (`cachet.config.json`'s shape; default `window.CACHET_CONFIG`). `auth.type` also becomes
+/// `features.auth.type` (and enables auth) in the client's config.
+#[wasm_bindgen]
+pub fn configure(options: JsValue) -> Result<(), JsValue> {
+    let config_value = js_sys::Reflect::get(&options, &"config".into()).unwrap_or(JsValue::UNDEFINED);
+    let mut builder = Client::builder();
+    builder = if config_value.is_undefined() || config_value.is_null() {
+        builder.config_from_global().map_err(fail)?
+    } else {
+        builder.config_json(&to_json(&config_value).to_string()).map_err(fail)?
+    };
+    let auth = js_sys::Reflect::get(&options, &"auth".into()).unwrap_or(JsValue::UNDEFINED);
+    if !auth.is_undefined() && !auth.is_null() {
+        let adapter = JsAdapter::from_js(&auth).map_err(fail)?;
+        let mut config: Config = builder_config(&builder);
+        config.features.auth.enabled = true;
+        config.features.auth.kind = cachet_client::AuthAdapter::auth_type(&adapter);
+        builder = builder.config(config).adapter(adapter);
+    }
+    let client = builder.build().map_err(fail)?;
+    CLIENT.with(|cell| *cell.borrow_mut() = Some(client));
+    Ok(())
+}
+
+fn builder_config(builder: &cachet_client::ClientBuilder) -> Config {
+    builder.config_ref().cloned().unwrap_or_default()
+}
+
+/// `setAuth(data)`.
+#[wasm_bindgen(js_name = setAuth)]
+pub async fn set_auth(data: JsValue) -> Result<(), JsValue> {
+    let auth = cachet_client::AuthData::from_json(to_json(&data)).unwrap_or_default();
+    client()?.set_auth(auth).await.map_err(fail)
+}
+
+/// `getAuth()`.
+#[wasm_bindgen(js_name = getAuth)]
+pub async fn get_auth() -> Result<JsValue, JsValue> {
+    let auth = client()?.get_auth().await.map_err(fail)?;
+    Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+}
+
+/// `clearAuth()`.
+#[wasm_bindgen(js_name = clearAuth)]
+pub async fn clear_auth() -> Result<(), JsValue> {
+    client()?.clear_auth().await.map_err(fail)
+}
+
+/// `clearMemoryAuth()`.
+#[wasm_bindgen(js_name = clearMemoryAuth)]
+pub async fn clear_memory_auth() -> Result<(), JsValue> {
+    client()?.clear_memory_auth().await;
+    Ok(())
+}
+
+/// `getAuthState()`.
+#[wasm_bindgen(js_name = getAuthState)]
+pub async fn get_auth_state() -> Result<JsValue, JsValue> {
+    let state = client()?.get_auth_state().await;
+    Ok(to_js(&serde_json::to_value(state).unwrap_or(Value::Null)))
+}
+
+/// `isAuthValid()`.
+#[wasm_bindgen(js_name = isAuthValid)]
+pub fn is_auth_valid() -> Result<bool, JsValue> {
+    Ok(client()?.is_auth_valid())
+}
+
+/// `ensureValidAuth()`.
+#[wasm_bindgen(js_name = ensureValidAuth)]
+pub async fn ensure_valid_auth() -> Result<JsValue, JsValue> {
+    let auth = client()?.ensure_valid_auth().await.map_err(fail)?;
+    Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+}
+
+/// `isAuthUrl(url)`.
+#[wasm_bindgen(js_name = isAuthUrl)]
+pub fn is_auth_url(url: &str) -> Result<bool, JsValue> {
+    Ok(client()?.is_auth_url(url))
+}
+
+/// `AUTH_WITH_CREDENTIALS`.
+#[wasm_bindgen(js_name = authWithCredentials)]
+pub fn auth_with_credentials() -> Result<bool, JsValue> {
+    Ok(client()?.auth_with_credentials())
+}
+
+/// `fetchWithCache(url, options)`.
+#[wasm_bindgen(js_name = fetchWithCache)]
+pub async fn fetch_with_cache(url: String, options: JsValue) -> Result<JsValue, JsValue> {
+    let options = to_json(&options);
+    let mut fetch = FetchOptions::new().auth(flag(&options, "auth"));
+    fetch.method = options.get("method").and_then(Value::as_str).map(str::to_owned);
+    fetch.strategy = strategy(&options).map_err(fail)?;
+    fetch.tags = strings(&options, "tags").map_err(fail)?;
+    if let Some(headers) = options.get("headers").and_then(Value::as_object) {
+        fetch.headers = headers
+            .iter()
+            .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_owned()))
+            .collect();
+    }
+    fetch.body = match options.get("body") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone().into_bytes()),
+        Some(other) => Some(other.to_string().into_bytes()),
+    };
+    let result = client()?.fetch_with_cache(&url, fetch).await.map_err(fail)?;
+    let response = &result.response;
+    let data =
+        serde_json::from_slice::<Value>(&response.body).unwrap_or_else(|_| Value::String(response.text()));
+    let headers: serde_json::Map<String, Value> =
+        response.headers.iter().map(|(name, value)| (name.clone(), json!(value))).collect();
+    Ok(to_js(&json!({
+        "data": data,
+        "status": response.status,
+        "ok": response.ok(),
+        "fromCache": result.from_cache,
+        "headers": headers,
+    })))
+}
+
+fn gql_options(options: &JsValue, endpoint_index: Option<u32>) -> Result<GqlOptions, JsValue> {
+    let options = to_json(options);
+    Ok(GqlOptions {
+        auth: flag(&options, "auth"),
+        tags: strings(&options, "tags").map_err(fail)?,
+        invalidate: strings(&options, "invalidate").map_err(fail)?.unwrap_or_default(),
+        queue_offline: flag(&options, "queueOffline"),
+        strategy: strategy(&options).map_err(fail)?,
+        endpoint_index: endpoint_index.map_or(0, |index| index as usize),
+        operation_name: options.get("operationName").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+fn variables(value: &JsValue) -> Option<Value> {
+    Some(to_json(value)).filter(|variables| !variables.is_null())
+}
+
+/// `queryGql(query, variables, options, endpointIndex)`.
+#[wasm_bindgen(js_name = queryGql)]
+pub async fn query_gql(
+    query: String,
+    variables_value: JsValue,
+    options: JsValue,
+    endpoint_index: Option<u32>,
+) -> Result<JsValue, JsValue> {
+    let options = gql_options(&options, endpoint_index)?;
+    let result =
+        client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
+    Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache })))
+}
+
+/// `mutateGql(mutation, variables, options, endpointIndex)`.
+#[wasm_bindgen(js_name = mutateGql)]
+pub async fn mutate_gql(
+    mutation: String,
+    variables_value: JsValue,
+    options: JsValue,
+    endpoint_index: Option<u32>,
+) -> Result<JsValue, JsValue> {
+    let options = gql_options(&options, endpoint_index)?;
+    let result =
+        client()?.mutate_gql::<Value>(&mutation, variables(&variables_value), options).await.map_err(fail)?;
+    Ok(to_js(&json!({ "data": result.data, "queued": result.queued })))
+}
+
+/// `fetchWithGql(query, variables, options, endpointIndex)`.
+#[wasm_bindgen(js_name = fetchWithGql)]
+pub async fn fetch_with_gql(
+    query: String,
+    variables_value: JsValue,
+    options: JsValue,
+    endpoint_index: Option<u32>,
+) -> Result<JsValue, JsValue> {
+    let options = gql_options(&options, endpoint_index)?;
+    let response =
+        client()?.fetch_with_gql(&query, variables(&variables_value), &options).await.map_err(fail)?;
+    Ok(to_js(&json!({
+        "result": response.result,
+        "fromCache": response.from_cache,
+        "status": response.status,
+        "queued": response.queued,
+    })))
+}
+
+/// `invalidateByTag(tags)`: one tag or an array of tags.
+#[wasm_bindgen(js_name = invalidateByTag)]
+pub async fn invalidate_by_tag(tags: JsValue) -> Result<(), JsValue> {
+    let tags: Vec<String> = match to_json(&tags) {
+        Value::String(tag) => vec![tag],
+        value => strings(&json!({ "tags": value }), "tags").map_err(fail)?.unwrap_or_default(),
+    };
+    let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+    client()?.invalidate_by_tag(&tags).await.map_err(fail)
+}

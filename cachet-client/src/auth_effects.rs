@@ -1,0 +1,147 @@
+//! Carrying out the auth machine ([`cachet_core::machines::auth`]): every auth change of the client goes
+//! through [`Inner::apply_auth`], which feeds the core one event and performs the effects it returns.
+//!
+//! | Effect | What the client does |
+//! |---|---|
+//! | `PurgeAll` | memory auth, the persisted record, the in-page cache, the waiting refreshes; then the Service Worker's `clear-all` (caches, entry index, identity, queue), awaited, and `set-identity null` |
+//! | `DropMemoryAuth` | memory auth and the waiting refreshes |
+//! | `ReloadAuth` | memory auth from the other tab's message, else from the persisted record |
+//! | `Broadcast(kind)` | `auth-changed` to the other tabs (with the new auth for login/refresh), and `sw-auth-state-change` here |
+//! | `Publish(state)` | [`crate::ClientEvent::StateChanged`] to subscribers |
+
+use std::rc::Rc;
+
+use cachet_core::machines::auth::{AuthEffect, AuthEvent};
+use cachet_core::protocol::{AuthChangeKind, PageToSw};
+
+use crate::client::Inner;
+use crate::refresh::Origin;
+use crate::tabs::TabMessage;
+use crate::{AuthData, ClientEvent, Error};
+
+impl Inner {
+    /// Feeds the auth machine `event` and carries out its effects, all of them even when one fails; the
+    /// first failure is returned.
+    pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, origin: Origin) -> Result<(), Error> {
+        let (next, effects) = self.state.get().reduce(event);
+        self.state.set(next);
+        self.wake_auth_watchers();
+        let mut first_error = None;
+        for effect in effects {
+            let outcome = match effect {
+                AuthEffect::PurgeAll => self.purge().await,
+                AuthEffect::DropMemoryAuth => {
+                    self.drop_memory_auth();
+                    Ok(())
+                }
+                AuthEffect::ReloadAuth => self.reload_auth().await,
+                AuthEffect::Broadcast(kind) => {
+                    self.announce(kind, origin);
+                    Ok(())
+                }
+                AuthEffect::Publish(state) => {
+                    self.emit(ClientEvent::StateChanged(state));
+                    Ok(())
+                }
+            };
+            if let Err(error) = outcome {
+                first_error.get_or_insert(error);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Keeps `auth` in memory and persists its non-secret part.
+    pub(crate) async fn keep_auth(&self, auth: AuthData) -> Result<(), Error> {
+        let record = auth.persisted();
+        self.set_memory_auth(Some(auth));
+        self.store.save(&record).await
+    }
+
+    /// Replaces the memory auth and wakes whoever waits for it to change.
+    pub(crate) fn set_memory_auth(&self, auth: Option<AuthData>) {
+        *self.auth.borrow_mut() = auth;
+        self.wake_auth_watchers();
+    }
+
+    /// Wakes whoever waits for the auth or the auth state to change.
+    pub(crate) fn wake_auth_watchers(&self) {
+        for watcher in self.auth_watchers.borrow_mut().drain(..) {
+            let _ = watcher.send(());
+        }
+    }
+
+    fn drop_memory_auth(&self) {
+        self.epoch.set(self.epoch.get() + 1);
+        self.set_memory_auth(None);
+        self.reset_refresh();
+    }
+
+    async fn reload_auth(&self) -> Result<(), Error> {
+        if self.auth.borrow().is_some() {
+            return Ok(());
+        }
+        let record = self.store.load().await?;
+        self.set_memory_auth(record.map(|record| record.to_auth()));
+        Ok(())
+    }
+
+    async fn purge(self: &Rc<Self>) -> Result<(), Error> {
+        self.drop_memory_auth();
+        self.cache.borrow_mut().clear();
+        let stored = self.store.clear().await;
+        let cleared = self.sw_request(|request_id| PageToSw::ClearAll { request_id }).await;
+        let identity =
+            self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition: None }).await;
+        stored.and(cleared).and(identity)
+    }
+
+    /// Tells the other tabs (unless the Service Worker does) and fires the event here.
+    fn announce(&self, kind: AuthChangeKind, origin: Origin) {
+        let service_worker_announces = origin == Origin::ServiceWorker && kind == AuthChangeKind::Logout;
+        if !service_worker_announces {
+            let auth = match kind {
+                AuthChangeKind::Login | AuthChangeKind::Refresh => self.auth.borrow().clone(),
+                AuthChangeKind::Logout | AuthChangeKind::Clear => None,
+            };
+            self.post_tab(&TabMessage::Changed { kind, auth });
+        }
+        self.emit(ClientEvent::AuthStateChange { kind });
+    }
+
+    /// Another tab (or the Service Worker) announced `kind`, with the auth it now holds for login/refresh.
+    pub(crate) async fn on_remote_auth(self: &Rc<Self>, kind: AuthChangeKind, auth: Option<AuthData>) {
+        let before = self.state.get();
+        let signs_in = matches!(kind, AuthChangeKind::Login | AuthChangeKind::Refresh);
+        if let (true, Some(auth)) = (signs_in, auth) {
+            self.set_memory_auth(Some(auth));
+        }
+        if !signs_in {
+            self.cache.borrow_mut().clear();
+        }
+        if let Err(error) = self.apply_auth(AuthEvent::Remote(kind), Origin::Page).await {
+            web_sys::console::warn_1(&format!("cachet: applying another tab's {kind:?}: {error}").into());
+        }
+        if signs_in || self.state.get() != before {
+            self.emit(ClientEvent::AuthStateChange { kind });
+        }
+    }
+
+    /// Takes auth found elsewhere (another tab's answer, the adapter, the server's `/api/me`) as the
+    /// current auth, quietly: the state changes (subscribers hear it) but no `sw-auth-state-change` fires,
+    /// because nobody logged in.
+    pub(crate) async fn adopt(self: &Rc<Self>, auth: AuthData) -> Result<(), Error> {
+        if self.auth.borrow().is_some() {
+            return Ok(());
+        }
+        self.keep_auth(auth.clone()).await?;
+        self.apply_auth(AuthEvent::Remote(AuthChangeKind::Login), Origin::Page).await?;
+        self.sync_identity().await
+    }
+
+    /// Tells the Service Worker the current user's partition (or none).
+    pub(crate) async fn sync_identity(self: &Rc<Self>) -> Result<(), Error> {
+        let partition = self.auth.borrow().as_ref().and_then(AuthData::partition);
+        self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition }).await
+    }
+}

@@ -1,0 +1,362 @@
+//! [`Client`], its [`ClientBuilder`] and [`ClientOptions`], and the state one client holds.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use cachet_core::config::{rule_check, AuthType, Config, FailureCheck};
+use cachet_core::machines::auth::AuthState;
+use cachet_core::protocol::{encode_sw_event, PageToSw, SwEvent, BROADCAST_CHANNEL};
+use futures::channel::oneshot;
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use gloo::events::EventListener;
+use web_sys::BroadcastChannel;
+
+use crate::adapter::{AuthAdapter, BearerAdapter, CookieAdapter};
+use crate::dedup::InFlight;
+use crate::events::{dispatch_window_event, EventStream, Subscribers, Subscription};
+use crate::http::Http;
+use crate::memory_cache::MemoryCache;
+use crate::refresh::RefreshCoordinator;
+use crate::store::AuthStore;
+use crate::sw::SwLink;
+use crate::tabs::{TabMessage, AUTH_CHANNEL};
+use crate::{AuthData, ClientEvent, Error};
+
+/// Tuning and names. The defaults suit every app; the names change only for tests or for two apps
+/// sharing one origin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientOptions {
+    /// `ensure_valid_auth()` refreshes when the auth expires within this margin (default 30 s).
+    pub refresh_margin: Duration,
+    /// How long a refresh may take before the requests waiting for it fail (default 15 s).
+    pub refresh_timeout: Duration,
+    /// How long to wait for another tab's auth: at start-up (a reload in bearer mode asks the open tabs
+    /// for the token) and when another tab refreshed first (default 1 s).
+    pub peer_wait: Duration,
+    /// How long the Service Worker may take to acknowledge a message (default 10 s).
+    pub service_worker_timeout: Duration,
+    /// IndexedDB database of the persisted auth record (default `cachet-client`).
+    pub database: String,
+    /// BroadcastChannel between tabs (default `cachet-auth`).
+    pub auth_channel: String,
+    /// BroadcastChannel of the Service Worker's events (default `cachet`).
+    pub events_channel: String,
+    /// Web Lock held while refreshing (default `cachet-refresh`).
+    pub refresh_lock: String,
+    /// Whether to fire the SPEC §6 events on `window` (default true).
+    pub window_events: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            refresh_margin: Duration::from_secs(30),
+            refresh_timeout: Duration::from_secs(15),
+            peer_wait: Duration::from_secs(1),
+            service_worker_timeout: Duration::from_secs(10),
+            database: "cachet-client".to_owned(),
+            auth_channel: AUTH_CHANNEL.to_owned(),
+            events_channel: BROADCAST_CHANNEL.to_owned(),
+            refresh_lock: "cachet-refresh".to_owned(),
+            window_events: true,
+        }
+    }
+}
+
+/// Builds a [`Client`].
+#[derive(Default)]
+pub struct ClientBuilder {
+    config: Option<Config>,
+    adapter: Option<Rc<dyn AuthAdapter>>,
+    http: Option<Http>,
+    options: ClientOptions,
+    failure_check: Option<FailureCheck>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ClientBuilder")
+            .field("config", &self.config)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// The page client. Cheap to clone (one shared state); two clones are equal. Dropping the last clone
+/// removes its listeners and closes its channels.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Rc<Inner>,
+}
+
+impl PartialEq for Client {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Client").field("state", &self.inner.state.get()).finish()
+    }
+}
+
+/// The state of one client.
+pub(crate) struct Inner {
+    pub(crate) config: Config,
+    pub(crate) adapter: Rc<dyn AuthAdapter>,
+    pub(crate) http: Http,
+    pub(crate) options: ClientOptions,
+    /// THE auth-failure check (default: the config's rule).
+    pub(crate) failure_check: FailureCheck,
+    pub(crate) store: AuthStore,
+    pub(crate) state: Cell<AuthState>,
+    pub(crate) auth: RefCell<Option<AuthData>>,
+    /// Bumped whenever memory auth is dropped, so that a refresh finishing later is discarded.
+    pub(crate) epoch: Cell<u64>,
+    pub(crate) auth_watchers: RefCell<Vec<oneshot::Sender<()>>>,
+    pub(crate) refresh: RefreshCoordinator,
+    pub(crate) cache: RefCell<MemoryCache>,
+    pub(crate) inflight: InFlight,
+    pub(crate) subscribers: Rc<Subscribers>,
+    pub(crate) sw: SwLink,
+    pub(crate) events_channel: Option<BroadcastChannel>,
+    pub(crate) auth_channel: Option<BroadcastChannel>,
+    pub(crate) listeners: RefCell<Vec<EventListener>>,
+    pub(crate) ready: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        for channel in self.events_channel.iter().chain(self.auth_channel.iter()) {
+            channel.close();
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The config (`cachet.config.json`); default: [`Config::default`].
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// The config set so far, if any.
+    pub fn config_ref(&self) -> Option<&Config> {
+        self.config.as_ref()
+    }
+
+    /// The config from the text of `cachet.config.json`.
+    pub fn config_json(self, text: &str) -> Result<Self, Error> {
+        let config = Config::from_json_str(text).map_err(cachet_core::Error::from)?;
+        Ok(self.config(config))
+    }
+
+    /// The config `cachet-sw-config.js` sets as `window.CACHET_CONFIG` when the page loads it; the
+    /// builder is unchanged when the global is absent.
+    pub fn config_from_global(self) -> Result<Self, Error> {
+        let value = web_sys::window()
+            .and_then(|window| js_sys::Reflect::get(&window, &"CACHET_CONFIG".into()).ok())
+            .filter(|value| !value.is_undefined() && !value.is_null());
+        match value.and_then(|value| js_sys::JSON::stringify(&value).ok()).and_then(|text| text.as_string()) {
+            Some(text) => self.config_json(&text),
+            None => Ok(self),
+        }
+    }
+
+    /// The auth adapter; default: the SPEC's adapter for `features.auth.type` (required for `custom`).
+    pub fn adapter(mut self, adapter: impl AuthAdapter + 'static) -> Self {
+        self.adapter = Some(Rc::new(adapter));
+        self
+    }
+
+    /// An adapter already shared.
+    pub fn shared_adapter(mut self, adapter: Rc<dyn AuthAdapter>) -> Self {
+        self.adapter = Some(adapter);
+        self
+    }
+
+    /// The door to the network; default: [`Http::browser`].
+    pub fn http(mut self, http: Http) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    /// The auth-failure check (SPEC §5.5 `isAuthFailureResponse`); default: `features.auth.failure` of
+    /// the config ([`cachet_core::config::rule_check`]). Give the Service Worker the same function
+    /// (`cachet_worker::sw::install_with`), so that both sides agree; `cachet add auth` creates it as
+    /// `src/cachet/auth/check.rs` and wires both.
+    pub fn failure_check(mut self, check: FailureCheck) -> Self {
+        self.failure_check = Some(check);
+        self
+    }
+
+    /// Tuning and names.
+    pub fn options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Starts the client: listens to the Service Worker, the other tabs and connectivity, and restores the
+    /// persisted auth in the background (every async call waits for that first).
+    pub fn build(self) -> Result<Client, Error> {
+        let window = web_sys::window()
+            .ok_or_else(|| Error::Usage("cachet-client runs in a page (no window here)".into()))?;
+        let config = self.config.unwrap_or_default();
+        let adapter: Rc<dyn AuthAdapter> = match (self.adapter, config.features.auth.kind) {
+            (Some(adapter), _) => adapter,
+            (None, AuthType::Cookie) => Rc::new(CookieAdapter::default()),
+            (None, AuthType::Bearer) => Rc::new(BearerAdapter::default()),
+            (None, AuthType::Custom) => {
+                return Err(Error::Usage(
+                    "features.auth.type is custom: give the client your AuthAdapter".into(),
+                ))
+            }
+        };
+        let channel =
+            |name: &str| BroadcastChannel::new(name).map_err(|e| Error::js("new BroadcastChannel", e));
+        let online = window.navigator().on_line();
+        let inner = Rc::new(Inner {
+            refresh: RefreshCoordinator::new(adapter.auth_type().refreshes()),
+            cache: RefCell::new(MemoryCache::new(config.cache)),
+            store: AuthStore::new(&self.options.database),
+            events_channel: Some(channel(&self.options.events_channel)?),
+            auth_channel: Some(channel(&self.options.auth_channel)?),
+            http: self.http.unwrap_or_else(Http::browser),
+            state: Cell::new(AuthState::new(online, false)),
+            auth: RefCell::new(None),
+            epoch: Cell::new(0),
+            auth_watchers: RefCell::new(Vec::new()),
+            inflight: InFlight::default(),
+            subscribers: Rc::new(Subscribers::default()),
+            sw: SwLink::new(),
+            listeners: RefCell::new(Vec::new()),
+            ready: RefCell::new(None),
+            config,
+            adapter,
+            options: self.options,
+            failure_check: self.failure_check.unwrap_or(rule_check),
+        });
+        inner.listen(&window);
+        let restoring = inner.clone();
+        let ready = async move { restoring.restore().await }.boxed_local().shared();
+        *inner.ready.borrow_mut() = Some(ready.clone());
+        wasm_bindgen_futures::spawn_local(ready);
+        Ok(Client { inner })
+    }
+}
+
+impl Inner {
+    /// Resolves once the persisted auth has been restored.
+    pub(crate) async fn ready(&self) {
+        let ready = self.ready.borrow().clone();
+        if let Some(ready) = ready {
+            ready.await;
+        }
+    }
+
+    /// Tells subscribers, and `window` for the SPEC §6 events.
+    pub(crate) fn emit(&self, event: ClientEvent) {
+        if self.options.window_events {
+            if let Some((name, detail)) = event.window_event() {
+                dispatch_window_event(name, &detail);
+            }
+        }
+        self.subscribers.emit(&event);
+    }
+
+    /// Posts to the other tabs (this tab's own channel object never hears its posts).
+    pub(crate) fn post_tab(&self, message: &TabMessage) {
+        if let Some(channel) = &self.auth_channel {
+            if let Err(error) = channel.post_message(&message.to_wire().into()) {
+                web_sys::console::warn_1(
+                    &Error::js("BroadcastChannel.postMessage", error).to_string().into(),
+                );
+            }
+        }
+    }
+
+    /// Posts an event in the Service Worker's format on `cachet`, for the other tabs and agents.
+    pub(crate) fn post_event(&self, event: &SwEvent) {
+        if let Some(channel) = &self.events_channel {
+            let _ = channel.post_message(&encode_sw_event(event).into());
+        }
+    }
+
+    /// Removes the entries tagged `tags` from the in-page cache and fires `cache-invalidated`; with
+    /// `announce`, the other tabs and agents hear it too (the page did what a Service Worker would).
+    pub(crate) fn invalidate_locally(&self, tags: &[String], announce: bool) {
+        self.cache.borrow_mut().invalidate(tags);
+        if announce {
+            self.post_event(&SwEvent::CacheInvalidated { tags: tags.to_vec() });
+        }
+        self.emit(ClientEvent::CacheInvalidated { tags: tags.to_vec() });
+    }
+
+    /// Invalidates `tags` in the in-page cache and in the Service Worker's, when one exists (even one not
+    /// controlling the page yet, after a hard reload: its cache is used again later). The Service Worker
+    /// then broadcasts `cache-invalidated` to every page, this one included; without one, the page
+    /// announces it itself.
+    pub(crate) async fn invalidate_everywhere(&self, tags: &[String]) -> Result<(), Error> {
+        if self.service_worker().await.is_none() {
+            self.invalidate_locally(tags, true);
+            return Ok(());
+        }
+        self.cache.borrow_mut().invalidate(tags);
+        let outcome =
+            self.sw_request(|request_id| PageToSw::InvalidateTags { request_id, tags: tags.to_vec() }).await;
+        if outcome.is_err() {
+            self.invalidate_locally(tags, true);
+        }
+        outcome
+    }
+}
+
+impl Client {
+    /// A builder with the default config, adapter, network and options.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The config this client follows.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Calls `callback` with every [`ClientEvent`] until the returned [`Subscription`] is dropped.
+    pub fn subscribe(&self, callback: impl Fn(&ClientEvent) + 'static) -> Subscription {
+        self.inner.subscribers.add(Rc::new(callback))
+    }
+
+    /// Every [`ClientEvent`] from now on, as a stream.
+    pub fn events(&self) -> EventStream {
+        EventStream::new(&self.inner.subscribers)
+    }
+
+    /// Resolves once the client restored the persisted auth (every async call waits for it anyway).
+    pub async fn ready(&self) {
+        self.inner.ready().await;
+    }
+
+    /// Whether a Service Worker controls the page (requests then go through it).
+    pub fn is_controlled(&self) -> bool {
+        self.inner.is_controlled()
+    }
+
+    /// Entries of the in-page cache (used while no Service Worker controls the page).
+    pub fn memory_cache_len(&self) -> usize {
+        self.inner.cache.borrow().len()
+    }
+
+    /// Reads in flight (deduplicated).
+    pub fn reads_in_flight(&self) -> usize {
+        self.inner.inflight.len()
+    }
+
+    /// Whether a token refresh is running in this tab.
+    pub fn refresh_in_flight(&self) -> bool {
+        self.inner.refresh.in_flight()
+    }
+}

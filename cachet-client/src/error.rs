@@ -1,0 +1,146 @@
+//! The one error type of `cachet-client`.
+
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Everything that can go wrong in the page client. `Clone + PartialEq` so that Yew state can hold it;
+/// raw `JsValue`s never leave the crate: a thrown JavaScript value becomes [`Error::Js`] with its name and
+/// message.
+///
+/// A GraphQL call says which of its four stages failed, as urql's `CombinedError` does: [`Error::Network`]
+/// (no answer), [`Error::Http`] (an answer with a non-2xx status), [`Error::Graphql`] (a 2xx answer whose
+/// `errors` is non-empty) or [`Error::Decode`] (a body that is not what was expected). An auth failure that
+/// the silent refresh could not fix is [`Error::Unauthorized`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The request got no answer: `fetch` rejected (offline, DNS, CORS, server down).
+    #[error("network error for {url}: {message}")]
+    Network {
+        /// The request URL.
+        url: String,
+        /// The browser's message.
+        message: String,
+    },
+    /// The server answered with a status outside 200–299.
+    #[error("HTTP {status} from {url}")]
+    Http {
+        /// The request URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The body as text (at most 2 KiB, cut on a character boundary), for diagnostics.
+        body: String,
+    },
+    /// The answer is an auth failure (by `features.auth.failure` of the config) and refreshing did not
+    /// help: there is no session, the refresh was refused, or the retry failed again.
+    #[error("not authenticated: {url} answered {status}")]
+    Unauthorized {
+        /// The request URL.
+        url: String,
+        /// The HTTP status of the failing answer.
+        status: u16,
+    },
+    /// A GraphQL result carried a non-empty `errors` list.
+    #[error("GraphQL errors: {}", graphql_messages(errors))]
+    Graphql {
+        /// The `errors` entries as the server sent them (each usually has `message`, `path`, `extensions`).
+        errors: Vec<Value>,
+        /// The partial `data`, when the server sent any.
+        data: Option<Value>,
+    },
+    /// A body could not be decoded: not JSON, or not of the shape asked for.
+    #[error("cannot decode {what}: {message}")]
+    Decode {
+        /// What was being decoded (for example `the GraphQL result of /graphql`).
+        what: String,
+        /// The decoder's message.
+        message: String,
+    },
+    /// The Service Worker refused a request (`nack`) or did not answer in time.
+    #[error("service worker: {0}")]
+    ServiceWorker(String),
+    /// A cachet rule refused the input: the config, a tag, a GraphQL document (see [`cachet_core::Error`]).
+    #[error(transparent)]
+    Core(#[from] cachet_core::Error),
+    /// The call cannot be carried out as asked (for example an `endpoint_index` past the configured list,
+    /// or `custom` auth without an adapter).
+    #[error("{0}")]
+    Usage(String),
+    /// IndexedDB failed while reading or writing the persisted (non-secret) auth record.
+    #[error("IndexedDB {operation} failed: {message}")]
+    Storage {
+        /// What was being done.
+        operation: &'static str,
+        /// The error's message.
+        message: String,
+    },
+    /// A browser API threw or rejected.
+    #[error("{operation} failed: {name}: {message}")]
+    Js {
+        /// What cachet was doing (for example `new BroadcastChannel`).
+        operation: &'static str,
+        /// The JavaScript error's `name` (for example `TypeError`).
+        name: String,
+        /// The JavaScript error's `message`.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Wraps a thrown JavaScript value, keeping its name and message.
+    pub fn js(operation: &'static str, value: JsValue) -> Self {
+        let (name, message) = js_name_and_message(&value);
+        Error::Js { operation, name, message }
+    }
+
+    /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
+    /// `network`, `http`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `storage` or
+    /// `browser`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Network { .. } => "network",
+            Error::Http { .. } => "http",
+            Error::Unauthorized { .. } => "unauthorized",
+            Error::Graphql { .. } => "graphql",
+            Error::Decode { .. } => "decode",
+            Error::ServiceWorker(_) => "service-worker",
+            Error::Core(_) | Error::Usage(_) => "invalid",
+            Error::Storage { .. } => "storage",
+            Error::Js { .. } => "browser",
+        }
+    }
+}
+
+/// Maps a rexie (IndexedDB) error of `operation` to [`Error::Storage`].
+pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Storage { operation, message: error.to_string() }
+}
+
+/// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).
+pub(crate) fn js_name_and_message(value: &JsValue) -> (String, String) {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return (String::from(error.name()), String::from(error.message()));
+    }
+    let field = |name: &str| js_sys::Reflect::get(value, &JsValue::from_str(name)).ok()?.as_string();
+    let name = field("name").unwrap_or_else(|| "Error".to_owned());
+    let message = field("message").or_else(|| value.as_string()).unwrap_or_else(|| format!("{value:?}"));
+    (name, message)
+}
+
+/// At most `limit` bytes of `text`, cut on a character boundary.
+pub(crate) fn truncate(text: &str, limit: usize) -> String {
+    let mut cut = text.len().min(limit);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text[..cut].to_owned()
+}
+
+fn graphql_messages(errors: &[Value]) -> String {
+    let messages: Vec<&str> = errors
+        .iter()
+        .map(|error| error.get("message").and_then(Value::as_str).unwrap_or("(no message)"))
+        .collect();
+    messages.join("; ")
+}

@@ -1,0 +1,190 @@
+//! HTTP plumbing: requests and responses as plain data ([`HttpRequest`], [`HttpResponse`]) and the one
+//! door to the network ([`Http`]), which an app or a test may replace with its own `fetch`.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use js_sys::Uint8Array;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Headers, Request, RequestCredentials, RequestInit, Response};
+
+use crate::error::{js_name_and_message, Error};
+
+/// The `fetch` cachet calls: takes a browser `Request`, resolves to its `Response`, or to
+/// [`Error::Network`] when there is no answer.
+pub type FetchFn = Rc<dyn Fn(Request) -> LocalBoxFuture<'static, Result<Response, Error>>>;
+
+/// The door to the network. [`Http::browser`] is `window.fetch`; [`Http::with_fetch`] takes any function
+/// of the same shape (a test's fake server, an app's instrumented fetch). Every request of the client
+/// and of the default adapters goes through it.
+#[derive(Clone)]
+pub struct Http {
+    fetch: FetchFn,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Http")
+    }
+}
+
+/// Whether a request sends cookies (`RequestInit.credentials`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Credentials {
+    /// `same-origin`, the browser's default.
+    #[default]
+    SameOrigin,
+    /// `include`: cookies even cross-origin (`AUTH_WITH_CREDENTIALS` true).
+    Include,
+    /// `omit`.
+    Omit,
+}
+
+/// A request as plain data, so that it can be sent again after a token refresh.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HttpRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// Absolute or relative to the page.
+    pub url: String,
+    /// Header names and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, if any.
+    pub body: Option<Vec<u8>>,
+    /// Cookie policy.
+    pub credentials: Credentials,
+}
+
+/// A whole response, its body read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    /// The final URL.
+    pub url: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// Header names (lowercase, as the browser reports them) and values.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// A `GET` of `url`.
+    pub fn get(url: &str) -> Self {
+        HttpRequest { method: "GET".to_owned(), url: url.to_owned(), ..HttpRequest::default() }
+    }
+
+    /// The value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+    }
+
+    /// Sets a header, replacing any of the same name.
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        self.headers.retain(|(key, _)| !key.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// The browser `Request` for this data.
+    pub fn to_request(&self) -> Result<Request, Error> {
+        let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+        for (name, value) in &self.headers {
+            headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+        }
+        let init = RequestInit::new();
+        init.set_method(&self.method);
+        init.set_headers(&headers);
+        init.set_credentials(match self.credentials {
+            Credentials::SameOrigin => RequestCredentials::SameOrigin,
+            Credentials::Include => RequestCredentials::Include,
+            Credentials::Omit => RequestCredentials::Omit,
+        });
+        if let Some(body) = &self.body {
+            init.set_body(&Uint8Array::from(body.as_slice()));
+        }
+        Request::new_with_str_and_init(&self.url, &init).map_err(|e| Error::js("new Request", e))
+    }
+}
+
+impl HttpResponse {
+    /// The value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+    }
+
+    /// Whether the status is 2xx.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body as UTF-8 text (invalid sequences replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body decoded from JSON.
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        serde_json::from_slice(&self.body).map_err(|error| Error::Decode {
+            what: format!("the body of {}", self.url),
+            message: error.to_string(),
+        })
+    }
+
+    /// Reads a browser `Response` whole.
+    pub async fn read(response: &Response) -> Result<HttpResponse, Error> {
+        let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
+        let buffer = JsFuture::from(promise).await.map_err(|e| Error::js("Response.arrayBuffer", e))?;
+        let headers = js_sys::try_iter(&response.headers())
+            .ok()
+            .flatten()
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|pair| js_sys::Array::from(&pair))
+            .map(|pair| {
+                (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default())
+            })
+            .collect();
+        Ok(HttpResponse {
+            url: response.url(),
+            status: response.status(),
+            headers,
+            body: Uint8Array::new(&buffer).to_vec(),
+        })
+    }
+}
+
+impl Http {
+    /// The browser's `fetch` of the current window.
+    pub fn browser() -> Self {
+        Http::with_fetch(|request: Request| {
+            Box::pin(async move {
+                let url = request.url();
+                let window = web_sys::window()
+                    .ok_or_else(|| Error::Usage("no window: the client runs in a page".into()))?;
+                JsFuture::from(window.fetch_with_request(&request))
+                    .await
+                    .map(JsCast::unchecked_into)
+                    .map_err(|error| Error::Network { url, message: js_name_and_message(&error).1 })
+            })
+        })
+    }
+
+    /// Any function of `fetch`'s shape.
+    pub fn with_fetch(
+        fetch: impl Fn(Request) -> LocalBoxFuture<'static, Result<Response, Error>> + 'static,
+    ) -> Self {
+        Http { fetch: Rc::new(fetch) }
+    }
+
+    /// Sends `request` and reads the whole answer. Any status is `Ok`; no answer is [`Error::Network`].
+    pub async fn send(&self, request: &HttpRequest) -> Result<HttpResponse, Error> {
+        let response = (self.fetch)(request.to_request()?).await?;
+        HttpResponse::read(&response).await.map_err(|error| match error {
+            // A body that breaks off mid-way is a network failure too.
+            Error::Js { message, .. } => Error::Network { url: request.url.clone(), message },
+            other => other,
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! cachet's page client, free of Yew: what an app calls, in any Rust/wasm front end.
+//!
+//! - **Auth** (SPEC §2–§5): an [`AuthAdapter`] ([`CookieAdapter`], [`BearerAdapter`], or your own for
+//!   `custom`), [`Client::set_auth`], [`Client::get_auth`], [`Client::clear_auth`],
+//!   [`Client::clear_memory_auth`], [`Client::is_auth_valid`], [`Client::ensure_valid_auth`],
+//!   [`Client::with_auth_headers`], [`Client::is_auth_url`], [`Client::auth_with_credentials`]
+//!   (`AUTH_WITH_CREDENTIALS`), [`Client::get_auth_state`]. Headers are injected only for requests made
+//!   with `auth: true`; an auth failure (THE check: [`Client::is_auth_failure_response`], the config's
+//!   `features.auth.failure`, shared with the Service Worker) is refreshed once and retried once.
+//! - **Data**: [`Client::fetch_with_cache`], [`Client::query_gql`], [`Client::mutate_gql`],
+//!   [`Client::fetch_with_gql`], [`Client::invalidate_by_tag`]. Results say whether they came from a cache;
+//!   errors say which of network, HTTP status, GraphQL `errors` or decoding failed ([`Error`]).
+//! - **Events**: the SPEC §6 events fire on `window` (`sw-auth-state-change`, `cache-invalidated`,
+//!   `cachet:cache-updated`), and Rust code subscribes with [`Client::subscribe`] or [`Client::events`].
+//!
+//! # With and without a Service Worker
+//!
+//! When cachet's Service Worker controls the page, requests go through it with cachet's headers and it
+//! caches, invalidates and asks this client to refresh the token (the page is the single flight and the
+//! only holder of the token). Before it controls (first visit, hard reload) the same calls work with the
+//! same rules in the page: an in-memory cache following the same config, tags and invalidation,
+//! refresh-and-retry. See [`pipeline`].
+//!
+//! # Across tabs
+//!
+//! A login, a refresh or a clear in one tab reaches every other tab of the origin, which fires
+//! `sw-auth-state-change` with the same type ([`tabs`]). One refresh serves every tab: it runs under the
+//! Web Lock `cachet-refresh`, and its result is shared over the `cachet-auth` channel ([`refresh`]).
+//!
+//! # What is persisted
+//!
+//! The user and the expiry, in IndexedDB, never the token ([`auth_data`]).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use cachet_client::{AuthData, BearerAdapter, Client, GqlOptions};
+//! use cachet_core::config::Config;
+//! use serde_json::json;
+//!
+//! # async fn run() -> Result<(), cachet_client::Error> {
+//! let config = Config::from_json_str(r#"{"features": {"auth": {"enabled": true, "type": "bearer"},
+//!                                         "graphql": {"enabled": true}}}"#).map_err(cachet_core::Error::from)?;
+//! let client = Client::builder().config(config).adapter(BearerAdapter::default()).build()?;
+//!
+//! // After the app's own login request:
+//! let login = json!({ "token": "t1", "user": { "id": 7, "username": "ada" }, "expiresAt": 1_900_000_000_000_u64 });
+//! client.set_auth(AuthData::from_json(login).unwrap_or_default()).await?;
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Todos { todos: Vec<serde_json::Value> }
+//! let todos = client
+//!     .query_gql::<Todos>("query GetTodos { todos { id title } }", None, GqlOptions::with_auth(true))
+//!     .await?;
+//! println!("{} todos, from cache: {}", todos.data.todos.len(), todos.from_cache);
+//!
+//! let _subscription = client.subscribe(|event| web_sys::console::log_1(&format!("{event:?}").into()));
+//! client.clear_auth().await?; // every tab is logged out, every cache purged
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+pub mod adapter;
+mod auth;
+pub mod auth_data;
+mod auth_effects;
+mod client;
+mod dedup;
+mod error;
+pub mod events;
+mod fetch;
+mod graphql;
+mod http;
+mod listeners;
+mod locks;
+mod memory_cache;
+pub mod pipeline;
+pub mod refresh;
+mod store;
+mod sw;
+pub mod tabs;
+
+pub use adapter::{default_adapter, AuthAdapter, BearerAdapter, CookieAdapter};
+pub use auth::AuthSnapshot;
+pub use auth_data::AuthData;
+pub use cachet_core::config::{AuthType, Config};
+pub use cachet_core::machines::auth::AuthState;
+pub use cachet_core::protocol::{AuthChangeKind, SwEvent};
+pub use cachet_core::strategy::Strategy;
+pub use client::{Client, ClientBuilder, ClientOptions};
+pub use error::Error;
+pub use events::{ClientEvent, EventStream, Subscription};
+pub use fetch::{FetchOptions, FetchResult};
+pub use graphql::{GqlOptions, GqlResponse, MutationResult, QueryResult};
+pub use http::{Credentials, FetchFn, Http, HttpRequest, HttpResponse};

@@ -1,0 +1,81 @@
+//! Web Locks (`navigator.locks.request`), so that one tab at a time refreshes the token, and small
+//! timing helpers.
+//!
+//! web-sys has `LockManager` only behind `--cfg=web_sys_unstable_apis`, so the API is called through
+//! `js_sys::Reflect`. Where it is missing (an old browser, an insecure origin) [`acquire`] gives `None`
+//! and the refresh is single-flight within the tab only.
+
+use std::time::Duration;
+
+use futures::channel::oneshot;
+use futures::future::{select, Either};
+use futures::FutureExt;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::Error;
+
+/// Holds an exclusive Web Lock until dropped.
+#[derive(Debug)]
+pub(crate) struct LockGuard {
+    release: Option<oneshot::Sender<()>>,
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        if let Some(release) = self.release.take() {
+            let _ = release.send(());
+        }
+    }
+}
+
+/// Waits for the exclusive lock `name` of the origin; `Ok(None)` when Web Locks are not available.
+pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
+    let Some(window) = web_sys::window() else {
+        return Ok(None);
+    };
+    let locks = js_sys::Reflect::get(&window.navigator(), &"locks".into()).unwrap_or(JsValue::UNDEFINED);
+    if locks.is_undefined() || locks.is_null() {
+        return Ok(None);
+    }
+    let request = js_sys::Reflect::get(&locks, &"request".into())
+        .ok()
+        .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
+        .ok_or(Error::Usage("navigator.locks.request is not a function".into()))?;
+    let (acquired_sender, acquired) = oneshot::channel::<()>();
+    let (release, released) = oneshot::channel::<()>();
+    // The lock is held until the promise the callback returns settles: until the guard is dropped.
+    let callback = Closure::once_into_js(move |_lock: JsValue| -> js_sys::Promise {
+        let _ = acquired_sender.send(());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let _ = released.await;
+            Ok(JsValue::UNDEFINED)
+        })
+    });
+    request
+        .call2(&locks, &JsValue::from_str(name), &callback)
+        .map_err(|e| Error::js("navigator.locks.request", e))?;
+    match acquired.await {
+        Ok(()) => Ok(Some(LockGuard { release: Some(release) })),
+        // The browser dropped the callback without calling it: treat the lock as unavailable.
+        Err(_) => Ok(None),
+    }
+}
+
+/// Runs `future` for at most `limit`; `None` when time ran out first.
+pub(crate) async fn with_timeout<T>(
+    limit: Duration,
+    future: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let millis = u32::try_from(limit.as_millis()).unwrap_or(u32::MAX);
+    let timer = gloo::timers::future::TimeoutFuture::new(millis);
+    match select(Box::pin(future.fuse()), timer).await {
+        Either::Left((value, _)) => Some(value),
+        Either::Right(((), _)) => None,
+    }
+}
+
+/// Now, Unix milliseconds.
+pub(crate) fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
+}

@@ -1,0 +1,330 @@
+//! One request, from the client's side: where it is answered, with which auth, and what is cached.
+//!
+//! Every request is first built with cachet's request headers, exactly as a plain HTTP client would send
+//! them to the Service Worker (README's header table): `X-SW-Strategy`, `X-Cachet-Tags`,
+//! `X-Cachet-Invalidate`, `X-Cachet-Queue-Offline` and `X-Cachet-Auth: 1`. The core classifies it
+//! ([`cachet_core::classify::classify_request`], [`cachet_core::partition::partition_for`]) with the same
+//! config the Service Worker reads. Then:
+//!
+//! | The page is | The request is | Answered by |
+//! |---|---|---|
+//! | controlled by the Service Worker | one the SW routes (same origin; a GET outside the auth routes, or a POST to a GraphQL endpoint) | the SW, headers as they are; it caches, invalidates, refreshes and retries; `from_cache` is `X-Cachet-Source: cache` |
+//! | controlled | any other | the network, with the page's refresh-and-retry |
+//! | not controlled (first visit, hard reload) | any | the page: cachet's headers removed, the core's decision carried out over the [`MemoryCache`](crate::memory_cache), refresh-and-retry in the page |
+//!
+//! Refresh-and-retry in the page (urql's `authExchange` contract, decided by
+//! [`cachet_core::machines::refresh`]): a request sent with `auth: true` whose answer is an auth failure
+//! (`features.auth.failure`) waits for the one refresh in flight, is sent again once with the new
+//! headers, and its second answer is final.
+
+use std::rc::Rc;
+
+use cachet_core::cache_key::{graphql_cache_url, ANONYMOUS_PARTITION};
+use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
+use cachet_core::config::FailureResponse;
+use cachet_core::graphql::result_is_cacheable;
+use cachet_core::partition::{partition_for, Partition};
+use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
+use cachet_core::tags::{merge_tags, parse_tag_list, CACHE_TAGS_HEADER, TAGS_HEADER};
+
+use crate::client::Inner;
+use crate::http::{Credentials, HttpRequest, HttpResponse};
+use crate::locks::now_ms;
+use crate::refresh::{Origin, RefreshOutcome};
+use crate::Error;
+
+/// The response header by which the Service Worker says where an answer came from.
+pub const SOURCE_HEADER: &str = "x-cachet-source";
+
+/// A request's answer and whether it came from a cache.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) response: HttpResponse,
+    pub(crate) from_cache: bool,
+}
+
+/// What the core decided for one request.
+struct Route {
+    via_service_worker: bool,
+    class: RequestClass,
+    partition: Partition,
+    absolute_url: String,
+    origin: String,
+}
+
+/// Where a cacheable answer lives in the memory cache.
+struct CacheTarget {
+    key: String,
+    tags: Vec<String>,
+    graphql: bool,
+    updated_url: String,
+}
+
+impl Inner {
+    /// Answers `request` (built with cachet's headers); concurrent identical reads share one answer.
+    pub(crate) async fn execute(self: &Rc<Self>, request: HttpRequest, auth: bool) -> Result<Answer, Error> {
+        let route = self.route(&request);
+        let Some(key) = dedup_key(&route, &request) else {
+            return self.clone().execute_once(request, auth, route).await;
+        };
+        let inner = self.clone();
+        self.inflight
+            .run(key, move || Box::pin(async move { inner.execute_once(request, auth, route).await }))
+            .await
+    }
+
+    fn route(&self, request: &HttpRequest) -> Route {
+        let location = web_sys::window().and_then(|window| window.location().href().ok()).unwrap_or_default();
+        let parsed = web_sys::Url::new_with_base(&request.url, &location).ok();
+        let origin = web_sys::Url::new(&location).map(|url| url.origin()).unwrap_or_default();
+        let same_origin = parsed.as_ref().is_some_and(|url| url.origin() == origin);
+        let path = parsed.as_ref().map(|url| url.pathname()).unwrap_or_default();
+        let path_and_query =
+            parsed.as_ref().map(|url| format!("{}{}", url.pathname(), url.search())).unwrap_or_default();
+        let absolute_url = parsed.as_ref().map(web_sys::Url::href).unwrap_or_else(|| request.url.clone());
+        let lookup = |name: &str| request.header(name).map(str::to_owned);
+        let class = if same_origin {
+            classify_request(&request.method, &path_and_query, &lookup, request.body.as_deref(), &self.config)
+                .unwrap_or_else(|error| {
+                    web_sys::console::warn_1(
+                        &format!("cachet: {}: {error}; sent as it is", request.url).into(),
+                    );
+                    RequestClass::Other
+                })
+        } else {
+            RequestClass::Other
+        };
+        let identity = self.auth.borrow().as_ref().and_then(crate::AuthData::partition);
+        let partition = partition_for(&lookup, identity.as_deref());
+        let routes = self.config.sw_routes();
+        let sw_routes_it = same_origin
+            && match request.method.as_str() {
+                "POST" => routes.graphql_endpoints.contains(&path),
+                "GET" => !routes
+                    .pass_through
+                    .iter()
+                    .any(|pass| path == *pass || path.starts_with(&format!("{pass}/"))),
+                _ => false,
+            };
+        Route {
+            via_service_worker: sw_routes_it && self.is_controlled(),
+            class,
+            partition,
+            absolute_url,
+            origin,
+        }
+    }
+
+    async fn execute_once(
+        self: Rc<Self>,
+        request: HttpRequest,
+        auth: bool,
+        route: Route,
+    ) -> Result<Answer, Error> {
+        if route.via_service_worker {
+            let response = self.send_with_auth(&request, auth, false).await?;
+            let from_cache = response.header(SOURCE_HEADER) == Some("cache");
+            return Ok(Answer { response, from_cache });
+        }
+        let outgoing = without_cachet_headers(&request);
+        let segment = route.partition.segment().unwrap_or(ANONYMOUS_PARTITION).to_owned();
+        let strategy_for = |strategy: Strategy| match route.partition {
+            Partition::Uncached => Strategy::NetworkOnly,
+            _ => strategy,
+        };
+        match route.class {
+            RequestClass::Get { strategy } => {
+                let tags = request
+                    .header(TAGS_HEADER)
+                    .and_then(|value| parse_tag_list(value).ok())
+                    .unwrap_or_default();
+                let target = CacheTarget {
+                    key: format!("get:{segment}:{}", route.absolute_url),
+                    tags,
+                    graphql: false,
+                    updated_url: route.absolute_url.clone(),
+                };
+                self.cached(&outgoing, auth, target, strategy_for(strategy)).await
+            }
+            RequestClass::Graphql(GraphqlCall {
+                action: GraphqlAction::Query { cache_key, tags, strategy },
+                ..
+            }) => {
+                let target = CacheTarget {
+                    key: format!("gql:{segment}:{cache_key}"),
+                    tags,
+                    graphql: true,
+                    updated_url: format!("{}{}", route.origin, graphql_cache_url(&segment, &cache_key)),
+                };
+                self.cached(&outgoing, auth, target, strategy_for(strategy)).await
+            }
+            RequestClass::Graphql(GraphqlCall { action: GraphqlAction::Mutation { invalidate }, .. }) => {
+                let response = self.send_with_auth(&outgoing, auth, true).await?;
+                if response.ok() && !invalidate.is_empty() {
+                    // The answer reaches the caller even when the Service Worker's part fails.
+                    if let Err(error) = self.invalidate_everywhere(&invalidate).await {
+                        web_sys::console::warn_1(
+                            &format!("cachet: invalidating {}: {error}", invalidate.join(", ")).into(),
+                        );
+                    }
+                }
+                Ok(Answer { response, from_cache: false })
+            }
+            _ => {
+                Ok(Answer { response: self.send_with_auth(&outgoing, auth, true).await?, from_cache: false })
+            }
+        }
+    }
+
+    /// The Service Worker's strategies, over the memory cache.
+    async fn cached(
+        self: &Rc<Self>,
+        outgoing: &HttpRequest,
+        auth: bool,
+        target: CacheTarget,
+        strategy: Strategy,
+    ) -> Result<Answer, Error> {
+        let hit = || {
+            self.cache
+                .borrow_mut()
+                .get(&target.key, now_ms())
+                .map(|response| Answer { response, from_cache: true })
+        };
+        match strategy {
+            Strategy::NetworkOnly => {
+                Ok(Answer { response: self.send_with_auth(outgoing, auth, true).await?, from_cache: false })
+            }
+            Strategy::CacheOnly => hit().ok_or_else(|| Error::Network {
+                url: outgoing.url.clone(),
+                message: "cache-only: nothing cached".to_owned(),
+            }),
+            Strategy::CacheFirst => match hit() {
+                Some(answer) => Ok(answer),
+                None => self.fetch_and_store(outgoing, auth, &target).await,
+            },
+            Strategy::NetworkFirst => match self.fetch_and_store(outgoing, auth, &target).await {
+                Err(error @ Error::Network { .. }) => hit().ok_or(error),
+                other => other,
+            },
+            Strategy::StaleWhileRevalidate => {
+                let Some(answer) = hit() else {
+                    return self.fetch_and_store(outgoing, auth, &target).await;
+                };
+                let (inner, outgoing, stale) = (self.clone(), outgoing.clone(), answer.response.body.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    // An offline re-fetch keeps the stale copy; nothing to report.
+                    if let Ok(fresh) = inner.fetch_and_store(&outgoing, auth, &target).await {
+                        if fresh.response.ok() && fresh.response.body != stale {
+                            inner.emit(crate::ClientEvent::CacheUpdated { url: target.updated_url.clone() });
+                        }
+                    }
+                });
+                Ok(answer)
+            }
+        }
+    }
+
+    async fn fetch_and_store(
+        self: &Rc<Self>,
+        outgoing: &HttpRequest,
+        auth: bool,
+        target: &CacheTarget,
+    ) -> Result<Answer, Error> {
+        let response = self.send_with_auth(outgoing, auth, true).await?;
+        let storable = response.ok()
+            && (!target.graphql || result_is_cacheable(&response.body))
+            && !self.is_auth_failure(&response);
+        if storable {
+            let server_tags = response
+                .header(CACHE_TAGS_HEADER)
+                .and_then(|value| parse_tag_list(value).ok())
+                .unwrap_or_default();
+            let tags = merge_tags(&target.tags, &server_tags);
+            self.cache.borrow_mut().put(&target.key, &response, tags, now_ms());
+        }
+        Ok(Answer { response, from_cache: false })
+    }
+
+    /// Sends `request` with the adapter's headers when `auth`; with `page_refresh`, an auth failure goes
+    /// through the single-flight refresh and the request is sent once more.
+    pub(crate) async fn send_with_auth(
+        self: &Rc<Self>,
+        request: &HttpRequest,
+        auth: bool,
+        page_refresh: bool,
+    ) -> Result<HttpResponse, Error> {
+        let generation = self.refresh.generation();
+        let first = self.with_adapter_headers(request, auth);
+        let response = self.http.send(&first).await?;
+        if !(auth && page_refresh && self.is_auth_failure(&response)) {
+            return Ok(response);
+        }
+        let failed = first.header("Authorization").map(str::to_owned);
+        match self.after_auth_failure(failed, false, generation, Origin::Page).await {
+            RefreshOutcome::Retry => {
+                let generation = self.refresh.generation();
+                let second = self.with_adapter_headers(request, auth);
+                let retried = self.http.send(&second).await?;
+                if self.is_auth_failure(&retried) {
+                    // The machine rejects a second failure (never a refresh loop); the answer is final.
+                    let failed = second.header("Authorization").map(str::to_owned);
+                    let _ = self.after_auth_failure(failed, true, generation, Origin::Page).await;
+                }
+                Ok(retried)
+            }
+            RefreshOutcome::Reject(_) => Ok(response),
+        }
+    }
+
+    /// `request` with the adapter's headers and, for cookie-like auth, credentials (`auth` only).
+    pub(crate) fn with_adapter_headers(&self, request: &HttpRequest, auth: bool) -> HttpRequest {
+        let mut request = request.clone();
+        if auth {
+            for (name, value) in self.adapter.get_headers(self.auth.borrow().as_ref()) {
+                request.set_header(&name, &value);
+            }
+            if self.adapter.auth_type().with_credentials() {
+                request.credentials = Credentials::Include;
+            }
+        }
+        request
+    }
+
+    /// THE auth-failure check: the builder's `failure_check` (default: `features.auth.failure` of the
+    /// config), as the Service Worker runs it.
+    pub(crate) fn is_auth_failure(&self, response: &HttpResponse) -> bool {
+        let headers = |name: &str| response.header(name).map(str::to_owned);
+        let view = FailureResponse::new(response.status, &headers, &response.body);
+        (self.failure_check)(&self.config.features.auth.failure, &view)
+    }
+}
+
+/// Identical reads share a key; anything else (mutations, other methods, uncached) has none.
+fn dedup_key(route: &Route, request: &HttpRequest) -> Option<String> {
+    let segment = route.partition.segment().unwrap_or("uncached");
+    let strategy = request.header(STRATEGY_HEADER).unwrap_or("default");
+    match &route.class {
+        RequestClass::Get { .. } => Some(format!(
+            "get|{segment}|{strategy}|{}|{}",
+            request.header(TAGS_HEADER).unwrap_or(""),
+            route.absolute_url
+        )),
+        RequestClass::Graphql(GraphqlCall {
+            action: GraphqlAction::Query { cache_key, tags, .. },
+            endpoint_index,
+            ..
+        }) => Some(format!("gql|{segment}|{strategy}|{}|{endpoint_index}|{cache_key}", tags.join(","))),
+        _ => None,
+    }
+}
+
+/// `request` without `X-SW-Strategy` and `X-Cachet-*`: what the network gets when no Service Worker
+/// strips them.
+fn without_cachet_headers(request: &HttpRequest) -> HttpRequest {
+    let mut outgoing = request.clone();
+    outgoing.headers.retain(|(name, _)| {
+        let name = name.to_ascii_lowercase();
+        name != STRATEGY_HEADER && !name.starts_with("x-cachet-")
+    });
+    outgoing
+}

@@ -1,0 +1,225 @@
+//! The page is the single flight of token refresh, for its own requests and for the Service Worker's.
+//!
+//! Within a tab, [`cachet_core::machines::refresh::RefreshState`] decides: the first auth failure starts
+//! a refresh, later ones wait behind it, each request is retried once, a clear rejects every waiter.
+//! Across tabs, the refresh itself ([`Inner::refresh_once`]) runs under the Web Lock `cachet-refresh`:
+//!
+//! 1. the tab's current `Authorization` differs from the one that failed: someone already refreshed (this
+//!    tab, or another whose token arrived over `cachet-auth`): done, retry with the current one;
+//! 2. the persisted record names another `Authorization` fingerprint: another tab refreshed and its
+//!    message is on its way: wait for it (bounded by `peer_wait`);
+//! 3. otherwise run the adapter's `refresh` with the current auth: new auth is kept in memory, persisted
+//!    without its token, announced to the other tabs (`refresh`) before the lock is released; `None`
+//!    ends the session (`RefreshRefused`: purge, `logout`); an error (offline) rejects the waiting
+//!    requests and keeps the user logged in.
+//!
+//! A refresh is bounded by `refresh_timeout` (the core requires the edge to turn a refresh that never
+//! answers into a failure).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cachet_core::cache_key::auth_fingerprint;
+use cachet_core::machines::auth::AuthEvent;
+use cachet_core::machines::refresh::{RefreshEffect, RefreshEvent, RefreshState, RejectReason};
+use futures::channel::oneshot;
+
+use crate::client::Inner;
+use crate::locks::{self, with_timeout};
+use crate::Error;
+
+/// What a request that met an auth failure does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RefreshOutcome {
+    /// Send it again with the current auth.
+    Retry,
+    /// Give the caller the failing answer.
+    Reject(RejectReason),
+}
+
+/// Who asked for the refresh. A refused refresh that the Service Worker asked for is announced to the
+/// other tabs by the Service Worker itself (its `cachet` broadcast of `logout`), so the page does not
+/// post it a second time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The page's own request or call.
+    Page,
+    /// A `refresh-request` of the Service Worker.
+    ServiceWorker,
+}
+
+/// The tab's single-flight state and the requests waiting on it.
+pub(crate) struct RefreshCoordinator {
+    state: RefCell<RefreshState>,
+    waiters: RefCell<HashMap<u64, oneshot::Sender<RefreshOutcome>>>,
+    next_request: Cell<u64>,
+    last_error: RefCell<Option<Error>>,
+}
+
+impl RefreshCoordinator {
+    pub(crate) fn new(can_refresh: bool) -> Self {
+        RefreshCoordinator {
+            state: RefCell::new(RefreshState::new(can_refresh)),
+            waiters: RefCell::new(HashMap::new()),
+            next_request: Cell::new(0),
+            last_error: RefCell::new(None),
+        }
+    }
+
+    /// The auth generation a request sent now is sent with.
+    pub(crate) fn generation(&self) -> u64 {
+        self.state.borrow().generation
+    }
+
+    /// Whether a refresh is running.
+    pub(crate) fn in_flight(&self) -> bool {
+        self.state.borrow().in_flight
+    }
+
+    /// The error of the last refresh that failed without an answer, if any.
+    pub(crate) fn last_error(&self) -> Option<Error> {
+        self.last_error.borrow().clone()
+    }
+
+    fn reduce(&self, event: RefreshEvent) -> Vec<RefreshEffect> {
+        let state = self.state.borrow().clone();
+        let (next, effects) = state.reduce(event);
+        *self.state.borrow_mut() = next;
+        effects
+    }
+
+    /// Tells the waiters their outcome; returns whether a refresh must start.
+    fn settle(&self, effects: Vec<RefreshEffect>) -> bool {
+        let mut start = false;
+        for effect in effects {
+            let (request, outcome) = match effect {
+                RefreshEffect::StartRefresh => {
+                    start = true;
+                    continue;
+                }
+                RefreshEffect::Retry { request, .. } => (request, RefreshOutcome::Retry),
+                RefreshEffect::Reject { request, reason } => (request, RefreshOutcome::Reject(reason)),
+            };
+            if let Some(waiter) = self.waiters.borrow_mut().remove(&request) {
+                let _ = waiter.send(outcome);
+            }
+        }
+        start
+    }
+}
+
+impl Inner {
+    /// A request sent with `failed` (its `Authorization`, if any) at `generation` met an auth failure:
+    /// resolves once it may be retried, or must give up.
+    pub(crate) async fn after_auth_failure(
+        self: &Rc<Self>,
+        failed: Option<String>,
+        retried: bool,
+        generation: u64,
+        origin: Origin,
+    ) -> RefreshOutcome {
+        let request = self.refresh.next_request.get() + 1;
+        self.refresh.next_request.set(request);
+        let (sender, outcome) = oneshot::channel();
+        self.refresh.waiters.borrow_mut().insert(request, sender);
+        let effects = self.refresh.reduce(RefreshEvent::AuthFailed {
+            request,
+            retried,
+            sent_with_generation: generation,
+        });
+        if self.refresh.settle(effects) {
+            let inner = self.clone();
+            wasm_bindgen_futures::spawn_local(async move { inner.run_refresh(failed, origin).await });
+        }
+        outcome.await.unwrap_or(RefreshOutcome::Reject(RejectReason::Cleared))
+    }
+
+    /// Rejects every waiter (auth was cleared); a refresh finishing later is ignored.
+    pub(crate) fn reset_refresh(&self) {
+        let effects = self.refresh.reduce(RefreshEvent::Reset);
+        self.refresh.settle(effects);
+    }
+
+    async fn run_refresh(self: Rc<Self>, failed: Option<String>, origin: Origin) {
+        let outcome = with_timeout(self.options.refresh_timeout, self.refresh_once(failed, origin)).await;
+        let event = match outcome {
+            Some(Ok(true)) => RefreshEvent::Succeeded,
+            Some(Ok(false)) => RefreshEvent::Failed,
+            Some(Err(error)) => {
+                web_sys::console::warn_1(&format!("cachet: token refresh failed: {error}").into());
+                *self.refresh.last_error.borrow_mut() = Some(error);
+                RefreshEvent::Failed
+            }
+            None => {
+                let error = Error::Usage(format!(
+                    "token refresh took longer than {:?}",
+                    self.options.refresh_timeout
+                ));
+                *self.refresh.last_error.borrow_mut() = Some(error);
+                RefreshEvent::Failed
+            }
+        };
+        let effects = self.refresh.reduce(event);
+        if self.refresh.settle(effects) {
+            // A new failure arrived between the outcome and now: the machine asks for another refresh.
+            let current = self.auth.borrow().as_ref().and_then(crate::AuthData::authorization);
+            Box::pin(self.run_refresh(current, origin)).await;
+        }
+    }
+
+    /// One refresh under the cross-tab lock: `Ok(true)` fresh auth is in memory, `Ok(false)` the session
+    /// is over (or was cleared meanwhile), `Err` the refresh could not be carried out.
+    async fn refresh_once(self: &Rc<Self>, failed: Option<String>, origin: Origin) -> Result<bool, Error> {
+        let _lock = locks::acquire(&self.options.refresh_lock).await?;
+        let Some(current) = self.auth.borrow().clone() else {
+            return Ok(false);
+        };
+        if current.authorization() != failed {
+            return Ok(true);
+        }
+        let failed_fingerprint = failed.as_deref().map(auth_fingerprint);
+        let record = self.store.load().await.ok().flatten();
+        if let Some(stored) = record.and_then(|record| record.auth_fingerprint) {
+            if Some(&stored) != failed_fingerprint.as_ref() {
+                return match self.wait_for_authorization_change(failed.as_deref()).await {
+                    true => Ok(true),
+                    false => Err(Error::Usage(
+                        "another tab refreshed the token, but it did not arrive here".into(),
+                    )),
+                };
+            }
+        }
+        let epoch = self.epoch.get();
+        match self.adapter.refresh(&self.http, &current).await? {
+            Some(mut fresh) if self.epoch.get() == epoch => {
+                if fresh.user.is_none() {
+                    fresh.user = current.user.clone();
+                }
+                self.keep_auth(fresh).await?;
+                self.apply_auth(AuthEvent::TokenRefreshed, origin).await?;
+                Ok(true)
+            }
+            // Logged out while the refresh ran: the new token is dropped.
+            Some(_) => Ok(false),
+            None => {
+                self.apply_auth(AuthEvent::RefreshRefused, origin).await?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Waits until the memory `Authorization` is no longer `failed`, at most `peer_wait`.
+    pub(crate) async fn wait_for_authorization_change(&self, failed: Option<&str>) -> bool {
+        let changed =
+            || self.auth.borrow().as_ref().and_then(crate::AuthData::authorization).as_deref() != failed;
+        let wait = async {
+            while !changed() {
+                let (sender, receiver) = oneshot::channel();
+                self.auth_watchers.borrow_mut().push(sender);
+                let _ = receiver.await;
+            }
+        };
+        with_timeout(self.options.peer_wait, wait).await.is_some()
+    }
+}

@@ -1,0 +1,157 @@
+//! Talking to the Service Worker: requests it acknowledges (`clear-all`, `set-identity`,
+//! `invalidate-tags`), notices (`connectivity-changed`), and the refresh requests it sends the page.
+//!
+//! A request goes to the worker that controls the page or, when none does (a hard reload), to the active
+//! worker of the page's registration, which still owns the caches; with no Service Worker at all there
+//! is nothing to tell and the request succeeds at once. The answer is awaited at most
+//! `service_worker_timeout`.
+//!
+//! A `refresh-request {id, failed}` is answered on the `MessagePort` sent with it, as the table of
+//! [`cachet_core::protocol::SwToPage::RefreshRequest`] says: the page runs the refresh only when `failed`
+//! is the fingerprint of its current `Authorization`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cachet_core::cache_key::auth_fingerprint;
+use cachet_core::protocol::{Message, PageReply, PageToSw, SwToPage};
+use futures::channel::oneshot;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{MessageEvent, MessagePort, ServiceWorker, ServiceWorkerContainer};
+
+use crate::client::Inner;
+use crate::locks::with_timeout;
+use crate::refresh::{Origin, RefreshOutcome};
+use crate::Error;
+
+/// Requests waiting for their `ack` / `nack`.
+pub(crate) struct SwLink {
+    next_id: Cell<u64>,
+    pending: RefCell<HashMap<u64, oneshot::Sender<Result<(), String>>>>,
+}
+
+impl SwLink {
+    pub(crate) fn new() -> Self {
+        // Ids start at a random point: every client of the page hears every answer.
+        let start = (js_sys::Math::random() * 1e12) as u64;
+        SwLink { next_id: Cell::new(start), pending: RefCell::new(HashMap::new()) }
+    }
+}
+
+/// `navigator.serviceWorker`, when this context has it.
+pub(crate) fn container() -> Option<ServiceWorkerContainer> {
+    let navigator = web_sys::window()?.navigator();
+    js_sys::Reflect::has(&navigator, &"serviceWorker".into()).ok()?.then(|| navigator.service_worker())
+}
+
+impl Inner {
+    /// Whether a Service Worker controls the page.
+    pub(crate) fn is_controlled(&self) -> bool {
+        container().and_then(|container| container.controller()).is_some()
+    }
+
+    /// The controller, else the active worker of the page's registration.
+    pub(crate) async fn service_worker(&self) -> Option<ServiceWorker> {
+        let container = container()?;
+        if let Some(controller) = container.controller() {
+            return Some(controller);
+        }
+        let registration = JsFuture::from(container.get_registration()).await.ok()?;
+        let registration: web_sys::ServiceWorkerRegistration = registration.dyn_into().ok()?;
+        registration.active()
+    }
+
+    /// Sends the message `make(request_id)` and awaits its `ack`; `Ok` at once without a Service Worker.
+    pub(crate) async fn sw_request(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<(), Error> {
+        let Some(worker) = self.service_worker().await else {
+            return Ok(());
+        };
+        let request_id = self.sw.next_id.get() + 1;
+        self.sw.next_id.set(request_id);
+        let (sender, answer) = oneshot::channel();
+        self.sw.pending.borrow_mut().insert(request_id, sender);
+        let message = make(request_id);
+        if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
+            self.sw.pending.borrow_mut().remove(&request_id);
+            return Err(Error::js("ServiceWorker.postMessage", error));
+        }
+        let outcome = with_timeout(self.options.service_worker_timeout, answer).await;
+        self.sw.pending.borrow_mut().remove(&request_id);
+        match outcome {
+            Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(message))) => Err(Error::ServiceWorker(message)),
+            Some(Err(_)) | None => Err(Error::ServiceWorker(format!(
+                "no answer to {} within {:?}",
+                message.to_wire(),
+                self.options.service_worker_timeout
+            ))),
+        }
+    }
+
+    /// Posts a message that gets no answer to the controller, if any.
+    pub(crate) fn sw_notify(&self, message: &PageToSw) {
+        if let Some(controller) = container().and_then(|container| container.controller()) {
+            let _ = controller.post_message(&JsValue::from_str(&message.to_wire()));
+        }
+    }
+
+    /// A `message` event of `navigator.serviceWorker`.
+    pub(crate) fn on_sw_message(self: &Rc<Self>, event: &MessageEvent) {
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        // Messages of other libraries, or of another cachet version, are not ours to answer.
+        let Ok(message) = SwToPage::from_wire(&text) else {
+            return;
+        };
+        match message {
+            SwToPage::Ack { request_id } => self.settle_sw_request(request_id, Ok(())),
+            SwToPage::Nack { request_id, message } => self.settle_sw_request(request_id, Err(message)),
+            SwToPage::RefreshRequest { id, failed } => {
+                let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {
+                    return;
+                };
+                let inner = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let (ok, authorization) = inner.answer_refresh_request(failed).await;
+                    let reply = PageReply::RefreshReply { id, ok, authorization };
+                    if let Err(error) = port.post_message(&JsValue::from_str(&reply.to_wire())) {
+                        web_sys::console::error_1(
+                            &Error::js("MessagePort.postMessage", error).to_string().into(),
+                        );
+                    }
+                });
+            }
+            _ => {}
+        }
+    }
+
+    fn settle_sw_request(&self, request_id: u64, outcome: Result<(), String>) {
+        if let Some(sender) = self.sw.pending.borrow_mut().remove(&request_id) {
+            let _ = sender.send(outcome);
+        }
+    }
+
+    /// `(ok, authorization)` for a `refresh-request` whose failed request carried the fingerprint `failed`.
+    pub(crate) async fn answer_refresh_request(
+        self: &Rc<Self>,
+        failed: Option<String>,
+    ) -> (bool, Option<String>) {
+        self.ready().await;
+        let current = self.auth.borrow().as_ref().and_then(crate::AuthData::authorization);
+        let current_fingerprint = current.as_deref().map(auth_fingerprint);
+        let stale = failed.is_none() || failed != current_fingerprint;
+        if stale {
+            return (self.state.get().authenticated, current);
+        }
+        let generation = self.refresh.generation();
+        match self.after_auth_failure(current, false, generation, Origin::ServiceWorker).await {
+            RefreshOutcome::Retry => {
+                (true, self.auth.borrow().as_ref().and_then(crate::AuthData::authorization))
+            }
+            RefreshOutcome::Reject(_) => (false, None),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Data calls without a Service Worker: the in-page cache, tags and invalidation, dedup, typed errors.
+
+use cachet_client::{Client, ClientEvent, Error, FetchOptions, GqlOptions, Strategy};
+use futures::future::join_all;
+use serde_json::{json, Value};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use crate::support::{config, fresh_database, next_event, options, FakeServer, Reply, WindowEvents};
+
+const GET_TODOS: &str = "query GetTodos { todos { id } }";
+const CREATE_TODO: &str = "mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }";
+
+/// A GraphQL server answering by operation name, slowly enough for calls to overlap.
+fn graphql_server() -> FakeServer {
+    FakeServer::new(|seen| match seen.operation().as_str() {
+        "GetTodos" => Reply::json(200, json!({"data": {"todos": [{"id": 1}]}})).after(30),
+        "CreateTodo" => Reply::json(200, json!({"data": {"createTodo": {"id": 2}}})),
+        "Dashboard" => Reply::json(200, json!({"data": {"stats": 3}})),
+        "Broken" => {
+            Reply::json(200, json!({"data": null, "errors": [{"message": "boom", "path": ["todos"]}]}))
+        }
+        "Down" => Reply::text(503, "maintenance"),
+        "Garbled" => Reply::text(200, "<html>not json</html>"),
+        "Unreachable" => Reply::network_failure(),
+        _ => Reply::json(200, json!({"data": {"anonymous": true}})),
+    })
+}
+
+fn client(test: &str, server: &FakeServer) -> Client {
+    Client::builder().config(config("cookie")).options(options(test)).http(server.http()).build().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn concurrent_identical_queries_share_one_request() {
+    fresh_database("dedup").await;
+    let server = graphql_server();
+    let client = client("dedup", &server);
+    let network_only = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let results =
+        join_all((0..5).map(|_| client.query_gql::<Value>(GET_TODOS, None, network_only.clone()))).await;
+    assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 1, "five callers, one request");
+    for result in results {
+        assert_eq!(result.unwrap().data, json!({"todos": [{"id": 1}]}));
+    }
+    assert_eq!(client.reads_in_flight(), 0, "the key is free once the request settled");
+    client.query_gql::<Value>(GET_TODOS, None, network_only.clone()).await.unwrap();
+    assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 2, "a later call sends again");
+    let other_variables =
+        client.query_gql::<Value>(GET_TODOS, Some(json!({"page": 2})), network_only.clone());
+    let same = client.query_gql::<Value>(GET_TODOS, None, network_only);
+    let _ = futures::join!(other_variables, same);
+    assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 4, "other variables, another request");
+    let gets = join_all((0..3).map(|_| client.fetch_with_cache("/api/list", FetchOptions::new()))).await;
+    assert!(gets.iter().all(Result::is_ok));
+    assert_eq!(server.count(|seen| seen.path == "/api/list"), 1, "GETs share too");
+}
+
+#[wasm_bindgen_test]
+async fn queries_are_cached_by_tags_and_mutations_invalidate_them() {
+    fresh_database("tags").await;
+    let server = graphql_server();
+    let client = client("tags", &server);
+    let invalidated = WindowEvents::listen("cache-invalidated");
+    let first = client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
+    let second = client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
+    assert!(!first.from_cache && second.from_cache, "cache-first: the second answer is the cached document");
+    assert_eq!(second.data, first.data);
+    let anonymous = "{ anonymous }";
+    client.query_gql::<Value>(anonymous, None, GqlOptions::default()).await.unwrap();
+    let tagged = GqlOptions { tags: Some(vec!["Dashboard".into()]), ..GqlOptions::default() };
+    client.query_gql::<Value>("query Dashboard { stats }", None, tagged.clone()).await.unwrap();
+    assert_eq!(client.memory_cache_len(), 3);
+
+    let mut events = client.events();
+    let created = client
+        .mutate_gql::<Value>(CREATE_TODO, Some(json!({"title": "x"})), GqlOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(created.data, Some(json!({"createTodo": {"id": 2}})));
+    let event = next_event(&mut events, |event| matches!(event, ClientEvent::CacheInvalidated { .. })).await;
+    assert_eq!(event, ClientEvent::CacheInvalidated { tags: vec!["todo".into(), "todos".into()] });
+    assert_eq!(invalidated.details(), [json!({"tags": ["todo", "todos"]})], "fired on window too");
+    let third = client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
+    assert!(!third.from_cache, "the whole entry was removed");
+    assert!(
+        client.query_gql::<Value>(anonymous, None, GqlOptions::default()).await.unwrap().from_cache,
+        "no tags, kept"
+    );
+    assert!(
+        client
+            .query_gql::<Value>("query Dashboard { stats }", None, tagged.clone())
+            .await
+            .unwrap()
+            .from_cache
+    );
+
+    client.invalidate_by_tag(&["dashboard"]).await.unwrap();
+    assert!(!client.query_gql::<Value>("query Dashboard { stats }", None, tagged).await.unwrap().from_cache);
+    let explicit = GqlOptions { invalidate: vec!["anything".into()], ..GqlOptions::default() };
+    client.mutate_gql::<Value>(CREATE_TODO, Some(json!({"title": "y"})), explicit).await.unwrap();
+    assert_eq!(invalidated.details().last(), Some(&json!({"tags": ["todo", "todos", "anything"]})));
+    let bad = client.invalidate_by_tag(&["no spaces"]).await;
+    assert!(matches!(bad, Err(Error::Core(_))), "tags follow the core's rules: {bad:?}");
+}
+
+#[wasm_bindgen_test]
+async fn strategies_work_in_the_page_as_in_the_service_worker() {
+    fresh_database("strategies").await;
+    let server = FakeServer::new(|seen| match seen.path.as_str() {
+        "/offline" if seen.header("x-test-fail").is_some() => Reply::network_failure(),
+        _ => Reply::json(200, json!({"n": 1})),
+    });
+    let client = client("strategies", &server);
+    let cache_only =
+        client.fetch_with_cache("/offline", FetchOptions::new().strategy(Strategy::CacheOnly)).await;
+    assert!(
+        matches!(cache_only, Err(Error::Network { .. })),
+        "cache-only with nothing cached: {cache_only:?}"
+    );
+    let first = client.fetch_with_cache("/offline", FetchOptions::new()).await.unwrap();
+    assert!(!first.from_cache, "network-first is the default for GETs");
+    let fallback =
+        client.fetch_with_cache("/offline", FetchOptions::new().header("x-test-fail", "1")).await.unwrap();
+    assert!(fallback.from_cache, "network-first falls back to the cache when the network fails");
+    assert_eq!(fallback.data::<Value>().unwrap(), json!({"n": 1}));
+    let swr =
+        client.fetch_with_cache("/offline", FetchOptions::new().strategy(Strategy::StaleWhileRevalidate));
+    assert!(swr.await.unwrap().from_cache);
+    let network_only =
+        client.fetch_with_cache("/offline", FetchOptions::new().strategy(Strategy::NetworkOnly)).await;
+    assert!(!network_only.unwrap().from_cache);
+}
+
+#[wasm_bindgen_test]
+async fn errors_say_which_stage_failed() {
+    fresh_database("errors").await;
+    let server = graphql_server();
+    let client = client("errors", &server);
+    let query = |name: &str| format!("query {name} {{ todos {{ id }} }}");
+    match client.query_gql::<Value>(&query("Unreachable"), None, GqlOptions::default()).await {
+        Err(error @ Error::Network { .. }) => assert_eq!(error.kind(), "network"),
+        other => panic!("expected a network error, got {other:?}"),
+    }
+    match client.query_gql::<Value>(&query("Down"), None, GqlOptions::default()).await {
+        Err(Error::Http { status: 503, body, .. }) => assert_eq!(body, "maintenance"),
+        other => panic!("expected HTTP 503, got {other:?}"),
+    }
+    match client.query_gql::<Value>(&query("Broken"), None, GqlOptions::default()).await {
+        Err(error @ Error::Graphql { .. }) => {
+            assert_eq!(error.to_string(), "GraphQL errors: boom");
+            let Error::Graphql { errors, data } = error else { unreachable!() };
+            assert_eq!((errors.len(), data), (1, None));
+        }
+        other => panic!("expected GraphQL errors, got {other:?}"),
+    }
+    let raw = client.fetch_with_gql(&query("Broken"), None, &GqlOptions::default()).await.unwrap();
+    assert_eq!(raw.result["errors"][0]["message"], "boom", "fetch_with_gql returns the result whole");
+    assert!(matches!(
+        client.query_gql::<Value>(&query("Garbled"), None, GqlOptions::default()).await,
+        Err(Error::Decode { .. })
+    ));
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Wrong {
+        users: Vec<String>,
+    }
+    match client.query_gql::<Wrong>(GET_TODOS, None, GqlOptions::default()).await {
+        Err(error @ Error::Decode { .. }) => assert!(error.to_string().contains("users"), "{error}"),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    let past_the_list = GqlOptions { endpoint_index: 1, ..GqlOptions::default() };
+    assert!(matches!(client.query_gql::<Value>(GET_TODOS, None, past_the_list).await, Err(Error::Usage(_))));
+    assert_eq!(server.count(|seen| seen.operation() == "Broken"), 2, "GraphQL errors are never cached");
+}

@@ -1,0 +1,228 @@
+//! What the query hooks share: the request a query runs ([`DataRequest`], REST or GraphQL), its refetch
+//! options, its handle, and the driver that feeds the core's query machine
+//! ([`cachet_core::machines::query`]) and performs its effects.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cachet_client::{Client, Error, FetchOptions, GqlOptions};
+use cachet_core::graphql::operation_of;
+use cachet_core::machines::query::{FetchStatus, QueryEffect, QueryEvent, QueryState, QueryStatus};
+use cachet_core::tags::{merge_tags, parse_tag_list, query_tags, CACHE_TAGS_HEADER};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use yew::Callback;
+
+/// What a query fetches: one data adapter for REST and GraphQL alike (SPEC §6).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DataRequest {
+    /// `fetch_with_cache(url, options)`; the body is decoded from JSON.
+    Rest {
+        /// The URL.
+        url: String,
+        /// Method, headers, `auth`, strategy, `tags`.
+        options: FetchOptions,
+    },
+    /// `query_gql(query, variables, options)`; `data` is decoded.
+    Gql {
+        /// The GraphQL document.
+        query: String,
+        /// Its variables.
+        variables: Option<Value>,
+        /// `auth`, `tags`, strategy, endpoint.
+        options: GqlOptions,
+    },
+}
+
+impl DataRequest {
+    /// A GET of `url`.
+    pub fn get(url: &str) -> Self {
+        DataRequest::Rest { url: url.to_owned(), options: FetchOptions::default() }
+    }
+
+    /// A GraphQL query.
+    pub fn gql(query: &str, variables: Option<Value>, options: GqlOptions) -> Self {
+        DataRequest::Gql { query: query.to_owned(), variables, options }
+    }
+
+    /// The tags the answer is cached under, as far as the page knows before it arrives: the `tags` option,
+    /// else (GraphQL) the tags derived from the operation name.
+    pub fn tags(&self) -> Vec<String> {
+        let (explicit, derived) = match self {
+            DataRequest::Rest { options, .. } => (options.tags.as_ref(), Vec::new()),
+            DataRequest::Gql { query, options, .. } => (
+                options.tags.as_ref(),
+                operation_of(query, options.operation_name.as_deref())
+                    .map(|operation| query_tags(operation.kind, operation.name.as_deref()))
+                    .unwrap_or_default(),
+            ),
+        };
+        match explicit {
+            Some(tags) => parse_tag_list(&tags.join(",")).unwrap_or_default(),
+            None => derived,
+        }
+    }
+
+    /// Runs the request: the data, whether it came from a cache, and the tags the server added.
+    pub(crate) async fn run<T: DeserializeOwned>(self, client: Client) -> Result<Fetched<T>, Error> {
+        match self {
+            DataRequest::Rest { url, options } => {
+                let result = client.fetch_with_cache(&url, options).await?;
+                if !result.response.ok() {
+                    let body = result.response.text().chars().take(2048).collect();
+                    return Err(Error::Http { url, status: result.response.status, body });
+                }
+                let server_tags = result.response.header(CACHE_TAGS_HEADER).map(parse_tag_list);
+                Ok(Fetched {
+                    data: result.data()?,
+                    from_cache: result.from_cache,
+                    server_tags: server_tags.and_then(Result::ok).unwrap_or_default(),
+                })
+            }
+            DataRequest::Gql { query, variables, options } => {
+                let result = client.query_gql(&query, variables, options).await?;
+                Ok(Fetched { data: result.data, from_cache: result.from_cache, server_tags: Vec::new() })
+            }
+        }
+    }
+}
+
+/// When a query fetches again, besides mount, a change of its request, `refetch()` and a matching
+/// `cache-invalidated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefetchOptions {
+    /// When the window gets the focus back (default false).
+    pub on_focus: bool,
+    /// When the browser comes back online (default true).
+    pub on_reconnect: bool,
+}
+
+impl Default for RefetchOptions {
+    fn default() -> Self {
+        RefetchOptions { on_focus: false, on_reconnect: true }
+    }
+}
+
+/// The state of a query hook: status × fetch status, the last data (kept while refetching and after an
+/// error), the error, where the data came from, and `refetch`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UseCachetQueryHandle<T> {
+    /// How the last fetch ended: `Pending`, `Success`, `Error`.
+    pub status: QueryStatus,
+    /// Whether a fetch runs: `Fetching`, `Paused` (offline), `Idle`.
+    pub fetch_status: FetchStatus,
+    /// The last data that arrived.
+    pub data: Option<T>,
+    /// The error of the last fetch, when it failed.
+    pub error: Option<Error>,
+    /// Whether `data` came from a cache.
+    pub from_cache: bool,
+    /// Whether the agent has registered the query's tags: from then on no invalidation is missed.
+    pub live: bool,
+    refetch: Callback<()>,
+}
+
+impl<T> UseCachetQueryHandle<T> {
+    /// Fetches again now (a fetch already running is not duplicated).
+    pub fn refetch(&self) {
+        self.refetch.emit(());
+    }
+}
+
+/// The data of one fetch.
+pub(crate) struct Fetched<T> {
+    pub(crate) data: T,
+    pub(crate) from_cache: bool,
+    pub(crate) server_tags: Vec<String>,
+}
+
+/// Feeds one query's machine and performs its effects. One per hook and request.
+pub(crate) struct Driver<T> {
+    state: RefCell<QueryState<T, Error>>,
+    request: RefCell<Option<(DataRequest, Client)>>,
+    server_tags: RefCell<Vec<String>>,
+    live: std::cell::Cell<bool>,
+    rerender: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Made once, so that handles of one driver compare equal.
+    refetch: std::cell::OnceCell<Callback<()>>,
+}
+
+impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
+    pub(crate) fn new(online: bool) -> Self {
+        Driver {
+            state: RefCell::new(QueryState::new(online)),
+            request: RefCell::new(None),
+            server_tags: RefCell::new(Vec::new()),
+            live: std::cell::Cell::new(false),
+            rerender: RefCell::new(None),
+            refetch: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// What the next fetch runs, and how to re-render the component.
+    pub(crate) fn update(&self, request: DataRequest, client: Client, rerender: Rc<dyn Fn()>) {
+        *self.request.borrow_mut() = Some((request, client));
+        *self.rerender.borrow_mut() = Some(rerender);
+    }
+
+    /// The tags to subscribe to: the request's and those the server added.
+    pub(crate) fn tags(&self, request: &DataRequest) -> Vec<String> {
+        merge_tags(&request.tags(), &self.server_tags.borrow())
+    }
+
+    pub(crate) fn set_live(&self) {
+        self.live.set(true);
+        self.rerender();
+    }
+
+    /// Applies one event and starts the fetches it asks for.
+    pub(crate) fn dispatch(self: &Rc<Self>, event: QueryEvent<T, Error>) {
+        let current = self.state.borrow().clone();
+        let (next, effects) = current.reduce(event);
+        *self.state.borrow_mut() = next;
+        self.rerender();
+        for QueryEffect::StartFetch { seq } in effects {
+            let Some((request, client)) = self.request.borrow().clone() else { continue };
+            let driver = self.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let event = match request.run::<T>(client).await {
+                    Ok(fetched) => {
+                        *driver.server_tags.borrow_mut() = fetched.server_tags;
+                        let now = js_sys::Date::now() as u64;
+                        QueryEvent::Resolved { seq, data: fetched.data, from_cache: fetched.from_cache, now }
+                    }
+                    Err(error) => QueryEvent::Failed { seq, error },
+                };
+                driver.dispatch(event);
+            });
+        }
+    }
+
+    pub(crate) fn handle(self: &Rc<Self>) -> UseCachetQueryHandle<T> {
+        let weak = Rc::downgrade(self);
+        let refetch = self.refetch.get_or_init(|| {
+            Callback::from(move |()| {
+                if let Some(driver) = weak.upgrade() {
+                    driver.dispatch(QueryEvent::Fetch);
+                }
+            })
+        });
+        let state = self.state.borrow();
+        UseCachetQueryHandle {
+            status: state.status,
+            fetch_status: state.fetch_status,
+            data: state.data.clone(),
+            error: state.error.clone(),
+            from_cache: state.from_cache,
+            live: self.live.get(),
+            refetch: refetch.clone(),
+        }
+    }
+
+    fn rerender(&self) {
+        let rerender = self.rerender.borrow().clone();
+        if let Some(rerender) = rerender {
+            rerender();
+        }
+    }
+}

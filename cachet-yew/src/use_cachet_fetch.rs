@@ -1,0 +1,97 @@
+//! `use_cachet_fetch`: the data hook, for REST and GraphQL alike.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use cachet_core::machines::query::QueryEvent;
+use cachet_core::protocol::{AgentRequest, AgentResponse};
+use gloo::events::EventListener;
+use serde::de::DeserializeOwned;
+use yew::prelude::*;
+
+use crate::agent_bridge::use_agent_bridge;
+use crate::query::{DataRequest, Driver, RefetchOptions, UseCachetQueryHandle};
+use crate::use_cachet_client::use_cachet_context;
+
+/// The handle of [`use_cachet_fetch`].
+pub type UseCachetFetchHandle<T> = UseCachetQueryHandle<T>;
+
+thread_local! {
+    static NEXT_SUBSCRIPTION: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Fetches `request` through the page client (and so the Service Worker's cache) and keeps it fresh: it
+/// fetches again when a `cache-invalidated` hits its tags (a mutation in this tab or another, a replayed
+/// queued mutation), when the browser comes back online, on focus if asked, and on `refetch()`. The last
+/// data stays while it refetches. A REST answer's `X-SW-Cache-Tags` are subscribed to as well.
+///
+/// # Panics
+/// When used outside `<CachetProvider>`.
+///
+/// # Example
+/// ```no_run
+/// use cachet_yew::{use_cachet_fetch, DataRequest, RefetchOptions};
+/// use yew::prelude::*;
+///
+/// #[derive(Clone, PartialEq, serde::Deserialize)]
+/// struct Hello { message: String }
+///
+/// #[function_component]
+/// fn Greeting() -> Html {
+///     let refetch = RefetchOptions { on_focus: true, ..RefetchOptions::default() };
+///     let hello = use_cachet_fetch::<Hello>(DataRequest::get("/api/hello"), refetch);
+///     match &hello.data {
+///         Some(hello) => html! { <p>{ &hello.message }</p> },
+///         None => html! { <p>{ format!("{:?}", hello.status) }</p> },
+///     }
+/// }
+/// ```
+#[hook]
+pub fn use_cachet_fetch<T>(request: DataRequest, refetch: RefetchOptions) -> UseCachetFetchHandle<T>
+where
+    T: DeserializeOwned + Clone + PartialEq + 'static,
+{
+    let client = use_cachet_context("use_cachet_fetch").client;
+    let subscription = *use_memo((), |()| NEXT_SUBSCRIPTION.with(|next| next.replace(next.get() + 1) + 1));
+    let online = client.auth_state().online;
+    let driver = (*use_memo(request.clone(), |_| Rc::new(Driver::<T>::new(online)))).clone();
+    let rerender = use_force_update();
+    driver.update(request.clone(), client, Rc::new(move || rerender.force_update()));
+    let bridge = {
+        let driver = driver.clone();
+        use_agent_bridge(move |response| match response {
+            AgentResponse::Invalidated { subscriptions, .. } if subscriptions.contains(&subscription) => {
+                driver.dispatch(QueryEvent::Invalidated)
+            }
+            AgentResponse::Subscribed { subscription: acknowledged } if acknowledged == subscription => {
+                driver.set_live()
+            }
+            AgentResponse::OnlineChanged { online: true } => {
+                driver.dispatch(QueryEvent::Online);
+                if refetch.on_reconnect {
+                    driver.dispatch(QueryEvent::Fetch);
+                }
+            }
+            AgentResponse::OnlineChanged { online: false } => driver.dispatch(QueryEvent::Offline),
+            _ => {}
+        })
+    };
+    let tags = driver.tags(&request);
+    use_effect_with(tags, {
+        let bridge = bridge.clone();
+        move |tags| {
+            bridge.send(&AgentRequest::Subscribe { subscription, tags: tags.clone() });
+            move || bridge.send(&AgentRequest::Unsubscribe { subscription })
+        }
+    });
+    let mounted = driver.clone();
+    use_effect_with(request.clone(), move |_| mounted.dispatch(QueryEvent::Fetch));
+    let focused = driver.clone();
+    use_effect_with((request, refetch.on_focus), move |(_, on_focus)| {
+        let window = gloo::utils::window();
+        let listener = on_focus
+            .then(|| EventListener::new(&window, "focus", move |_| focused.dispatch(QueryEvent::Fetch)));
+        move || drop(listener)
+    });
+    driver.handle()
+}

@@ -1,0 +1,330 @@
+//! The hooks in headless Chromium, against the agent hub run in the page (`AgentMode::InPage`: a
+//! wasm-bindgen-test binary cannot start the yew-agent worker; the hub in a worker is covered by
+//! cachet-worker's `dedicated_worker` test and by the end-to-end tests of the example app). The network
+//! is a fake behind the client's injectable `Http`, counting requests; there is no Service Worker, so the
+//! page client invalidates its in-page cache itself and announces it on the `cachet` channel, where the
+//! hub hears it as it would hear the Service Worker. Every wait is on the DOM (a MutationObserver).
+#![allow(clippy::unwrap_used)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use cachet_client::{AuthData, Client, ClientOptions, GqlOptions, Http, Strategy};
+use cachet_yew::{
+    use_cachet_auth, use_cachet_fetch, use_cachet_gql, use_cachet_mutation, AgentMode, CachetProvider,
+    DataRequest, RefetchOptions,
+};
+use futures::channel::oneshot;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use yew::prelude::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A fake backend: todos to count, and how many requests each operation or path got.
+#[derive(Default)]
+struct FakeServer {
+    todos: Cell<u32>,
+    items: Cell<u32>,
+    hits: RefCell<BTreeMap<String, u32>>,
+}
+
+impl FakeServer {
+    fn hits(&self, name: &str) -> u32 {
+        self.hits.borrow().get(name).copied().unwrap_or(0)
+    }
+
+    fn answer(&self, path: &str, body: &str) -> (Value, Vec<(&'static str, &'static str)>) {
+        let name = if path.ends_with("/graphql") {
+            let body: Value = serde_json::from_str(body).unwrap();
+            let query = body["query"].as_str().unwrap().to_owned();
+            query.split_whitespace().nth(1).unwrap().to_owned()
+        } else {
+            path.to_owned()
+        };
+        *self.hits.borrow_mut().entry(name.clone()).or_default() += 1;
+        match name.as_str() {
+            "GetTodos" | "ListTodos" => {
+                (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
+            }
+            "CreateTodo" => {
+                self.todos.set(self.todos.get() + 1);
+                (json!({ "data": { "createTodo": { "id": self.todos.get() } } }), vec![])
+            }
+            "GetUser" => (json!({ "data": { "user": self.hits("GetUser") } }), vec![]),
+            "UpdateUser" => (json!({ "data": { "updateUser": { "id": 1 } } }), vec![]),
+            "/api/items" => (json!({ "count": self.items.get() }), vec![("X-SW-Cache-Tags", "items")]),
+            other => panic!("the fake server does not know {other}"),
+        }
+    }
+}
+
+/// A client on the fake server, with its own IndexedDB database.
+fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
+    let server = server.clone();
+    let http = Http::with_fetch(move |request: web_sys::Request| {
+        let server = server.clone();
+        Box::pin(async move {
+            let body = match request.text() {
+                Ok(promise) => {
+                    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap().as_string().unwrap()
+                }
+                Err(_) => String::new(),
+            };
+            let path = web_sys::Url::new(&request.url()).unwrap().pathname();
+            let (answer, headers) = server.answer(&path, &body);
+            let init = web_sys::ResponseInit::new();
+            let response_headers = web_sys::Headers::new().unwrap();
+            response_headers.set("Content-Type", "application/json").unwrap();
+            for (name, value) in headers {
+                response_headers.set(name, value).unwrap();
+            }
+            init.set_headers(&response_headers);
+            Ok(web_sys::Response::new_with_opt_str_and_init(Some(&answer.to_string()), &init).unwrap())
+        })
+    });
+    let options = ClientOptions { database: database.to_owned(), ..ClientOptions::default() };
+    Client::builder()
+        .config_json(r#"{"features": {"graphql": {"enabled": true}}}"#)
+        .unwrap()
+        .http(http)
+        .options(options)
+        .build()
+        .unwrap()
+}
+
+/// How long `until` waits before failing with what the DOM shows: well under the runner's own timeout,
+/// so that a red test names what it was waiting for. Not a sleep: `until` resolves on the first DOM change
+/// that satisfies it.
+const DEADLINE_MS: i32 = 10_000;
+
+/// Resolves once `check` holds for the HTML under `root`, re-checked on every DOM change (a
+/// MutationObserver, no polling); panics with `what` and the last HTML after [`DEADLINE_MS`].
+async fn until(root: &web_sys::Element, what: &str, check: impl Fn(&str) -> bool + 'static) -> String {
+    let html = root.inner_html();
+    if check(&html) {
+        return html;
+    }
+    let (sender, receiver) = oneshot::channel::<Result<String, String>>();
+    let sender = Rc::new(RefCell::new(Some(sender)));
+    let watched = root.clone();
+    let on_change = {
+        let sender = sender.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            let html = watched.inner_html();
+            if check(&html) {
+                if let Some(sender) = sender.borrow_mut().take() {
+                    let _ = sender.send(Ok(html));
+                }
+            }
+        })
+    };
+    let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref()).unwrap();
+    let init = web_sys::MutationObserverInit::new();
+    init.set_subtree(true);
+    init.set_child_list(true);
+    init.set_character_data(true);
+    init.set_attributes(true);
+    observer.observe_with_options(root, &init).unwrap();
+    let watched = root.clone();
+    let on_deadline = Closure::once(move || {
+        if let Some(sender) = sender.borrow_mut().take() {
+            let _ = sender.send(Err(watched.inner_html()));
+        }
+    });
+    let window = gloo::utils::window();
+    let timer = window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(
+            on_deadline.as_ref().unchecked_ref(),
+            DEADLINE_MS,
+        )
+        .unwrap();
+    let outcome = receiver.await.unwrap();
+    observer.disconnect();
+    window.clear_timeout_with_handle(timer);
+    outcome.unwrap_or_else(|html| panic!("waited {DEADLINE_MS} ms for {what}; the page shows: {html}"))
+}
+
+fn click(root: &web_sys::Element, selector: &str) {
+    root.query_selector(selector).unwrap().unwrap().unchecked_into::<web_sys::HtmlElement>().click();
+}
+
+#[derive(Properties, PartialEq)]
+struct HarnessProps {
+    client: Client,
+    children: Html,
+}
+
+#[function_component]
+fn Harness(props: &HarnessProps) -> Html {
+    html! {
+        <CachetProvider client={props.client.clone()} sw_path="/no-sw-in-this-test.js" agent={AgentMode::InPage}>
+            { props.children.clone() }
+        </CachetProvider>
+    }
+}
+
+fn mount(client: Client, children: Html) -> (web_sys::Element, yew::AppHandle<Harness>) {
+    let document = gloo::utils::document();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let app = yew::Renderer::<Harness>::with_root_and_props(root.clone(), HarnessProps { client, children })
+        .render();
+    (root, app)
+}
+
+#[derive(Clone, PartialEq, serde::Deserialize)]
+struct Todos {
+    todos: Vec<u32>,
+}
+
+/// The todo count, cache-first (the default): a refetch after a matching invalidation must reach the
+/// server, since the invalidation purged the cached answer.
+#[function_component]
+fn TodoCount() -> Html {
+    let todos = use_cachet_gql::<Todos>("query GetTodos { todos }", None, GqlOptions::default());
+    let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into());
+    html! { <p id="todos" data-live={ todos.live.to_string() }>{ format!("{count} todos") }</p> }
+}
+
+/// The same list, network-only: every fetch reaches the server, so the request count shows every refetch,
+/// a wrong one included (a cache-first query's wrong refetch would be answered by the cache, unseen).
+#[function_component]
+fn TodoCountNetworkOnly() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let todos = use_cachet_gql::<Todos>("query ListTodos { todos }", None, options);
+    let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into());
+    html! { <p id="list" data-live={ todos.live.to_string() }>{ format!("{count} listed") }</p> }
+}
+
+#[derive(Clone, PartialEq, serde::Deserialize)]
+struct User {
+    user: u32,
+}
+
+/// A query on the unrelated mutation's tags: its refetch shows that the hub has handled that invalidation.
+#[function_component]
+fn UserVersion() -> Html {
+    let user = use_cachet_gql::<User>("query GetUser { user }", None, GqlOptions::default());
+    let version = user.data.as_ref().map(|data| data.user.to_string()).unwrap_or_else(|| "none".into());
+    html! { <p id="user" data-live={ user.live.to_string() }>{ format!("user v{version}") }</p> }
+}
+
+#[function_component]
+fn Mutations() -> Html {
+    let create =
+        use_cachet_mutation::<Value>("mutation CreateTodo { createTodo { id } }", GqlOptions::default());
+    let unrelated =
+        use_cachet_mutation::<Value>("mutation UpdateUser { updateUser { id } }", GqlOptions::default());
+    let on_create = {
+        let create = create.clone();
+        Callback::from(move |_| create.mutate(None))
+    };
+    let on_unrelated = {
+        let unrelated = unrelated.clone();
+        Callback::from(move |_| unrelated.mutate(None))
+    };
+    html! {
+        <>
+            <button id="create" onclick={on_create}>{ format!("create: {:?}", create.status) }</button>
+            <button id="unrelated" onclick={on_unrelated}>{ format!("unrelated: {:?}", unrelated.status) }</button>
+        </>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_not_otherwise() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(
+        client_on(&server, "cachet-yew-test-query"),
+        html! { <><TodoCount /><TodoCountNetworkOnly /><UserVersion /><Mutations /></> },
+    );
+    until(&root, "three live queries with their first data", |html| {
+        html.contains(r#"id="todos" data-live="true">1 todos"#)
+            && html.contains(r#"id="list" data-live="true">1 listed"#)
+            && html.contains(r#"id="user" data-live="true">user v1"#)
+    })
+    .await;
+    assert_eq!((server.hits("GetTodos"), server.hits("ListTodos"), server.hits("GetUser")), (1, 1, 1));
+
+    // An unrelated mutation (it invalidates `user`, `users`): GetUser re-runs, the todo queries do not.
+    // Every subscription gets the hub's verdict in the same turn, so once GetUser's refetch has come back,
+    // a wrong (network-only) ListTodos refetch would have reached the server as well.
+    click(&root, "#unrelated");
+    until(&root, "UpdateUser done and GetUser refetched", |html| {
+        html.contains("unrelated: Success") && html.contains("user v2")
+    })
+    .await;
+    assert_eq!(server.hits("ListTodos"), 1, "an unrelated invalidation must not refetch the todos");
+    assert_eq!(server.hits("GetTodos"), 1);
+
+    // A mutation hitting `todos`: both lists re-render with fresh data; the components have no code for it.
+    click(&root, "#create");
+    until(&root, "both todo queries refetched after CreateTodo", |html| {
+        html.contains("2 todos") && html.contains("2 listed")
+    })
+    .await;
+    assert_eq!(server.hits("GetTodos"), 2, "one refetch, past the purged cache entry");
+    assert_eq!(server.hits("ListTodos"), 2, "one refetch, for the matching mutation only");
+    assert_eq!(server.hits("GetUser"), 2, "CreateTodo does not hit `user`");
+    assert_eq!((server.hits("CreateTodo"), server.hits("UpdateUser")), (1, 1));
+    app.destroy();
+}
+
+#[derive(Clone, PartialEq, serde::Deserialize)]
+struct Items {
+    count: u32,
+}
+
+#[function_component]
+fn ItemCount() -> Html {
+    let items = use_cachet_fetch::<Items>(DataRequest::get("/api/items"), RefetchOptions::default());
+    let text = items.data.as_ref().map(|items| format!("{} items", items.count)).unwrap_or_default();
+    html! { <p data-from-cache={ items.from_cache.to_string() }>{ text }</p> }
+}
+
+#[wasm_bindgen_test]
+async fn a_rest_query_follows_the_tags_its_server_sent() {
+    let server = Rc::new(FakeServer::default());
+    let client = client_on(&server, "cachet-yew-test-rest");
+    let (root, app) = mount(client.clone(), html! { <ItemCount /> });
+    until(&root, "the first items", |html| html.contains("0 items")).await;
+    // `items` came from the answer's X-SW-Cache-Tags; the hook subscribes to it after the first answer.
+    server.items.set(5);
+    client.invalidate_by_tag(&["items"]).await.unwrap();
+    until(&root, "items refetched after the invalidation", |html| html.contains("5 items")).await;
+    assert_eq!(server.hits("/api/items"), 2);
+    app.destroy();
+}
+
+#[function_component]
+fn Account() -> Html {
+    let auth = use_cachet_auth();
+    let user = auth.auth.as_ref().and_then(|auth| auth.user.clone()).map(|user| user["name"].to_string());
+    let login =
+        auth.set_auth.reform(|_| AuthData { user: Some(json!({ "name": "ada" })), ..AuthData::default() });
+    let logout = auth.clear_auth.reform(|_| ());
+    html! {
+        <>
+            <p id="account">{ format!("authenticated: {}, user: {}", auth.authenticated, user.unwrap_or_default()) }</p>
+            <button id="login" onclick={login}>{ "log in" }</button>
+            <button id="logout" onclick={logout}>{ "log out" }</button>
+        </>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_auth_hook_follows_login_and_logout() {
+    let server = Rc::new(FakeServer::default());
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-auth"), html! { <Account /> });
+    until(&root, "signed out at first", |html| html.contains("authenticated: false")).await;
+    click(&root, "#login");
+    until(&root, "signed in as ada", |html| html.contains(r#"authenticated: true, user: "ada""#)).await;
+    click(&root, "#logout");
+    until(&root, "signed out again", |html| html.contains("authenticated: false, user: ")).await;
+    app.destroy();
+}

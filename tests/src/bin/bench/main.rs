@@ -1,0 +1,126 @@
+//! `cargo xtask bench` runs this after building everything: cachet's Service Worker against a Workbox 7
+//! Service Worker, the floor (an empty SW answering from memory) and no SW at all, in one headless
+//! Chromium, each variant at its own 127.0.0.1 origins. It prints p50 / p95 per workload and variant
+//! with cachet's ratios, the sizes of every artifact, and the goals of issue 9, and rewrites the
+//! generated part of BENCHMARKS.md.
+//!
+//! It never asserts on speed; it fails when a variant answers wrongly (bodies checked in the page,
+//! request counts checked at the server), so that it cannot silently time nothing.
+
+mod browser;
+mod report;
+mod server;
+mod sizes;
+mod variants;
+mod workloads;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Parser;
+
+use variants::Variant;
+use workloads::{Settings, Site};
+
+#[derive(Parser)]
+#[command(name = "bench", about = "cachet vs Workbox vs the empty-SW floor, in headless Chromium")]
+struct Args {
+    /// Few iterations and small caches: checks that everything works; writes no BENCHMARKS.md
+    /// unless `--out` is given.
+    #[arg(long)]
+    quick: bool,
+    /// Where to write the results (default: BENCHMARKS.md at the workspace root, for a full run).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let root = cachet_e2e::workspace_root();
+    variants::check_built(&root)?;
+    let settings = if args.quick { Settings::QUICK } else { Settings::FULL };
+    let command = if args.quick { "cargo xtask bench --quick" } else { "cargo xtask bench" };
+    let started = Instant::now();
+    let load_before = first_line("uptime", &[]);
+    let sizes = sizes::measure(&root)?;
+
+    let served = tempfile::tempdir()?;
+    let mut sites = Vec::new();
+    for variant in Variant::ALL {
+        let dir = served.path().join(variant.name().replace(' ', "-"));
+        variants::assemble(variant, &root, &dir)?;
+        // Two origins on the same files: separate storage, so the invalidation runs start empty.
+        let site =
+            Site { variant, main: server::serve(dir.clone()).await?, fresh: server::serve(dir).await? };
+        println!(
+            "[bench] {:<8} {} (and {} for the invalidation runs)",
+            variant.name(),
+            site.main.url,
+            site.fresh.url
+        );
+        sites.push(site);
+    }
+    let browser = browser::Browser::start().await?;
+    let progress = |line: &str| println!("[bench] {line}");
+    let (measured, notes) = workloads::run_all(&browser, &sites, settings, &progress).await?;
+    drop(browser);
+
+    let machine = report::Machine {
+        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpu_model: cpu_model(),
+        chromium: first_line("/usr/bin/chromium", &["--version"]),
+        date: first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        load_before,
+        load_after: first_line("uptime", &[]),
+    };
+    let iterations = format!(
+        "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, invalidate-tags {}+{} \
+         (each after refilling its 100 entries), cold starts {}",
+        settings.hit.0,
+        settings.hit.1,
+        settings.miss.0,
+        settings.miss.1,
+        settings.mutation.0,
+        settings.mutation.1,
+        settings.event.0,
+        settings.event.1,
+        settings.invalidate.0,
+        settings.invalidate.1,
+        settings.cold
+    );
+    let generated = report::render(&machine, command, &iterations, &measured, &sizes, &notes);
+    println!("\n{generated}\n");
+    let out = args.out.or_else(|| (!args.quick).then(|| root.join("BENCHMARKS.md")));
+    if let Some(out) = out {
+        report::write_into(&out, &generated)?;
+        println!("[bench] wrote {}", out.display());
+    }
+    println!("[bench] done in {:.0?}", started.elapsed());
+    Ok(())
+}
+
+fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|output| {
+            String::from_utf8_lossy(&output.stdout).lines().next().map(|line| line.trim().to_owned())
+        })
+        .unwrap_or_else(|| format!("({program} unavailable)"))
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}

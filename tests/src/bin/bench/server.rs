@@ -1,0 +1,120 @@
+//! One origin per variant: a 127.0.0.1 port serving the variant's files and a GraphQL-shaped `/graphql`.
+//!
+//! Every origin answers `POST /graphql` the same way, without a database, so that the server costs the
+//! same for every variant and its time is tiny:
+//!
+//! | request body | answer |
+//! |---|---|
+//! | a query with `variables: {id, size}` | `{"data":{"item":{"id":<id>,"pad":"xx…"}}}`, exactly `size` bytes |
+//! | a `mutation` with `variables: {id}` | `{"data":{"createNote":{"id":<id>}}}` |
+//!
+//! It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
+//! reached the network and that an invalidated entry did.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use tower_http::services::ServeDir;
+
+/// How many GraphQL requests an origin answered.
+#[derive(Debug, Default)]
+pub struct Counts {
+    queries: AtomicU64,
+    mutations: AtomicU64,
+}
+
+impl Counts {
+    /// `(queries, mutations)` answered so far.
+    pub fn snapshot(&self) -> (u64, u64) {
+        (self.queries.load(Ordering::SeqCst), self.mutations.load(Ordering::SeqCst))
+    }
+}
+
+/// A running origin.
+pub struct Origin {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// Its request counts.
+    pub counts: Arc<Counts>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Origin {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Serves `dir` and `/graphql` on a free 127.0.0.1 port.
+pub async fn serve(dir: PathBuf) -> Result<Origin> {
+    let counts = Arc::new(Counts::default());
+    let app = Router::new()
+        .route("/graphql", post(graphql))
+        .fallback_service(ServeDir::new(dir))
+        .with_state(counts.clone());
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .context("binding a bench origin")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let task = tokio::spawn(async move {
+        // Ends when the runner aborts the task at the end of the run.
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(Origin { url, counts, task })
+}
+
+async fn graphql(State(counts): State<Arc<Counts>>, body: Bytes) -> Response {
+    match answer(&counts, &body) {
+        Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        Err(message) => (StatusCode::BAD_REQUEST, message).into_response(),
+    }
+}
+
+/// The answer to one GraphQL request body (see the module docs), or why it is not one the bench sends.
+pub fn answer(counts: &Counts, body: &[u8]) -> Result<String, String> {
+    let request: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
+    let query = request["query"].as_str().ok_or("no query")?;
+    let id = request["variables"]["id"].as_i64().ok_or("no variables.id")?;
+    if query.trim_start().starts_with("mutation") {
+        counts.mutations.fetch_add(1, Ordering::SeqCst);
+        return Ok(format!(r#"{{"data":{{"createNote":{{"id":{id}}}}}}}"#));
+    }
+    let size = request["variables"]["size"].as_u64().ok_or("no variables.size")?;
+    let head = format!(r#"{{"data":{{"item":{{"id":{id},"pad":""#);
+    let tail = r#""}}}"#;
+    let pad = usize::try_from(size)
+        .ok()
+        .and_then(|size| size.checked_sub(head.len() + tail.len()))
+        .ok_or_else(|| format!("size {size} is too small"))?;
+    counts.queries.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("{head}{}{tail}", "x".repeat(pad)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_have_the_asked_size_and_count() {
+        let counts = Counts::default();
+        let body = br#"{"query":"query BenchItem { item { id } }","variables":{"id":7,"size":1024}}"#;
+        let text = answer(&counts, body).expect("a query");
+        assert_eq!(text.len(), 1024);
+        let parsed: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(parsed["data"]["item"]["id"], 7);
+        let mutation = br#"{"query":" mutation CreateNote { createNote { id } }","variables":{"id":3}}"#;
+        assert_eq!(answer(&counts, mutation).expect("a mutation"), r#"{"data":{"createNote":{"id":3}}}"#);
+        assert_eq!(counts.snapshot(), (1, 1));
+        assert!(answer(&counts, br#"{"query":"{ a }","variables":{"id":1,"size":3}}"#).is_err());
+        assert!(answer(&counts, b"nope").is_err());
+    }
+}

@@ -1,0 +1,94 @@
+//! The four variants and the files each one's origin serves.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// What answers the page's GraphQL requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// No Service Worker: every request goes to the server.
+    NoSw,
+    /// The floor: an empty SW answering from an in-memory Map (`bench/sw/floor-sw.js`).
+    Floor,
+    /// A Workbox 7 SW (`bench/sw/workbox-sw.js`, bundled by esbuild into `bench/dist/workbox-sw.js`).
+    Workbox,
+    /// cachet's SW as built by trunk into `dist/`, with the bench's `cachet.config.json`.
+    Cachet,
+}
+
+impl Variant {
+    /// Every variant, in the order the tables show them.
+    pub const ALL: [Variant; 4] = [Variant::NoSw, Variant::Floor, Variant::Workbox, Variant::Cachet];
+
+    /// The name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::NoSw => "no SW",
+            Variant::Floor => "floor",
+            Variant::Workbox => "Workbox",
+            Variant::Cachet => "cachet",
+        }
+    }
+
+    /// The script the page registers, if any.
+    pub fn sw_url(self) -> Option<&'static str> {
+        match self {
+            Variant::NoSw => None,
+            Variant::Floor | Variant::Workbox => Some("/sw.js"),
+            Variant::Cachet => Some("/service-worker.js"),
+        }
+    }
+}
+
+/// The Workbox bundle `cargo xtask bench` builds.
+pub const WORKBOX_BUNDLE: &str = "bench/dist/workbox-sw.js";
+
+/// cachet's Service Worker files from trunk's `dist/` (the config is the bench's own).
+const CACHET_FILES: [&str; 4] = ["service-worker.js", "cachet-sw.js", "cachet-sw_bg.wasm", "cachet-build.js"];
+
+/// Fails, naming what to run, unless everything the variants serve has been built.
+pub fn check_built(root: &Path) -> Result<()> {
+    let mut missing: Vec<String> = CACHET_FILES
+        .iter()
+        .map(|file| format!("dist/{file}"))
+        .filter(|path| !root.join(path).exists())
+        .collect();
+    if !root.join(WORKBOX_BUNDLE).exists() {
+        missing.push(WORKBOX_BUNDLE.to_owned());
+    }
+    if !missing.is_empty() {
+        bail!("not built: {}; run `cargo xtask bench`, which builds them first", missing.join(", "));
+    }
+    Ok(())
+}
+
+/// Fills `into` with what `variant`'s origin serves: the page harness and the variant's worker.
+pub fn assemble(variant: Variant, root: &Path, into: &Path) -> Result<()> {
+    std::fs::create_dir_all(into)?;
+    for file in ["index.html", "bench.js"] {
+        copy(&root.join("bench/page").join(file), &into.join(file))?;
+    }
+    match variant {
+        Variant::NoSw => {}
+        Variant::Floor => copy(&root.join("bench/sw/floor-sw.js"), &into.join("sw.js"))?,
+        Variant::Workbox => copy(&root.join(WORKBOX_BUNDLE), &into.join("sw.js"))?,
+        Variant::Cachet => {
+            for file in CACHET_FILES {
+                copy(&root.join("dist").join(file), &into.join(file))?;
+            }
+            let config_path = root.join("bench/cachet.config.json");
+            let text = std::fs::read_to_string(&config_path)
+                .with_context(|| format!("reading {}", config_path.display()))?;
+            let config = cachet_core::config::Config::from_json_str(&text)
+                .with_context(|| format!("{} is not a valid cachet config", config_path.display()))?;
+            std::fs::write(into.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
+        }
+    }
+    Ok(())
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    Ok(())
+}

@@ -1,0 +1,380 @@
+//! The workloads, run in the page at each variant's origin, with the checks that make a wrong answer
+//! fail the run instead of being timed.
+//!
+//! Every workload checks the bodies in the page (id and exact size) and the server's request counts here:
+//! a cache hit must not reach the server, a miss and an invalidated entry must. For cachet the
+//! `X-Cachet-Source` header is checked too.
+
+use std::ops::RangeInclusive;
+
+use anyhow::{bail, Result};
+use serde_json::Value;
+
+use crate::browser::Browser;
+use crate::server::Origin;
+use crate::variants::Variant;
+
+/// What is measured, one row of the results table each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// A query answered from the cache, 1 KB.
+    Hit1k,
+    /// A query answered from the cache, 100 KB.
+    Hit100k,
+    /// A new query each time (1 KB): the server answers, the worker stores.
+    Miss,
+    /// A mutation that invalidates one stored query.
+    Mutation,
+    /// A mutation's fetch until the `cache-invalidated` broadcast reaches the page.
+    InvalidationEvent,
+    /// A mutation's fetch until the invalidated query has been read again (fresh, from the server).
+    InvalidationFresh,
+    /// A stopped worker until the first answer (a stored 1 KB query).
+    ColdStart,
+    /// `invalidate-tags` of one tag (100 entries) with 1 000 entries stored, until the ack.
+    Invalidate1k,
+    /// The same with 10 000 entries stored.
+    Invalidate10k,
+}
+
+impl Workload {
+    /// Every workload, in table order.
+    pub const ALL: [Workload; 9] = [
+        Workload::Hit1k,
+        Workload::Hit100k,
+        Workload::Miss,
+        Workload::Mutation,
+        Workload::Invalidate1k,
+        Workload::Invalidate10k,
+        Workload::ColdStart,
+        Workload::InvalidationEvent,
+        Workload::InvalidationFresh,
+    ];
+
+    /// The row title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Workload::Hit1k => "GraphQL hit, 1 KB",
+            Workload::Hit100k => "GraphQL hit, 100 KB",
+            Workload::Miss => "GraphQL miss, 1 KB (network + store)",
+            Workload::Mutation => "mutation invalidating 1 entry",
+            Workload::InvalidationEvent => "mutation → `cache-invalidated` received in the page",
+            Workload::InvalidationFresh => "mutation → event → fresh data read again",
+            Workload::ColdStart => "cold start: stopped SW → first answer (stored 1 KB)",
+            Workload::Invalidate1k => "invalidate 1 tag (100 entries), 1k cached",
+            Workload::Invalidate10k => "invalidate 1 tag (100 entries), 10k cached",
+        }
+    }
+
+    /// Whether the workload means anything for `variant` (tags and workers need a worker).
+    pub fn applies_to(self, variant: Variant) -> bool {
+        match self {
+            Workload::InvalidationEvent
+            | Workload::InvalidationFresh
+            | Workload::Invalidate1k
+            | Workload::Invalidate10k => variant != Variant::NoSw,
+            _ => true,
+        }
+    }
+}
+
+/// Iteration counts: `(timed, warm-up)` per workload.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Each hit workload.
+    pub hit: (u64, u64),
+    /// The miss workload.
+    pub miss: (u64, u64),
+    /// The mutation workload.
+    pub mutation: (u64, u64),
+    /// The invalidation → event workload.
+    pub event: (u64, u64),
+    /// Each invalidate-tags workload (each round refills 100 entries first).
+    pub invalidate: (u64, u64),
+    /// Cold starts (no warm-up: each one is a first answer).
+    pub cold: u64,
+    /// Entries stored for the small and the large invalidation case.
+    pub cached: (u64, u64),
+}
+
+impl Settings {
+    /// The figures of BENCHMARKS.md.
+    pub const FULL: Settings = Settings {
+        hit: (200, 20),
+        miss: (200, 10),
+        mutation: (100, 10),
+        event: (50, 5),
+        invalidate: (20, 2),
+        cold: 20,
+        cached: (1_000, 10_000),
+    };
+
+    /// A smoke run: every workload and check, few iterations, small caches.
+    pub const QUICK: Settings = Settings {
+        hit: (20, 3),
+        miss: (20, 2),
+        mutation: (10, 2),
+        event: (5, 1),
+        invalidate: (3, 1),
+        cold: 3,
+        cached: (300, 600),
+    };
+}
+
+/// One measured row cell.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// What.
+    pub workload: Workload,
+    /// Who.
+    pub variant: Variant,
+    /// Milliseconds, one per timed iteration.
+    pub samples: Vec<f64>,
+}
+
+/// A variant's two origins: `main` for most workloads, `fresh` (empty storage) for the invalidation runs.
+pub struct Site {
+    /// The variant.
+    pub variant: Variant,
+    /// Its main origin.
+    pub main: Origin,
+    /// Its origin for the invalidation runs, which start from an empty cache.
+    pub fresh: Origin,
+}
+
+const TAG_TARGET: &str = "target";
+const POPULATE_CHUNK: u64 = 1_000;
+const CONCURRENCY: u64 = 16;
+
+/// Runs every workload, interleaving the variants workload by workload so that they share the machine's
+/// conditions; `progress` gets a line per step. Returns the measurements and notes (bulk store times).
+pub async fn run_all(
+    browser: &Browser,
+    sites: &[Site],
+    settings: Settings,
+    progress: &dyn Fn(&str),
+) -> Result<(Vec<Measurement>, Vec<String>)> {
+    let mut measured = Vec::new();
+    let mut notes = Vec::new();
+    let mut keep = |workload: Workload, variant: Variant, samples: Vec<f64>| {
+        progress(&format!("{:<8} {}: {} samples", variant.name(), workload.title(), samples.len()));
+        measured.push(Measurement { workload, variant, samples });
+    };
+    for (workload, id, size) in [(Workload::Hit1k, 1, 1024), (Workload::Hit100k, 2, 100 * 1024)] {
+        for site in sites {
+            keep(workload, site.variant, hit(browser, site, id, size, settings.hit).await?);
+        }
+    }
+    for site in sites {
+        keep(Workload::Miss, site.variant, miss(browser, site, 10_000, settings.miss).await?);
+    }
+    for site in sites {
+        keep(Workload::Mutation, site.variant, mutation(browser, site, 3, settings.mutation).await?);
+    }
+    for site in sites.iter().filter(|site| Workload::InvalidationEvent.applies_to(site.variant)) {
+        let (to_event, to_fresh) = invalidation_event(browser, site, 4, settings.event).await?;
+        keep(Workload::InvalidationEvent, site.variant, to_event);
+        keep(Workload::InvalidationFresh, site.variant, to_fresh);
+    }
+    for site in sites {
+        keep(Workload::ColdStart, site.variant, cold_start(browser, site, 5, settings.cold).await?);
+    }
+    for site in sites.iter().filter(|site| Workload::Invalidate1k.applies_to(site.variant)) {
+        let (small, large, site_notes) = invalidation(browser, site, settings, progress).await?;
+        keep(Workload::Invalidate1k, site.variant, small);
+        keep(Workload::Invalidate10k, site.variant, large);
+        notes.extend(site_notes);
+    }
+    Ok((measured, notes))
+}
+
+async fn hit(
+    browser: &Browser,
+    site: &Site,
+    id: u64,
+    size: u64,
+    (timed, warmup): (u64, u64),
+) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    // Warm-up first, in its own call: Workbox stores a miss after answering it, so the first repeats may
+    // still reach the server. After the warm-up, no read may.
+    browser.call(&format!("bench.hit({id}, {size}, 0, {warmup})")).await?;
+    let before = site.main.counts.snapshot();
+    let out = browser.call(&format!("bench.hit({id}, {size}, {timed}, 0)")).await?;
+    let queries = site.main.counts.snapshot().0 - before.0;
+    let expected = if site.variant == Variant::NoSw { timed + 1 } else { 0 };
+    expect_count(site.variant, &format!("hit {size} B: server queries"), queries, expected..=expected)?;
+    expect_cachet_sources(site.variant, "hit", &out["sources"], "cache", timed)?;
+    samples(&out)
+}
+
+async fn miss(
+    browser: &Browser,
+    site: &Site,
+    first_id: u64,
+    (timed, warmup): (u64, u64),
+) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    let before = site.main.counts.snapshot();
+    let out = browser.call(&format!("bench.miss({first_id}, 1024, {timed}, {warmup})")).await?;
+    let queries = site.main.counts.snapshot().0 - before.0;
+    expect_count(site.variant, "miss: server queries", queries, timed + warmup..=timed + warmup)?;
+    expect_cachet_sources(site.variant, "miss", &out["sources"], "network", timed)?;
+    samples(&out)
+}
+
+async fn mutation(browser: &Browser, site: &Site, id: u64, (timed, warmup): (u64, u64)) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    let before = site.main.counts.snapshot();
+    let out = browser.call(&format!("bench.mutation({id}, {timed}, {warmup})")).await?;
+    let after = site.main.counts.snapshot();
+    let rounds = timed + warmup;
+    // Each round's query must reach the server: the previous round's mutation invalidated it.
+    expect_count(site.variant, "mutation: server queries", after.0 - before.0, rounds..=rounds)?;
+    expect_count(site.variant, "mutation: server mutations", after.1 - before.1, rounds..=rounds)?;
+    expect_cachet_sources(site.variant, "query after a mutation", &out["querySources"], "network", rounds)?;
+    samples(&out)
+}
+
+async fn invalidation_event(
+    browser: &Browser,
+    site: &Site,
+    id: u64,
+    (timed, warmup): (u64, u64),
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    browser.open(&site.main.url, site.variant).await?;
+    let before = site.main.counts.snapshot();
+    let out = browser.call(&format!("bench.invalidationToFresh({id}, {timed}, {warmup})")).await?;
+    let rounds = timed + warmup;
+    // The first store, then one fresh read per round; the query stored by a round's fresh read is the
+    // next round's starting point, read from the cache (Workbox may still be storing it: then it is read
+    // from the server again, untimed).
+    let queries = site.main.counts.snapshot().0 - before.0;
+    let allowed = match site.variant {
+        Variant::Workbox => rounds + 1..=2 * rounds + 1,
+        _ => rounds + 1..=rounds + 1,
+    };
+    expect_count(site.variant, "invalidation event: server queries", queries, allowed)?;
+    expect_cachet_sources(site.variant, "fresh read", &out["refetchSources"], "network", rounds)?;
+    Ok((samples(&out)?, numbers(&out["toFresh"])?))
+}
+
+async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    // Stored, then read once more (Workbox stores after answering: the second read lets it finish).
+    browser.call(&format!("bench.once({id}, 1024)")).await?;
+    browser.call(&format!("bench.once({id}, 1024)")).await?;
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        browser.stop_service_workers().await?;
+        let before = site.main.counts.snapshot();
+        let out = browser.call(&format!("bench.once({id}, 1024)")).await?;
+        let queries = site.main.counts.snapshot().0 - before.0;
+        // cachet and Workbox answer from storage; the floor's memory died with its worker.
+        let expected = match site.variant {
+            Variant::NoSw | Variant::Floor => 1,
+            Variant::Workbox | Variant::Cachet => 0,
+        };
+        expect_count(site.variant, "cold start: server queries", queries, expected..=expected)?;
+        expect_cachet_sources(site.variant, "cold start", &out["sources"], "cache", 1)?;
+        if site.variant.sw_url().is_some() && !browser.service_worker_running().await? {
+            bail!("{}: no service worker running after a cold-start answer", site.variant.name());
+        }
+        times.extend(samples(&out)?);
+    }
+    Ok(times)
+}
+
+/// Stores fillers up to the small size, times invalidating the 100 target entries (refilled each round),
+/// then stores more fillers up to the large size and times it again. Runs at the variant's fresh origin.
+async fn invalidation(
+    browser: &Browser,
+    site: &Site,
+    settings: Settings,
+    progress: &dyn Fn(&str),
+) -> Result<(Vec<f64>, Vec<f64>, Vec<String>)> {
+    browser.open(&site.fresh.url, site.variant).await?;
+    let (small, large) = settings.cached;
+    let mut notes = Vec::new();
+    let filler_start = 100_000;
+    let mut stored = 0;
+    let mut results = Vec::new();
+    for total in [small, large] {
+        let fillers = total - 100 - stored;
+        let took = populate(browser, site, filler_start + stored, fillers).await?;
+        progress(&format!("{:<8} stored {fillers} entries in {took:.1} s", site.variant.name()));
+        notes.push(format!(
+            "{}: storing {fillers} entries ({} at a time) took {took:.1} s ({:.2} ms per entry)",
+            site.variant.name(),
+            CONCURRENCY,
+            took * 1000.0 / fillers as f64
+        ));
+        stored += fillers;
+        let (timed, warmup) = settings.invalidate;
+        let before = site.fresh.counts.snapshot();
+        let out =
+            browser.call(&format!("bench.invalidate(90000, 100, '{TAG_TARGET}', {timed}, {warmup})")).await?;
+        let refills = site.fresh.counts.snapshot().0 - before.0;
+        // Every round refills all 100 entries from the server: the previous round removed them all.
+        let expected = (timed + warmup) * 100;
+        expect_count(site.variant, "invalidate: refilled entries", refills, expected..=expected)?;
+        expect_cachet_sources(site.variant, "refill", &out["refillSources"], "network", expected)?;
+        results.push(samples(&out)?);
+    }
+    let large_samples = results.pop().unwrap_or_default();
+    let small_samples = results.pop().unwrap_or_default();
+    Ok((small_samples, large_samples, notes))
+}
+
+/// Stores `count` filler entries from `first_id` (each tagged `filler-<id % 100>`); returns seconds.
+async fn populate(browser: &Browser, site: &Site, first_id: u64, count: u64) -> Result<f64> {
+    let mut seconds = 0.0;
+    let mut done = 0;
+    while done < count {
+        let chunk = POPULATE_CHUNK.min(count - done);
+        let before = site.fresh.counts.snapshot();
+        let out = browser
+            .call(&format!("bench.populate({}, {chunk}, 'filler-*', {CONCURRENCY})", first_id + done))
+            .await?;
+        let queries = site.fresh.counts.snapshot().0 - before.0;
+        expect_count(site.variant, "populate: server queries", queries, chunk..=chunk)?;
+        seconds += out["ms"].as_f64().unwrap_or_default() / 1000.0;
+        done += chunk;
+    }
+    Ok(seconds)
+}
+
+fn expect_count(variant: Variant, what: &str, got: u64, allowed: RangeInclusive<u64>) -> Result<()> {
+    if !allowed.contains(&got) {
+        bail!(
+            "{}: {what}: {got}, expected {allowed:?}: the variant did not do what it is timed for",
+            variant.name()
+        );
+    }
+    Ok(())
+}
+
+/// For cachet, `sources` (counts by `X-Cachet-Source`) must be `want` for all `count` answers.
+fn expect_cachet_sources(
+    variant: Variant,
+    what: &str,
+    sources: &Value,
+    want: &str,
+    count: u64,
+) -> Result<()> {
+    if variant == Variant::Cachet && sources[want].as_u64() != Some(count) {
+        bail!("cachet: {what}: X-Cachet-Source counts {sources}, expected {count} × {want}");
+    }
+    Ok(())
+}
+
+fn samples(out: &Value) -> Result<Vec<f64>> {
+    numbers(&out["samples"])
+}
+
+fn numbers(value: &Value) -> Result<Vec<f64>> {
+    let Some(items) = value.as_array() else {
+        bail!("the page returned no samples: {value}");
+    };
+    items.iter().map(|item| item.as_f64().ok_or_else(|| anyhow::anyhow!("not a number: {item}"))).collect()
+}

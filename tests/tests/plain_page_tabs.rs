@@ -1,0 +1,160 @@
+//! The bundler-free `window.cachet` on the plain example page, in two windows of one browser session
+//! (bearer backend): a login, a refresh and a clear in one window reach the other and fire
+//! `sw-auth-state-change` there with the right type; one refresh serves both windows; the token never
+//! reaches storage; queries go through the Service Worker and are cached in the user's partition.
+
+use anyhow::{bail, Result};
+use cachet_e2e::Harness;
+use fantoccini::wd::WindowHandle;
+use serde_json::{json, Value};
+use todo_backend::AuthMode;
+
+const GET_TODOS: &str = "query GetTodos { todos { title } }";
+
+/// Opens the plain page in the current window, waits for `window.cachet` and for the Service Worker to
+/// control the page, and records the SPEC §6 events in `window.__seen`.
+async fn open_plain_page(harness: &Harness) -> Result<()> {
+    harness.client.goto(&format!("{}/plain-page/?auth=bearer", harness.url())).await?;
+    let ready = harness
+        .run_async(
+            "window.__seen = [];
+             for (const name of ['sw-auth-state-change', 'cache-invalidated', 'cachet:cache-updated']) {
+               window.addEventListener(name, (event) => window.__seen.push({name, detail: event.detail}));
+             }
+             cachet.ready.then(() => navigator.serviceWorker.ready).then(() => {
+               if (navigator.serviceWorker.controller) return done(true);
+               navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
+             }, (error) => done(String(error)));",
+        )
+        .await?;
+    if ready != json!(true) {
+        bail!("the plain page did not start: {ready}");
+    }
+    Ok(())
+}
+
+/// Waits for the `sw-auth-state-change` of `kind` in the current window (already seen, or the next one).
+async fn auth_event(harness: &Harness, kind: &str) -> Result<Value> {
+    let script = format!(
+        "const kind = {kind};
+         const seen = window.__seen.find((e) => e.name === 'sw-auth-state-change' && e.detail.type === kind);
+         if (seen) {{ done(seen.detail); }} else {{
+           window.addEventListener('sw-auth-state-change', (event) => {{
+             if (event.detail.type === kind) done(event.detail); }});
+         }}",
+        kind = json!(kind)
+    );
+    harness.run_async(&script).await
+}
+
+/// Runs `expression` (a promise) in the current window and returns what it resolves to, or
+/// `{error: kind}` when it rejects.
+async fn eval(harness: &Harness, expression: &str) -> Result<Value> {
+    let script = format!(
+        "Promise.resolve().then(() => {expression}).then(done, (error) => done({{error: error.kind || String(error)}}));"
+    );
+    harness.run_async(&script).await
+}
+
+async fn switch(harness: &Harness, window: &WindowHandle) -> Result<()> {
+    Ok(harness.client.switch_to_window(window.clone()).await?)
+}
+
+/// Everything the origin stored: every IndexedDB store, every Cache Storage body but the SW's wasm,
+/// localStorage and sessionStorage.
+const STORED: &str = "(async () => {
+  let found = '';
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+    for (const store of db.objectStoreNames) {
+      found += await new Promise((resolve) => {
+        const all = db.transaction(store).objectStore(store).getAll();
+        all.onsuccess = () => resolve(JSON.stringify(all.result)); });
+    }
+    db.close();
+  }
+  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) found += await (await cache.match(request)).text();
+  }
+  for (const storage of [localStorage, sessionStorage]) {
+    for (let i = 0; i < storage.length; i++) found += storage.key(i) + '=' + storage.getItem(storage.key(i));
+  }
+  return found;
+})()";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
+    let harness = Harness::start(AuthMode::Bearer).await?;
+    open_plain_page(&harness).await?;
+    let first = harness.client.window().await?;
+    let second = harness.client.new_window(false).await?.handle;
+    switch(&harness, &second).await?;
+    open_plain_page(&harness).await?;
+
+    // Login in the first window; the token expires in 10 s, within the 30 s refresh margin.
+    switch(&harness, &first).await?;
+    let token = eval(
+        &harness,
+        "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
+           body: JSON.stringify({username: 'alice', password: 'alice-password'})})
+           .then((r) => r.json())
+           .then((body) => cachet.setAuth({...body, expiresAt: Date.now() + 10000}).then(() => body.token))",
+    )
+    .await?;
+    assert!(token.as_str().is_some_and(|token| token.len() > 10), "{token}");
+    assert_eq!(auth_event(&harness, "login").await?, json!({"type": "login"}), "the acting window hears it");
+
+    switch(&harness, &second).await?;
+    assert_eq!(auth_event(&harness, "login").await?, json!({"type": "login"}));
+    let state = eval(&harness, "cachet.getAuthState()").await?;
+    assert_eq!(state["authenticated"], json!(true));
+    assert_eq!(state["auth"]["token"], token, "the token reached the other window, in memory");
+    assert_eq!(state["auth"]["user"]["username"], json!("alice"));
+    let query = format!("cachet.queryGql({}, {{}}, {{auth: true}})", json!(GET_TODOS));
+    assert_eq!(eval(&harness, &query).await?, json!({"data": {"todos": []}, "fromCache": false}));
+    assert_eq!(
+        eval(&harness, &query).await?["fromCache"],
+        json!(true),
+        "cached in alice's partition by the SW"
+    );
+
+    // Both windows find the token about to expire: the first starts refreshing, the second asks while it
+    // runs (WebDriver runs one script at a time, so the first one's promise is kept and awaited later).
+    switch(&harness, &first).await?;
+    harness.run_async("window.__refreshed = cachet.ensureValidAuth(); done(true);").await?;
+    switch(&harness, &second).await?;
+    let from_second = eval(&harness, "cachet.ensureValidAuth().then((auth) => auth.token)").await?;
+    switch(&harness, &first).await?;
+    let from_first = eval(&harness, "window.__refreshed.then((auth) => auth.token)").await?;
+    assert_ne!(from_first, token, "a new token");
+    assert_eq!(from_first, from_second, "both windows hold the one new token");
+    assert_eq!(harness.count("POST /api/refresh"), 1, "one refresh for two windows");
+    switch(&harness, &second).await?;
+    assert_eq!(auth_event(&harness, "refresh").await?, json!({"type": "refresh"}));
+    let fresh =
+        format!("cachet.queryGql({}, {{}}, {{auth: true, strategy: 'network-only'}})", json!(GET_TODOS));
+    assert_eq!(eval(&harness, &fresh).await?["data"], json!({"todos": []}), "the new token works");
+
+    let stored = eval(&harness, STORED).await?;
+    let token_text = from_first.as_str().unwrap_or_default();
+    assert!(stored.as_str().is_some_and(|text| text.contains("alice")), "the user is persisted: {stored}");
+    for secret in [token.as_str().unwrap_or_default(), token_text] {
+        assert!(!stored.as_str().unwrap_or_default().contains(secret), "a token reached storage: {stored}");
+    }
+
+    // Clear in the second window logs the first out and purges the SW's caches.
+    assert_eq!(eval(&harness, "cachet.clearAuth()").await?, Value::Null);
+    switch(&harness, &first).await?;
+    assert_eq!(auth_event(&harness, "clear").await?, json!({"type": "clear"}));
+    let state = eval(&harness, "cachet.getAuthState()").await?;
+    assert_eq!((state["authenticated"].clone(), state["auth"].clone()), (json!(false), Value::Null));
+    let names = eval(
+        &harness,
+        "caches.keys().then((names) => names.filter((n) => !n.startsWith('cachet-sw-wasm-')))",
+    );
+    assert_eq!(names.await?, json!([]), "clear-all purged every cachet cache");
+    assert_eq!(eval(&harness, &query).await?, json!({"error": "unauthorized"}), "no token, no data");
+    Ok(())
+}

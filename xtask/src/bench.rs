@@ -1,0 +1,78 @@
+//! `cargo xtask bench`: builds everything the benchmark compares, then runs the `bench` binary of the
+//! end-to-end crate (`tests/src/bin/bench/`), which drives headless Chromium and writes BENCHMARKS.md.
+//!
+//! | step | what |
+//! |---|---|
+//! | tools | as `cargo xtask test` (wasm target, wasm-bindgen, trunk, wasm-opt, Chromium) |
+//! | npm | `npm ci --prefix bench`: Workbox 7, idb and esbuild, pinned in `bench/package-lock.json` |
+//! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` |
+//! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
+//! | Yew sizes | the `bare` and `with-cachet` apps of `bench/yew-size`: cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | run | `cargo run -p cachet-e2e --bin bench` |
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::{run, tools, WASM_TARGET};
+
+/// The Yew apps whose size difference is what cachet-yew adds.
+const YEW_APPS: [&str; 2] = ["bare", "with-cachet"];
+
+/// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone.
+pub fn bench(root: &Path, quick: bool) -> Result<()> {
+    let path = tools::ensure_build_tools(root)?;
+    tools::ensure_browser()?;
+    run::step("install Workbox and esbuild (npm ci --prefix bench)", || {
+        run::command(&path, "npm", &["ci", "--prefix", "bench", "--no-audit", "--no-fund"])
+    })?;
+    crate::build_app(&path)?;
+    run::step("bundle the Workbox Service Worker with esbuild", || {
+        run::command(
+            &path,
+            "bench/node_modules/.bin/esbuild",
+            &[
+                "bench/sw/workbox-sw.js",
+                "--bundle",
+                "--minify",
+                "--format=iife",
+                "--define:process.env.NODE_ENV=\"production\"",
+                "--outfile=bench/dist/workbox-sw.js",
+                "--log-level=warning",
+            ],
+        )
+    })?;
+    run::step("build the bare and the cachet-yew Yew apps (release, wasm-opt -Oz)", || {
+        build_yew_apps(root, &path)
+    })?;
+    run::step("run the benchmark in headless Chromium", || {
+        let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
+        if quick {
+            args.push("--quick");
+        }
+        run::cargo(&path, &args)
+    })
+}
+
+fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
+    let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size"];
+    for app in YEW_APPS {
+        args.extend(["--bin", app]);
+    }
+    run::cargo(path, &args)?;
+    for app in YEW_APPS {
+        let out_dir = root.join("bench/yew-size/dist").join(app);
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let wasm = root.join(format!("target/{WASM_TARGET}/release/{app}.wasm"));
+        let out = out_dir.to_string_lossy().into_owned();
+        run::command(
+            path,
+            "wasm-bindgen",
+            &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
+        )?;
+        let bindgen_wasm = out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+        run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])?;
+    }
+    Ok(())
+}
