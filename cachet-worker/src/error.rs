@@ -59,16 +59,9 @@ impl Error {
     }
 }
 
-/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`, with the
-/// browser's message (rexie's own text is only "idb error"; the message is in its source).
-pub(crate) fn idb<E: std::error::Error>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| {
-        let message = match error.source() {
-            Some(source) => format!("{error}: {source}"),
-            None => error.to_string(),
-        };
-        Error::Js { operation, name: "IndexedDBError".to_owned(), message }
-    }
+/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
+pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
 }
 
 /// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).

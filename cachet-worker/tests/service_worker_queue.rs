@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
-use cachet_core::machines::queue::{QueueEvent, QueuedRequest};
+use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal};
 use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
 use cachet_worker::sw::queue::{replay, Trigger};
 use cachet_worker::sw::queue_store::{self, DATABASE, STATE_KEY, STORE};
@@ -40,14 +40,17 @@ fn mutation(name: &str, url: &str) -> QueuedRequest {
 
 /// Queues `request` while offline (nothing is sent), as the engine does after a network failure.
 async fn enqueue_offline(request: QueuedRequest) -> u64 {
-    queue_store::update(QueueBounds::default(), |state| {
+    let effects = queue_store::update(QueueBounds::default(), &|state| {
         let (state, _) = state.reduce(QueueEvent::Offline);
-        let id = state.next_id;
-        let (state, _) = state.reduce(QueueEvent::Enqueue { request, now: 1_000 });
-        (state, id)
+        state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000 })
     })
     .await
-    .unwrap()
+    .unwrap();
+    let queued = effects.iter().find_map(|effect| match effect {
+        QueueEffect::Announce(SwEvent::MutationQueued { id, .. }) => Some(*id),
+        _ => None,
+    });
+    queued.unwrap()
 }
 
 /// Writes `value` as the queue's record, bypassing cachet, as a corrupt write would leave it.
@@ -79,12 +82,12 @@ async fn the_stored_queue_reads_back_as_written() {
     // The bounds are always the current config's, whatever was stored with the queue.
     let narrow = QueueBounds { max_items: 2, ..QueueBounds::default() };
     assert_eq!(queue_store::load(narrow).await.unwrap().bounds, narrow);
-    let refused = queue_store::update(narrow, |state| {
+    let refused = queue_store::update(narrow, &|state| {
         state.reduce(QueueEvent::Enqueue { request: mutation("Third", "https://t.invalid/g"), now: 2 })
     })
     .await
     .unwrap();
-    assert_eq!(refused.len(), 1, "refused: {}", refused.len());
+    assert!(matches!(refused[..], [QueueEffect::Refused(Refusal::Full)]), "refused: {}", refused.len());
     assert_eq!(queue_store::load(narrow).await.unwrap().items.len(), 2, "the full queue kept its two");
 }
 
@@ -134,7 +137,7 @@ async fn clear_all_purges_the_queue_dead_letters_and_set_aside_records() {
     put_raw(&JsValue::from_str("{not json")).await;
     enqueue_offline(mutation("CreateTodo", "https://t.invalid/graphql")).await;
     let last = enqueue_offline(mutation("UpdateTodo", "https://t.invalid/graphql")).await;
-    queue_store::update(QueueBounds::default(), |mut state| {
+    queue_store::update(QueueBounds::default(), &|mut state| {
         // A dead letter, as the reducer leaves one.
         let item = state.items[0].clone();
         state.dead_letters.push(cachet_core::machines::queue::DeadLetter {
@@ -142,7 +145,7 @@ async fn clear_all_purges_the_queue_dead_letters_and_set_aside_records() {
             reason: cachet_core::machines::queue::DeadLetterReason::Rejected { status: 422 },
             at: 5,
         });
-        (state, ())
+        (state, Vec::new())
     })
     .await
     .unwrap();

@@ -208,3 +208,97 @@ async fn a_refused_replay_is_dead_lettered_and_a_failed_one_retried_after_a_back
     assert_eq!(titles(&list), ["retried", "plain"]);
     Ok(())
 }
+
+/// The page side of bearer auth, as `auth_refresh.rs` has it: the token in `window.cachetTest.auth`, a
+/// responder to `refresh-request` that refreshes when the token that failed is its current one and
+/// answers its current header otherwise, counting questions and refreshes.
+const BEARER_RESPONDER: &str = "const fingerprint = async (header) => {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode('cachet-auth:' + header));
+    return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').slice(0, 16);
+  };
+  navigator.serviceWorker.addEventListener('message', async (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type !== 'refresh-request') return;
+    const test = window.cachetTest;
+    test.asked.push(message.failed);
+    if (message.failed !== null && message.failed === await fingerprint(test.auth)) {
+      test.refreshes += 1;
+      const refreshed = await fetch('/api/refresh', {method: 'POST', headers: {authorization: test.auth}});
+      test.auth = refreshed.ok ? 'Bearer ' + (await refreshed.json()).token : null;
+    }
+    event.ports[0].postMessage(JSON.stringify(
+      {v: 1, type: 'refresh-reply', id: message.id, ok: test.auth !== null, authorization: test.auth}));
+  });
+  navigator.serviceWorker.startMessages();";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_replay_asks_the_page_for_its_token_and_refreshes_an_expired_one() -> Result<()> {
+    const BEARER_CONFIG: &str =
+        r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true}}}"#;
+    let mut harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
+    harness.open_controlled().await?;
+    harness.run_async(LISTEN).await?;
+    let login = format!(
+        "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
+           body: JSON.stringify({{username: 'alice', password: 'alice-password'}})}})
+           .then((r) => r.json()).then((login) => {{
+             window.cachetTest = {{auth: 'Bearer ' + login.token, asked: [], refreshes: 0}};
+             {BEARER_RESPONDER}
+             done(true); }});"
+    );
+    harness.run_async(&login).await?;
+    let token = harness.run_async("done(cachetTest.auth);").await?;
+
+    harness.stop_server().await;
+    let queued = harness
+        .run_async(&format!(
+            "fetch('/graphql', {{method: 'POST', headers: {{'content-type': 'application/json',
+               'x-cachet-queue-offline': '1', 'x-cachet-auth': '1', authorization: cachetTest.auth}},
+               body: JSON.stringify({{query: {CREATE}, variables: {{title: 'authed'}}}})}})
+               .then(async (r) => done({{status: r.status, source: r.headers.get('x-cachet-source'),
+                                        queued: r.headers.get('x-cachet-queued'), body: await r.json()}}),
+                     (e) => done({{error: String(e)}}));",
+            CREATE = json!(CREATE)
+        ))
+        .await?;
+    let id = queued_id(&queued)?;
+    let stored = stored_queue(&harness).await?;
+    let text = stored.to_string();
+    assert!(!text.to_lowercase().contains("authorization"), "no token is stored: {text}");
+    assert!(!text.contains(token.as_str().unwrap_or("Bearer")), "no token is stored: {text}");
+    assert!(text.contains("x-cachet-auth"), "the item remembers it needs auth: {text}");
+
+    // The token expires while the server is away. The SW is stopped first (as Chromium stops an idle
+    // one), so that no attempt of it (Background Sync fires as soon as it is registered) meets the server
+    // before the token expired.
+    harness.stop_service_workers().await?;
+    harness.restart_server().await?;
+    let expired = harness
+        .run_async("fetch('/__test/expire-tokens', {method: 'POST'}).then((r) => done(r.status));")
+        .await?;
+    assert_eq!(expired, json!(200));
+    let before = harness.run_async("done(cachetTest.asked.length);").await?.as_u64().unwrap_or_default();
+    tell_sw(&harness, json!({"v": 1, "type": "connectivity-changed", "online": true})).await?;
+    let replayed = events(&harness, "mutation-replayed", 1).await?;
+    assert_eq!(replayed[0]["id"], json!(id));
+
+    // Asked for the current token (expired: 401), asked to refresh that one, asked again for the new one.
+    let page = harness
+        .run_async(&format!(
+            "done({{asked: cachetTest.asked.slice({before}), refreshes: cachetTest.refreshes}});"
+        ))
+        .await?;
+    let asked = page["asked"].as_array().cloned().unwrap_or_default();
+    assert_eq!(asked.len(), 3, "{page}");
+    assert!(asked[0].is_null() && asked[1].is_string() && asked[2].is_null(), "{page}");
+    assert_eq!(page["refreshes"], json!(1), "{page}");
+    assert_eq!(harness.count("graphql CreateTodo"), 2, "one 401, then the retry with the fresh token");
+    let list = harness
+        .run_async(
+            "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json', authorization: cachetTest.auth},
+               body: JSON.stringify({query: 'query GetTodos { todos { title } }'})}).then((r) => r.json()).then(done);",
+        )
+        .await?;
+    assert_eq!(list["data"]["todos"], json!([{"title": "authed"}]), "{list}");
+    Ok(())
+}

@@ -6,5 +6,6 @@
 pub mod auth;
 pub mod query;
 pub mod queue;
+mod queue_json;
 pub mod refresh;
 pub mod registry;

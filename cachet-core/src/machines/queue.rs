@@ -257,12 +257,17 @@ impl QueueState {
 
     /// Reads a saved state back, forgetting what was in flight (see the module docs).
     pub fn from_json(text: &str) -> Result<Self, crate::Error> {
-        let mut state: QueueState = serde_json::from_str(text).map_err(|error| {
-            crate::Error::StoredState { what: "mutation queue", message: error.to_string() }
-        })?;
+        let mut state = Self::from_json_as_written(text)?;
         state.in_flight = None;
         state.awaiting_refresh = None;
         Ok(state)
+    }
+
+    /// Reads a saved state back as it was written, the item in flight included: for the worker instance
+    /// that wrote it, whose send is still on its way. The error names the field that is wrong.
+    pub fn from_json_as_written(text: &str) -> Result<Self, crate::Error> {
+        super::queue_json::decode(text)
+            .map_err(|message| crate::Error::StoredState { what: "mutation queue", message })
     }
 
     /// The backoff delay after the `attempts`-th failed send, with `random` jitter.

@@ -275,3 +275,108 @@ fn the_queued_answer_body_is_a_graphql_result_naming_the_item() {
     assert_eq!(body["extensions"]["cachet"]["queued"], true);
     assert_eq!(body["extensions"]["cachet"]["id"], 42);
 }
+
+/// States of every shape the reducer makes: items in flight and backing off, dead letters of each
+/// reason, refreshes awaited, operation names absent and present.
+fn varied_states() -> Vec<QueueState> {
+    let mut states = vec![QueueState::new(BOUNDS, true), QueueState::new(BOUNDS, false)];
+    let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
+    states.push(state.clone());
+    let mut anonymous = request("B");
+    anonymous.operation_name = None;
+    anonymous.headers.push(("x-cachet-auth".into(), "1".into()));
+    let (state, _) = state.reduce(QueueEvent::Enqueue { request: anonymous, now: 1 });
+    states.push(state.clone());
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(422), now: 2, random: 7 });
+    states.push(state.clone());
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 2, failure: SendFailure::AuthFailure, now: 3, random: 7 });
+    states.push(state.clone());
+    let (state, _) = state.reduce(QueueEvent::RefreshFinished { ok: true, now: 4, random: 7 });
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 2, failure: SendFailure::AuthFailure, now: 5, random: 7 });
+    states.push(state.clone());
+    let (state, _) = enqueue(state, "C", 6);
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 3, failure: SendFailure::Status(503), now: 7, random: 9 });
+    states.push(state.clone());
+    let mut exhausted = QueueState::new(QueueBounds { max_attempts: 1, ..BOUNDS }, true);
+    for round in 0..2 {
+        let (next, effects) = enqueue(exhausted, "D", round);
+        let id = sent(&effects)[0];
+        (exhausted, _) =
+            next.reduce(QueueEvent::SendFailed { id, failure: SendFailure::Network, now: 8, random: 0 });
+    }
+    states.push(exhausted);
+    states
+}
+
+#[test]
+fn the_hand_written_reader_reads_what_the_derive_writes_and_agrees_with_the_derive() {
+    let states = varied_states();
+    let reasons: Vec<_> = states.iter().flat_map(|s| s.dead_letters.iter().map(|d| d.reason)).collect();
+    for reason in [
+        DeadLetterReason::Rejected { status: 422 },
+        DeadLetterReason::Unauthorized,
+        DeadLetterReason::TooManyAttempts,
+    ] {
+        assert!(reasons.contains(&reason), "the states cover every reason");
+    }
+    assert!(states.iter().any(|s| s.in_flight.is_some() && s.awaiting_refresh.is_none()));
+    assert!(states.iter().any(|s| s.awaiting_refresh.is_some()));
+    for state in states {
+        let text = state.to_json();
+        assert_eq!(QueueState::from_json_as_written(&text).as_ref(), Ok(&state), "{text}");
+        let derived: QueueState = serde_json::from_str(&text).expect("the derive reads it too");
+        assert_eq!(derived, state);
+    }
+}
+
+#[test]
+fn an_unreadable_state_names_what_is_wrong() {
+    let good: serde_json::Value = serde_json::from_str(&varied_states()[5].to_json()).expect("json");
+    let with = |pointer: &str, value: serde_json::Value| {
+        let mut changed = good.clone();
+        *changed.pointer_mut(pointer).expect("pointer") = value;
+        changed.to_string()
+    };
+    let without = |field: &str| {
+        let mut changed = good.clone();
+        changed.as_object_mut().expect("object").remove(field);
+        changed.to_string()
+    };
+    let cases = [
+        ("{\"items\": ".to_owned(), "EOF while parsing"),
+        ("[]".to_owned(), ": expected an object"),
+        (without("nextId"), "missing field `nextId`"),
+        (with("/items", serde_json::json!(1)), "items: expected an array"),
+        (with("/items/0/request/url", serde_json::json!(5)), "items[0].request.url: expected a string"),
+        (
+            with("/items/0/request/headers/0", serde_json::json!(["a"])),
+            "items[0].request.headers[0]: expected a [name, value] pair",
+        ),
+        (
+            with("/items/0/attempts", serde_json::json!(1_u64 << 40)),
+            "items[0].attempts: expected a whole number below 2^32",
+        ),
+        (
+            with("/deadLetters/0/reason/kind", serde_json::json!("lost")),
+            "deadLetters[0].reason.kind: expected rejected",
+        ),
+        (
+            with("/deadLetters/0/reason/status", serde_json::json!(70000)),
+            "deadLetters[0].reason.status: expected an HTTP status",
+        ),
+        (with("/online", serde_json::json!("yes")), "online: expected true or false"),
+        (with("/bounds/maxItems", serde_json::json!(-1)), "bounds.maxItems: expected a whole number"),
+    ];
+    for (text, expected) in cases {
+        match QueueState::from_json(&text) {
+            Err(cachet_core::Error::StoredState { what: "mutation queue", message }) => {
+                assert!(message.contains(expected), "{message} lacks {expected}");
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}

@@ -58,9 +58,11 @@ use std::rc::Rc;
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{
-    queued_body, QueueEffect, QueueEvent, QueuedRequest, SendFailure, QUEUED_HEADER, QUEUE_OFFLINE_HEADER,
+    queued_body, QueueEffect, QueueEvent, QueueState, QueuedRequest, SendFailure, QUEUED_HEADER,
+    QUEUE_OFFLINE_HEADER,
 };
 use cachet_core::partition::AUTH_HEADER;
+use cachet_core::protocol::SwEvent;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -134,24 +136,26 @@ pub(crate) async fn enqueue(
         invalidate: invalidate.to_vec(),
     };
     let now = now_ms();
-    let effects = transition(config, move |state| {
+    let effects = transition(config, &|state| {
         let state = if after_network_failure { state.reduce(QueueEvent::Offline).0 } else { state };
-        let id = state.next_id;
-        let (state, effects) = state.reduce(QueueEvent::Enqueue { request: queued.clone(), now });
-        (state, (id, effects))
+        state.reduce(QueueEvent::Enqueue { request: queued.clone(), now })
     })
     .await;
-    let (id, effects) = match effects {
-        Ok(outcome) => outcome,
+    let effects = match effects {
+        Ok(effects) => effects,
         Err(error) => {
             web_sys::console::error_1(&format!("cachet: not queued: {error}").into());
             return Ok(None);
         }
     };
-    if effects.iter().any(|effect| matches!(effect, QueueEffect::Refused(_))) {
+    let queued_id = effects.iter().find_map(|effect| match effect {
+        QueueEffect::Announce(SwEvent::MutationQueued { id, .. }) => Some(*id),
+        _ => None,
+    });
+    let Some(id) = queued_id else {
         web_sys::console::warn_1(&"cachet: not queued: the mutation queue is full (queue.maxItems)".into());
         return Ok(None);
-    }
+    };
     background(wasm_bindgen_futures::future_to_promise(register_sync()));
     spawn(background, Rc::new(config.clone()), Work::Run(effects));
     queued_answer(id).map(Some)
@@ -171,7 +175,7 @@ pub async fn replay(
         Trigger::Offline => QueueEvent::Offline,
         Trigger::Timer => QueueEvent::Wake { now },
     };
-    let effects = transition(config, |state| state.reduce(event.clone())).await?;
+    let effects = transition(config, &|state| state.reduce(event.clone())).await?;
     run(effects, config.clone(), background).await;
     Ok(())
 }
@@ -269,7 +273,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
         }
         let Some(event) = next else { break };
         let offline = matches!(event, QueueEvent::SendFailed { failure: SendFailure::Network, .. });
-        let outcome = transition(&config, |state| {
+        let outcome = transition(&config, &|state| {
             let (state, effects) = state.reduce(event.clone());
             if offline {
                 (state.reduce(QueueEvent::Offline).0, effects)
@@ -300,18 +304,25 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
 /// write fails (storage full), cachet's caches give way: the least recently used half of each is evicted,
 /// then the write is tried once more. The queue is never dropped for room; a write that still fails
 /// leaves the stored queue as it was.
-async fn transition<T>(
+async fn transition(
     config: &Config,
-    change: impl Fn(cachet_core::machines::queue::QueueState) -> (cachet_core::machines::queue::QueueState, T),
-) -> Result<T, Error> {
-    match queue_store::update(config.queue, &change).await {
-        Ok(result) => Ok(result),
+    change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
+) -> Result<Vec<QueueEffect>, Error> {
+    match queue_store::update(config.queue, change).await {
+        Ok(effects) => Ok(effects),
+        Err(first) if !is_storage_full(&first) => Err(first),
         Err(first) => {
             web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
             free_cache_space().await?;
-            queue_store::update(config.queue, &change).await
+            queue_store::update(config.queue, change).await
         }
     }
+}
+
+/// Whether a failed queue write looks like a full storage: a `QuotaExceededError`, or a transaction that
+/// aborted at commit (IndexedDB's way of reporting it).
+fn is_storage_full(error: &Error) -> bool {
+    matches!(error, Error::Js { name, message, .. } if name == "AbortError" || message.contains("QuotaExceeded"))
 }
 
 async fn free_cache_space() -> Result<(), Error> {

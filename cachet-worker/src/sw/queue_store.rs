@@ -12,12 +12,13 @@
 //!
 //! The state a Service Worker instance reads first is read with [`QueueState::from_json`], which forgets
 //! the item in flight: the instance that was sending it is gone (at-least-once delivery). Later reads in
-//! the same instance keep it, so that a second trigger never sends the head while it is on its way.
+//! the same instance ([`QueueState::from_json_as_written`]) keep it, so that a second trigger never sends
+//! the head while it is on its way.
 
 use std::cell::Cell;
 
 use cachet_core::config::QueueBounds;
-use cachet_core::machines::queue::QueueState;
+use cachet_core::machines::queue::{QueueEffect, QueueState};
 use rexie::{ObjectStore, Rexie, Store, TransactionMode};
 use wasm_bindgen::JsValue;
 
@@ -55,10 +56,7 @@ fn decode(value: &JsValue, bounds: QueueBounds) -> Result<QueueState, Error> {
         message: "the record is not JSON text".to_owned(),
     })?;
     let mut state = if READ_BY_THIS_INSTANCE.with(Cell::get) {
-        serde_json::from_str(&text).map_err(|error| cachet_core::Error::StoredState {
-            what: "mutation queue",
-            message: error.to_string(),
-        })?
+        QueueState::from_json_as_written(&text)?
     } else {
         QueueState::from_json(&text)?
     };
@@ -79,14 +77,14 @@ pub async fn load(bounds: QueueBounds) -> Result<QueueState, Error> {
     }
 }
 
-/// Reads the queue, applies `change` and writes the result, in one transaction; returns what `change`
-/// returned. An unreadable record is moved aside first (see the module docs) and `change` gets an empty
-/// queue. Fails, leaving the stored queue as it was, when the write does not commit (for example storage
-/// is full).
-pub async fn update<T>(
+/// Reads the queue, applies `change` and writes the result, in one transaction; returns the effects
+/// `change` returned. An unreadable record is moved aside first (see the module docs) and `change` gets
+/// an empty queue. Fails, leaving the stored queue as it was, when the write does not commit (for example
+/// storage is full).
+pub async fn update(
     bounds: QueueBounds,
-    change: impl FnOnce(QueueState) -> (QueueState, T),
-) -> Result<T, Error> {
+    change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
+) -> Result<Vec<QueueEffect>, Error> {
     let database = open().await?;
     let transaction =
         database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("mutation queue"))?;
@@ -109,11 +107,11 @@ pub async fn update<T>(
             }
         },
     };
-    let (state, result) = change(state);
+    let (state, effects) = change(state);
     store.put(&state.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
     commit(transaction).await?;
     READ_BY_THIS_INSTANCE.with(|read| read.set(true));
-    Ok(result)
+    Ok(effects)
 }
 
 /// Purges the queue: its items and dead letters, and any record set aside as unreadable. The ids handed

@@ -1,0 +1,177 @@
+//! Reading a stored [`QueueState`] back by hand, over `serde_json::Value`, rather than through the serde
+//! derive. The format is the one [`QueueState::to_json`] writes (the suite holds the two to each other);
+//! the code is a fraction of the derive's in the Service Worker's wasm, which parses `Value`s anyway; and
+//! an error names the field that is wrong (`items[2].request.url: expected a string`).
+
+use std::collections::VecDeque;
+
+use serde_json::{Map, Value};
+
+use super::queue::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
+use crate::config::QueueBounds;
+
+/// The state in `text`, exactly as written (the item in flight included).
+pub(super) fn decode(text: &str) -> Result<QueueState, String> {
+    let value: Value = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    let root = Object::new(&value, String::new())?;
+    let bounds = root.object("bounds")?;
+    Ok(QueueState {
+        bounds: QueueBounds {
+            max_items: bounds.u32("maxItems")?,
+            max_attempts: bounds.u32("maxAttempts")?,
+            backoff_base_ms: bounds.u64("backoffBaseMs")?,
+            backoff_max_ms: bounds.u64("backoffMaxMs")?,
+        },
+        items: root.array("items", |value| item(value.object()?))?.into_iter().collect::<VecDeque<_>>(),
+        dead_letters: root.array("deadLetters", |value| {
+            let letter = value.object()?;
+            Ok(DeadLetter {
+                item: item(letter.object("item")?)?,
+                reason: reason(letter.object("reason")?)?,
+                at: letter.u64("at")?,
+            })
+        })?,
+        in_flight: root.optional_u64("inFlight")?,
+        awaiting_refresh: root.optional_u64("awaitingRefresh")?,
+        online: root.bool("online")?,
+        next_id: root.u64("nextId")?,
+    })
+}
+
+fn item(object: Object<'_>) -> Result<QueueItem, String> {
+    let request = object.object("request")?;
+    Ok(QueueItem {
+        id: object.u64("id")?,
+        request: QueuedRequest {
+            method: request.string("method")?,
+            url: request.string("url")?,
+            headers: request.array("headers", |pair| match pair.value.as_array().map(Vec::as_slice) {
+                Some([Value::String(name), Value::String(value)]) => Ok((name.clone(), value.clone())),
+                _ => Err(pair.wrong("a [name, value] pair of strings")),
+            })?,
+            body: request.string("body")?,
+            operation_name: match request.get("operationName") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(request.string("operationName")?),
+            },
+            invalidate: request.array("invalidate", |tag| {
+                tag.value.as_str().map(str::to_owned).ok_or_else(|| tag.wrong("a string"))
+            })?,
+        },
+        attempts: object.u32("attempts")?,
+        enqueued_at: object.u64("enqueuedAt")?,
+        next_attempt_at: object.u64("nextAttemptAt")?,
+        auth_retried: object.bool("authRetried")?,
+    })
+}
+
+fn reason(object: Object<'_>) -> Result<DeadLetterReason, String> {
+    match object.string("kind")?.as_str() {
+        "rejected" => {
+            let status = object.u64("status")?;
+            let status = u16::try_from(status).map_err(|_| object.at("status").wrong("an HTTP status"))?;
+            Ok(DeadLetterReason::Rejected { status })
+        }
+        "too-many-attempts" => Ok(DeadLetterReason::TooManyAttempts),
+        "unauthorized" => Ok(DeadLetterReason::Unauthorized),
+        _ => Err(object.at("kind").wrong("rejected, too-many-attempts or unauthorized")),
+    }
+}
+
+/// A value and where it is (`items[2].request`), for error messages.
+struct Located<'a> {
+    value: &'a Value,
+    path: String,
+}
+
+impl Located<'_> {
+    fn wrong(&self, expected: &str) -> String {
+        format!("{}: expected {expected}", self.path)
+    }
+}
+
+/// An object and where it is.
+struct Object<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Object<'a> {
+    fn new(value: &'a Value, path: String) -> Result<Self, String> {
+        match value.as_object() {
+            Some(map) => Ok(Object { map, path }),
+            None => Err(Located { value, path }.wrong("an object")),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        self.map.get(name)
+    }
+
+    fn at(&self, name: &str) -> Located<'a> {
+        let path = if self.path.is_empty() { name.to_owned() } else { format!("{}.{name}", self.path) };
+        Located { value: self.map.get(name).unwrap_or(&Value::Null), path }
+    }
+
+    fn required(&self, name: &str) -> Result<Located<'a>, String> {
+        if self.map.contains_key(name) {
+            Ok(self.at(name))
+        } else if self.path.is_empty() {
+            Err(format!("missing field `{name}`"))
+        } else {
+            Err(format!("{}: missing field `{name}`", self.path))
+        }
+    }
+
+    fn object(&self, name: &str) -> Result<Object<'a>, String> {
+        let field = self.required(name)?;
+        Object::new(field.value, field.path)
+    }
+
+    fn array<T>(
+        &self,
+        name: &str,
+        each: impl Fn(Located<'a>) -> Result<T, String>,
+    ) -> Result<Vec<T>, String> {
+        let field = self.required(name)?;
+        let values = field.value.as_array().ok_or_else(|| field.wrong("an array"))?;
+        values
+            .iter()
+            .enumerate()
+            .map(|(index, value)| each(Located { value, path: format!("{}[{index}]", field.path) }))
+            .collect()
+    }
+
+    fn u64(&self, name: &str) -> Result<u64, String> {
+        let field = self.required(name)?;
+        field.value.as_u64().ok_or_else(|| field.wrong("a whole number"))
+    }
+
+    fn u32(&self, name: &str) -> Result<u32, String> {
+        let number = self.u64(name)?;
+        u32::try_from(number).map_err(|_| self.at(name).wrong("a whole number below 2^32"))
+    }
+
+    fn optional_u64(&self, name: &str) -> Result<Option<u64>, String> {
+        match self.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => self.u64(name).map(Some),
+        }
+    }
+
+    fn bool(&self, name: &str) -> Result<bool, String> {
+        let field = self.required(name)?;
+        field.value.as_bool().ok_or_else(|| field.wrong("true or false"))
+    }
+
+    fn string(&self, name: &str) -> Result<String, String> {
+        let field = self.required(name)?;
+        field.value.as_str().map(str::to_owned).ok_or_else(|| field.wrong("a string"))
+    }
+}
+
+impl<'a> Located<'a> {
+    fn object(&self) -> Result<Object<'a>, String> {
+        Object::new(self.value, self.path.clone())
+    }
+}
