@@ -57,6 +57,30 @@ async fn eval(harness: &Harness, expression: &str) -> Result<Value> {
     harness.run_async(&script).await
 }
 
+/// Replaces the page's adapter with JavaScript functions: the SPEC's bearer behaviour, refreshes counted
+/// in `window.__refreshes`.
+async fn configure_js_adapter(harness: &Harness) -> Result<()> {
+    let configured = harness
+        .run_async(
+            "window.__refreshes = 0;
+             cachet.configure({ auth: {
+               type: 'bearer',
+               getHeaders: (auth) => (auth && auth.token ? { Authorization: `Bearer ${auth.token}` } : {}),
+               refresh: async (auth) => {
+                 window.__refreshes += 1;
+                 const r = await fetch('/api/refresh', { method: 'POST', headers: { Authorization: `Bearer ${auth.token}` } });
+                 return r.ok ? r.json() : null;
+               },
+               fetchUser: async () => null,
+             } }).then(() => done(cachet.AUTH_WITH_CREDENTIALS), (error) => done(String(error)));",
+        )
+        .await?;
+    if configured != json!(false) {
+        bail!("configure with JavaScript functions failed: {configured}");
+    }
+    Ok(())
+}
+
 async fn switch(harness: &Harness, window: &WindowHandle) -> Result<()> {
     Ok(harness.client.switch_to_window(window.clone()).await?)
 }
@@ -89,10 +113,12 @@ const STORED: &str = "(async () => {
 async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     let harness = Harness::start(AuthMode::Bearer).await?;
     open_plain_page(&harness).await?;
+    configure_js_adapter(&harness).await?;
     let first = harness.client.window().await?;
     let second = harness.client.new_window(false).await?.handle;
     switch(&harness, &second).await?;
     open_plain_page(&harness).await?;
+    configure_js_adapter(&harness).await?;
 
     // Login in the first window; the token expires in 10 s, within the 30 s refresh margin.
     switch(&harness, &first).await?;
@@ -132,6 +158,7 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     assert_ne!(from_first, token, "a new token");
     assert_eq!(from_first, from_second, "both windows hold the one new token");
     assert_eq!(harness.count("POST /api/refresh"), 1, "one refresh for two windows");
+    assert_eq!(eval(&harness, "Promise.resolve(window.__refreshes)").await?, json!(1), "by the JS adapter");
     switch(&harness, &second).await?;
     assert_eq!(auth_event(&harness, "refresh").await?, json!({"type": "refresh"}));
     let fresh =
