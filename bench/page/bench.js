@@ -112,9 +112,44 @@ async function inBatches(ids, concurrency, each) {
 
 const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
 
+const idbRequest = (request) => new Promise((resolve, reject) => {
+  request.onsuccess = () => resolve(request.result);
+  request.onerror = () => reject(request.error);
+});
+
+// Where each worker keeps its entries: the bench seeds filler entries straight into them, in the worker's
+// own format (cachet: cachet-worker/src/sw/{graphql,tag_index}.rs; Workbox: bench/sw/workbox-sw.js). The
+// floor keeps its entries in memory and seeds itself on a bench-only message.
+const STORAGE = {
+  cachet: {
+    cache: 'cachet-graphql-v1',
+    database: 'cachet-sw',
+    url: (key) => `${location.origin}/__cachet/gql/anonymous/${key}`,
+    record: (url, tags, now) => ({ url, cache: 'cachet-graphql-v1', tags, storedAt: now, usedAt: now }),
+  },
+  workbox: {
+    cache: 'workbox-graphql',
+    database: 'workbox-tags',
+    url: (key) => `${location.origin}/__workbox/gql/${key}`,
+    record: (url, tags) => ({ url, tags }),
+  },
+};
+
+async function sha256Hex(text) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+// A 1 KB BenchItem answer, as the server sends it.
+function itemText(id, size) {
+  const head = `{"data":{"item":{"id":${id},"pad":"`;
+  return head + 'x'.repeat(size - head.length - 4) + '"}}}';
+}
+
 window.bench = {
   // Registers `swUrl` (none: makes sure no worker controls the page) and resolves once it controls the page.
   async setup(swUrl) {
+    if (!self.crossOriginIsolated) throw new Error('the page is not cross-origin isolated: coarse timers');
     if (!swUrl) {
       if (navigator.serviceWorker && navigator.serviceWorker.controller) throw new Error('unexpected controller');
       return { controlled: false };
@@ -175,17 +210,43 @@ window.bench = {
     return { samples, querySources: sourceCounts(sources) };
   },
 
-  // Stores `count` queries from `firstId`, `concurrency` at a time, each tagged `tag`, where a final `*`
-  // stands for the id modulo 100 (`filler-*`: a hundred tags).
-  async populate(firstId, count, tag, concurrency) {
-    const tagOf = (id) => (tag.endsWith('*') ? tag.slice(0, -1) + (id % 100) : tag);
+  // Writes `count` filler entries (ids from `firstId`, 1 KB each, tagged `filler-<id % 100>`) straight
+  // into `kind`'s storage, as if it had stored them itself. The store path is timed by the miss
+  // workloads; storing ten thousand entries through it would take too long (see BENCHMARKS.md).
+  async seed(kind, firstId, count) {
     const started = performance.now();
-    const sources = [];
-    await inBatches(range(firstId, count), concurrency, async (id) => {
-      const [, source] = await timedQuery(id, 1024, tagOf(id));
-      sources.push(source);
+    if (kind === 'floor') {
+      const reply = await sendToWorker({ type: 'bench-seed', firstId, count });
+      if (reply.type !== 'ack') throw new Error(`bench-seed answered ${JSON.stringify(reply)}`);
+      return { ms: performance.now() - started };
+    }
+    const storage = STORAGE[kind];
+    const cache = await caches.open(storage.cache);
+    const now = Date.now();
+    const entries = [];
+    await inBatches(range(firstId, count), 32, async (id) => {
+      const url = storage.url(await sha256Hex(`filler-${id}`));
+      entries.push([url, [`filler-${id % 100}`]]);
+      const headers = { 'content-type': 'application/json', 'x-cachet-stored-at': String(now) };
+      await cache.put(url, new Response(itemText(id, 1024), { headers }));
     });
-    return { ms: performance.now() - started, sources: sourceCounts(sources) };
+    // The worker created its database with its first store: open it as it is (no version, no upgrade).
+    const db = await idbRequest(indexedDB.open(storage.database));
+    const transaction = db.transaction('entries', 'readwrite');
+    const done = new Promise((resolve, reject) => {
+      transaction.oncomplete = resolve;
+      transaction.onerror = () => reject(transaction.error);
+    });
+    for (const [url, tags] of entries) transaction.objectStore('entries').put(storage.record(url, tags, now));
+    await done;
+    db.close();
+    return { ms: performance.now() - started };
+  },
+
+  // How many entries `kind`'s cache holds (Cache Storage; the floor's memory is not visible from here).
+  async storedEntries(kind) {
+    const cache = await caches.open(STORAGE[kind].cache);
+    return { count: (await cache.keys()).length };
   },
 
   // Invalidating `tag` (carried by `count` entries from `firstId`) with cachet's `invalidate-tags`
@@ -193,18 +254,21 @@ window.bench = {
   async invalidate(firstId, count, tag, iterations, warmup) {
     const samples = [];
     const refillSources = [];
+    let refillMs = 0;
     for (let i = 0; i < warmup + iterations; i++) {
+      const refillStarted = performance.now();
       await inBatches(range(firstId, count), 16, async (id) => {
         const [, source] = await timedQuery(id, 1024, tag);
         refillSources.push(source);
       });
+      refillMs += performance.now() - refillStarted;
       const started = performance.now();
       const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
       const elapsed = performance.now() - started;
       if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
       if (i >= warmup) samples.push(elapsed);
     }
-    return { samples, refillSources: sourceCounts(refillSources) };
+    return { samples, refillSources: sourceCounts(refillSources), refillMs };
   },
 
   // A mutation invalidates a stored query: timed from the mutation's fetch to the `cache-invalidated`

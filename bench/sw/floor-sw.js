@@ -25,6 +25,20 @@ function invalidate(tags) {
   return removed;
 }
 
+// Bench only: `count` filler entries (the bench page's `seed` does the same for the other workers'
+// storage), keyed by a BenchItem body the page never sends, tagged `filler-<id % 100>`.
+function seed(firstId, count) {
+  for (let id = firstId; id < firstId + count; id++) {
+    const key = `filler-${id}`;
+    const head = `{"data":{"item":{"id":${id},"pad":"`;
+    const body = head + 'x'.repeat(1024 - head.length - 4) + '"}}}';
+    entries.set(key, new Response(body, { headers: { 'content-type': 'application/json' } }));
+    const tag = `filler-${id % 100}`;
+    if (!byTag.has(tag)) byTag.set(tag, new Set());
+    byTag.get(tag).add(key);
+  }
+}
+
 async function answer(request) {
   const invalidates = request.headers.get('x-cachet-invalidate');
   if (invalidates !== null) {
@@ -63,7 +77,12 @@ self.addEventListener('message', (event) => {
   } catch {
     return;
   }
-  if (message.type !== 'invalidate-tags') return;
-  invalidate(message.tags);
+  if (message.type === 'invalidate-tags') {
+    invalidate(message.tags);
+  } else if (message.type === 'bench-seed') {
+    seed(message.firstId, message.count);
+  } else {
+    return;
+  }
   event.source.postMessage(JSON.stringify({ v: 1, type: 'ack', requestId: message.requestId }));
 });

@@ -187,6 +187,7 @@ pub fn render(
     iterations: &str,
     measured: &[Measurement],
     sizes: &Sizes,
+    attribution: &str,
     notes: &[String],
 ) -> String {
     let mut text = String::new();
@@ -199,13 +200,19 @@ pub fn render(
     let _ = writeln!(text, "- Iterations (timed + warm-up discarded): {iterations}\n");
     let _ = writeln!(text, "### Times\n\n{}", results_table(measured));
     if !notes.is_empty() {
-        let _ = writeln!(text, "Bulk stores (populating the invalidation runs):\n");
+        let _ = writeln!(
+            text,
+            "Storing through the worker in the invalidation runs (the refills before each round):\n"
+        );
         for note in notes {
             let _ = writeln!(text, "- {note}");
         }
         text.push('\n');
     }
     let _ = writeln!(text, "### Sizes\n\n{}", sizes_table(sizes));
+    if !attribution.is_empty() {
+        let _ = writeln!(text, "{attribution}");
+    }
     let _ = writeln!(text, "### Goals\n\n{}", goals_table(measured, sizes));
     text.push_str(END);
     text
