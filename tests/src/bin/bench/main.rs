@@ -39,6 +39,9 @@ struct Args {
     /// are then printed only, unless `--out` is given.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
+    /// Print the sizes (and where the bytes go) only: no browser, no BENCHMARKS.md.
+    #[arg(long)]
+    sizes_only: bool,
     /// Entries stored for the small and the large invalidation case (default 1000,10000; quick 300,600).
     #[arg(long, value_delimiter = ',')]
     cached: Option<Vec<u64>>,
@@ -64,6 +67,10 @@ async fn main() -> Result<()> {
     let started = Instant::now();
     let load_before = first_line("uptime", &[]);
     let sizes = sizes::measure(&root)?;
+    if args.sizes_only {
+        println!("{}\n{}", report::sizes_table(&sizes), sizes::attribution(&root)?);
+        return Ok(());
+    }
 
     let served = tempfile::tempdir()?;
     let mut sites = Vec::new();

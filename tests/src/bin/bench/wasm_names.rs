@@ -59,19 +59,34 @@ pub fn bytes_by_crate(module: &[u8]) -> Result<Vec<(String, u64)>> {
     Ok(sorted)
 }
 
-/// The crate a demangled function name belongs to: its first path segment, looking through `<`, `&`,
-/// `mut` and `dyn` (`<alloc::vec::Vec<T> as Clone>::clone` is `alloc`). Names without a path (wasm-bindgen
-/// shims, allocator entry points) are `(no crate)`.
+/// The crate a demangled function name belongs to: its first path segment without the `[hash]`
+/// disambiguator, looking through `<`, `&`, `mut` and `dyn` (`<alloc[..]::vec::Vec<T> as Clone>::clone` is
+/// `alloc`). Methods of primitive types (`<str as ..>`, `<char>::..`) count as `core`. Names without a
+/// path (wasm-bindgen shims, `main`) are `(no crate)`.
 pub fn crate_of(name: &str) -> String {
     let mut rest = name.trim_start_matches(['<', '&', ' ', '(']);
     for prefix in ["mut ", "dyn ", "const "] {
         rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start_matches(['<', '&', ' ']);
     }
-    match rest.split_once("::") {
-        Some((first, _)) if !first.is_empty() && first.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-            first.to_owned()
-        }
-        _ => "(no crate)".to_owned(),
+    let end = rest.find([':', '<', '>', ' ', '[', '(']).unwrap_or(rest.len());
+    let first = &rest[..end];
+    const PRIMITIVES: [&str; 17] = [
+        "char", "str", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+        "isize", "f32", "f64",
+    ];
+    if PRIMITIVES.contains(&first) {
+        return "core".to_owned();
+    }
+    // What follows the crate name: its `[hash]`, then `::`.
+    let after = rest[end..]
+        .split_once(']')
+        .filter(|_| rest[end..].starts_with('['))
+        .map_or(&rest[end..], |(_, tail)| tail);
+    if !first.is_empty() && after.starts_with("::") && first.chars().all(|c| c.is_alphanumeric() || c == '_')
+    {
+        first.to_owned()
+    } else {
+        "(no crate)".to_owned()
     }
 }
 
@@ -175,6 +190,12 @@ mod tests {
                 "serde_json",
             ),
             ("<dyn core::any::Any>::type_id", "core"),
+            ("core[c5930c85a12de822]::str::slice_error_fail", "core"),
+            ("<dlmalloc[e24a27]::dlmalloc::Dlmalloc<dlmalloc[e24a27]::sys::System>>::malloc", "dlmalloc"),
+            ("<char>::escape_debug_ext", "core"),
+            ("<str as core[c59]::fmt::Debug>::fmt", "core"),
+            ("<u64 as itoa::Unsigned>::fmt::h49603474b406f4ed", "core"),
+            ("main", "(no crate)"),
             ("__wbg_fetch_1234", "(no crate)"),
             ("memcpy", "(no crate)"),
         ] {
