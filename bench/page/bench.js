@@ -146,6 +146,23 @@ function itemText(id, size) {
   return head + 'x'.repeat(size - head.length - 4) + '"}}}';
 }
 
+// The traced worker's spans (see bench/sw/trace.js): `command` is 'reset' or 'report'.
+function traceCommand(command) {
+  return new Promise((resolve, reject) => {
+    const channel = new BroadcastChannel('bench-trace');
+    const timer = setTimeout(() => {
+      channel.close();
+      reject(new Error(`the traced worker did not answer '${command}'`));
+    }, 10000);
+    channel.onmessage = (event) => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(command === 'report' ? JSON.parse(event.data) : event.data);
+    };
+    channel.postMessage(command);
+  });
+}
+
 window.bench = {
   // Registers `swUrl` (none: makes sure no worker controls the page) and resolves once it controls the page.
   async setup(swUrl) {
@@ -295,6 +312,42 @@ window.bench = {
       }
     }
     return { samples: toEvent, toFresh, refetchSources: sourceCounts(sources) };
+  },
+
+  // The profile phase, against a traced worker: the spans of `iterations` hits (and of the first read,
+  // itself a hit after the warm-up).
+  async traceHits(id, size, iterations, warmup) {
+    await this.hit(id, size, 0, warmup);
+    await traceCommand('reset');
+    const out = await this.hit(id, size, iterations, 0);
+    return { samples: out.samples, requests: iterations + 1, spans: await traceCommand('report') };
+  },
+
+  async traceMisses(firstId, size, iterations) {
+    await traceCommand('report'); // what ran before settles
+    await traceCommand('reset');
+    const out = await this.miss(firstId, size, iterations, 0);
+    return { samples: out.samples, requests: iterations, spans: await traceCommand('report') };
+  },
+
+  // Each round stores the tagged entries again (untraced), then traces the invalidation alone.
+  async traceInvalidations(firstId, count, tag, rounds) {
+    const spans = {};
+    const samples = [];
+    for (let round = 0; round < rounds; round++) {
+      await inBatches(range(firstId, count), 16, (id) => untimedQuery(id, 1024, tag));
+      await traceCommand('report'); // the refill's work settles (Workbox stores after answering)
+      await traceCommand('reset');
+      const started = performance.now();
+      const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
+      samples.push(performance.now() - started);
+      if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+      for (const [name, span] of Object.entries(await traceCommand('report'))) {
+        const total = spans[name] || { count: 0, ms: 0, wall: 0 };
+        spans[name] = { count: total.count + span.count, ms: total.ms + span.ms, wall: total.wall + span.wall };
+      }
+    }
+    return { samples, requests: rounds, spans };
   },
 
   // One query timed alone: the runner stops the worker before each call (cold start).

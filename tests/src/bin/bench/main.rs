@@ -8,6 +8,7 @@
 //! request counts checked at the server), so that it cannot silently time nothing.
 
 mod browser;
+mod profile;
 mod report;
 mod server;
 mod sizes;
@@ -82,9 +83,14 @@ async fn main() -> Result<()> {
     for variant in variants.iter().copied() {
         let dir = served.path().join(variant.name().replace(' ', "-"));
         variants::assemble(variant, &root, &dir)?;
-        // Two origins on the same files: separate storage, so the invalidation runs start empty.
-        let site =
-            Site { variant, main: server::serve(dir.clone()).await?, fresh: server::serve(dir).await? };
+        // Three origins on the same files, so that each starts with empty storage: the timed runs, the
+        // invalidation runs, and the traced worker of the profile phase.
+        let site = Site {
+            variant,
+            main: server::serve(dir.clone()).await?,
+            fresh: server::serve(dir.clone()).await?,
+            traced: server::serve(dir).await?,
+        };
         println!(
             "[bench] {:<8} {} (and {} for the invalidation runs)",
             variant.name(),
@@ -96,6 +102,9 @@ async fn main() -> Result<()> {
     let browser = browser::Browser::start().await?;
     let progress = |line: &str| println!("[bench] {line}");
     let (measured, notes) = workloads::run_all(&browser, &sites, settings, &progress).await?;
+    progress("profile phase: traced workers");
+    let traced: Vec<_> = sites.iter().map(|site| (site.variant, &site.traced)).collect();
+    let breakdowns = profile::run(&browser, &traced, settings.cached.1).await?;
     drop(browser);
 
     let machine = report::Machine {
@@ -127,7 +136,17 @@ async fn main() -> Result<()> {
         settings.cached.1
     );
     let attribution = sizes::attribution(&root)?;
-    let generated = report::render(&machine, command, &iterations, &measured, &sizes, &attribution, &notes);
+    let breakdowns = profile::tables(&breakdowns);
+    let generated = report::render(&report::Run {
+        machine: &machine,
+        command,
+        iterations: &iterations,
+        measured: &measured,
+        sizes: &sizes,
+        attribution: &attribution,
+        breakdowns: &breakdowns,
+        notes: &notes,
+    });
     println!("\n{generated}\n");
     let complete = !args.quick && !custom && variants.len() == Variant::ALL.len();
     let out = args.out.or_else(|| complete.then(|| root.join("BENCHMARKS.md")));

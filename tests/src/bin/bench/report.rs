@@ -180,16 +180,29 @@ pub struct Machine {
     pub load_after: String,
 }
 
+/// Everything one run produced, as the generated section shows it.
+pub struct Run<'a> {
+    /// Where and when.
+    pub machine: &'a Machine,
+    /// The command that ran it.
+    pub command: &'a str,
+    /// The iteration counts, as a sentence.
+    pub iterations: &'a str,
+    /// The timed results.
+    pub measured: &'a [Measurement],
+    /// The artifact sizes.
+    pub sizes: &'a Sizes,
+    /// Where the bytes go (markdown; empty without the named builds).
+    pub attribution: &'a str,
+    /// Where the time goes (markdown, from the profile phase).
+    pub breakdowns: &'a str,
+    /// Other figures worth a line each.
+    pub notes: &'a [String],
+}
+
 /// The generated section of BENCHMARKS.md.
-pub fn render(
-    machine: &Machine,
-    command: &str,
-    iterations: &str,
-    measured: &[Measurement],
-    sizes: &Sizes,
-    attribution: &str,
-    notes: &[String],
-) -> String {
+pub fn render(run: &Run<'_>) -> String {
+    let Run { machine, command, iterations, measured, sizes, attribution, breakdowns, notes } = *run;
     let mut text = String::new();
     let _ = writeln!(text, "{BEGIN}\n");
     let _ = writeln!(text, "- Command: `{command}`");
@@ -214,6 +227,14 @@ pub fn render(
         let _ = writeln!(text, "{attribution}");
     }
     let _ = writeln!(text, "### Goals\n\n{}", goals_table(measured, sizes));
+    if !breakdowns.is_empty() {
+        let _ = writeln!(
+            text,
+            "### Where the time goes (profile phase: traced copies of the workers, see bench/sw/trace.js)\n\n\
+             Spans overlap: the handler's span contains what it awaited. Traced workers are slower than the \
+             timed ones.\n\n{breakdowns}"
+        );
+    }
     text.push_str(END);
     text
 }

@@ -90,6 +90,9 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path) -> Result<()> {
     for file in ["index.html", "bench.js"] {
         copy(&root.join("bench/page").join(file), &into.join(file))?;
     }
+    // The traced copy of the worker, for the profile phase (bench/sw/trace.js).
+    copy(&root.join("bench/sw/trace.js"), &into.join("bench-trace.js"))?;
+    copy(&root.join("bench/sw/traced-sw.js"), &into.join("traced-sw.js"))?;
     match variant {
         Variant::NoSw => {}
         Variant::Floor => copy(&root.join("bench/sw/floor-sw.js"), &into.join("sw.js"))?,

@@ -154,6 +154,8 @@ pub struct Site {
     pub main: Origin,
     /// Its origin for the invalidation runs, which start from an empty cache.
     pub fresh: Origin,
+    /// Its origin for the profile phase (a traced copy of its worker).
+    pub traced: Origin,
 }
 
 const TAG_TARGET: &str = "target";
