@@ -227,13 +227,15 @@ window.bench = {
     return { samples, querySources: sourceCounts(sources) };
   },
 
-  // Writes `count` filler entries (ids from `firstId`, 1 KB each, tagged `filler-<id % 100>`) straight
-  // into `kind`'s storage, as if it had stored them itself. The store path is timed by the miss
-  // workloads; storing ten thousand entries through it would take too long (see BENCHMARKS.md).
-  async seed(kind, firstId, count) {
+  // Writes `count` entries (ids from `firstId`, 1 KB each) straight into `kind`'s storage, as if the
+  // worker had stored them itself, each tagged `tag`, or `filler-<id % 100>` when `tag` is null. The
+  // store path is timed by the miss workloads; storing ten thousand entries through it would take too
+  // long (see BENCHMARKS.md).
+  async seed(kind, firstId, count, tag = null) {
+    const tagOf = (id) => tag || `filler-${id % 100}`;
     const started = performance.now();
     if (kind === 'floor') {
-      const reply = await sendToWorker({ type: 'bench-seed', firstId, count });
+      const reply = await sendToWorker({ type: 'bench-seed', firstId, count, tag });
       if (reply.type !== 'ack') throw new Error(`bench-seed answered ${JSON.stringify(reply)}`);
       return { ms: performance.now() - started };
     }
@@ -242,8 +244,8 @@ window.bench = {
     const now = Date.now();
     const entries = [];
     await inBatches(range(firstId, count), 32, async (id) => {
-      const url = storage.url(await sha256Hex(`filler-${id}`));
-      entries.push([url, [`filler-${id % 100}`]]);
+      const url = storage.url(await sha256Hex(`entry-${id}`));
+      entries.push([url, [tagOf(id)]]);
       const headers = { 'content-type': 'application/json', 'x-cachet-stored-at': String(now) };
       await cache.put(url, new Response(itemText(id, 1024), { headers }));
     });
@@ -260,32 +262,32 @@ window.bench = {
     return { ms: performance.now() - started };
   },
 
-  // How many entries `kind`'s cache holds (Cache Storage; the floor's memory is not visible from here).
-  async storedEntries(kind) {
+  // How many entries `kind` holds: its Cache Storage cache, or the floor's memory.
+  async storedCount(kind) {
+    if (kind === 'floor') return (await sendToWorker({ type: 'bench-count' })).count;
     const cache = await caches.open(STORAGE[kind].cache);
-    return { count: (await cache.keys()).length };
+    return (await cache.keys()).length;
   },
 
   // Invalidating `tag` (carried by `count` entries from `firstId`) with cachet's `invalidate-tags`
-  // message, timed until the worker's ack. Before each round the entries are stored again (untimed).
-  async invalidate(firstId, count, tag, iterations, warmup) {
+  // message, timed until the worker's ack. Before each round the entries are seeded again (untimed);
+  // after it, the worker must hold exactly what it held before they were seeded.
+  async invalidate(kind, firstId, count, tag, iterations, warmup) {
     const samples = [];
-    const refillSources = [];
-    let refillMs = 0;
+    const baseline = await this.storedCount(kind);
     for (let i = 0; i < warmup + iterations; i++) {
-      const refillStarted = performance.now();
-      await inBatches(range(firstId, count), 16, async (id) => {
-        const [, source] = await timedQuery(id, 1024, tag);
-        refillSources.push(source);
-      });
-      refillMs += performance.now() - refillStarted;
+      await this.seed(kind, firstId, count, tag);
+      const seeded = await this.storedCount(kind);
+      if (seeded !== baseline + count) throw new Error(`${seeded} entries after seeding, expected ${baseline + count}`);
       const started = performance.now();
       const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
       const elapsed = performance.now() - started;
       if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+      const left = await this.storedCount(kind);
+      if (left !== baseline) throw new Error(`${left} entries after invalidating ${tag}, expected ${baseline}`);
       if (i >= warmup) samples.push(elapsed);
     }
-    return { samples, refillSources: sourceCounts(refillSources), refillMs };
+    return { samples, entries: baseline };
   },
 
   // A mutation invalidates a stored query: timed from the mutation's fetch to the `cache-invalidated`
@@ -330,13 +332,13 @@ window.bench = {
     return { samples: out.samples, requests: iterations, spans: await traceCommand('report') };
   },
 
-  // Each round stores the tagged entries again (untraced), then traces the invalidation alone.
-  async traceInvalidations(firstId, count, tag, rounds) {
+  // Each round seeds the tagged entries again (untraced), then traces the invalidation alone.
+  async traceInvalidations(kind, firstId, count, tag, rounds) {
     const spans = {};
     const samples = [];
     for (let round = 0; round < rounds; round++) {
-      await inBatches(range(firstId, count), 16, (id) => untimedQuery(id, 1024, tag));
-      await traceCommand('report'); // the refill's work settles (Workbox stores after answering)
+      await this.seed(kind, firstId, count, tag);
+      await traceCommand('report'); // what ran before settles
       await traceCommand('reset');
       const started = performance.now();
       const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });

@@ -25,17 +25,18 @@ function invalidate(tags) {
   return removed;
 }
 
-// Bench only: `count` filler entries (the bench page's `seed` does the same for the other workers'
-// storage), keyed by a BenchItem body the page never sends, tagged `filler-<id % 100>`.
-function seed(firstId, count) {
+// Bench only (messages `bench-seed` and `bench-count`, whose acks carry how many entries the Map holds):
+// `count` entries (the bench page's `seed` does the same for the other workers' storage), keyed by a
+// text the page never sends as a body, tagged `tag` or else `filler-<id % 100>`.
+function seed(firstId, count, tag) {
   for (let id = firstId; id < firstId + count; id++) {
-    const key = `filler-${id}`;
+    const key = `entry-${id}`;
     const head = `{"data":{"item":{"id":${id},"pad":"`;
     const body = head + 'x'.repeat(1024 - head.length - 4) + '"}}}';
     entries.set(key, new Response(body, { headers: { 'content-type': 'application/json' } }));
-    const tag = `filler-${id % 100}`;
-    if (!byTag.has(tag)) byTag.set(tag, new Set());
-    byTag.get(tag).add(key);
+    const entryTag = tag || `filler-${id % 100}`;
+    if (!byTag.has(entryTag)) byTag.set(entryTag, new Set());
+    byTag.get(entryTag).add(key);
   }
 }
 
@@ -80,9 +81,10 @@ self.addEventListener('message', (event) => {
   if (message.type === 'invalidate-tags') {
     invalidate(message.tags);
   } else if (message.type === 'bench-seed') {
-    seed(message.firstId, message.count);
-  } else {
+    seed(message.firstId, message.count, message.tag);
+  } else if (message.type !== 'bench-count') {
     return;
   }
-  event.source.postMessage(JSON.stringify({ v: 1, type: 'ack', requestId: message.requestId }));
+  const answer = { v: 1, type: 'ack', requestId: message.requestId, count: entries.size };
+  event.source.postMessage(JSON.stringify(answer));
 });

@@ -45,7 +45,7 @@ pub async fn run(browser: &Browser, traced: &[(Variant, &Origin)], large: u64) -
                 "invalidate 1 tag (100 entries), 10k cached",
                 format!(
                     "bench.once(80000, 1024).then(() => bench.seed('{kind}', 100000, {})).then(() => \
-                     bench.traceInvalidations(90000, 100, 'target', 5))",
+                     bench.traceInvalidations('{kind}', 90000, 100, 'target', 5))",
                     large - 101
                 ),
             ),

@@ -213,10 +213,7 @@ pub fn render(run: &Run<'_>) -> String {
     let _ = writeln!(text, "- Iterations (timed + warm-up discarded): {iterations}\n");
     let _ = writeln!(text, "### Times\n\n{}", results_table(measured));
     if !notes.is_empty() {
-        let _ = writeln!(
-            text,
-            "Storing through the worker in the invalidation runs (the refills before each round):\n"
-        );
+        let _ = writeln!(text, "Seeding the invalidation runs:\n");
         for note in notes {
             let _ = writeln!(text, "- {note}");
         }
