@@ -27,6 +27,10 @@ pub struct Harness {
     _scratch: tempfile::TempDir,
 }
 
+/// A page of the app's origin with no script: the harness adds it to the served copy of `dist/`.
+pub const BARE_PAGE: &str = "/__bare.html";
+const BARE_PAGE_HTML: &str = "<!doctype html><html><head><title>bare</title></head><body></body></html>\n";
+
 /// Copies the directory tree `from` to `to`.
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
@@ -67,17 +71,15 @@ impl Harness {
             bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", built.display());
         }
         let scratch = tempfile::tempdir()?;
-        let dist = match config {
-            None => built,
-            Some(text) => {
-                let config = cachet_core::config::Config::from_json_str(text)
-                    .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
-                let copy = scratch.path().join("dist");
-                copy_dir(&built, &copy)?;
-                std::fs::write(copy.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
-                copy
-            }
-        };
+        // Always a copy, so that the harness can add its bare page (and, when asked, the SW settings).
+        let dist = scratch.path().join("dist");
+        copy_dir(&built, &dist)?;
+        std::fs::write(dist.join(BARE_PAGE.trim_start_matches('/')), BARE_PAGE_HTML)?;
+        if let Some(text) = config {
+            let config = cachet_core::config::Config::from_json_str(text)
+                .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
+            std::fs::write(dist.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
+        }
         let server_config = ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             static_dir: Some(dist),
@@ -125,7 +127,19 @@ impl Harness {
 
     /// Opens the app and waits until the Service Worker controls the page.
     pub async fn open_controlled(&self) -> Result<()> {
-        self.client.goto(&self.url()).await?;
+        self.open_controlled_at("/").await
+    }
+
+    /// Lets the app register the Service Worker, then opens [`BARE_PAGE`] (no cachet client of its own:
+    /// nothing there answers the Service Worker but the test) and waits until it is controlled. For
+    /// stories that speak the protocol by hand, as any client may.
+    pub async fn open_bare_controlled(&self) -> Result<()> {
+        self.open_controlled_at("/").await?;
+        self.open_controlled_at(BARE_PAGE).await
+    }
+
+    async fn open_controlled_at(&self, path: &str) -> Result<()> {
+        self.client.goto(&format!("{}{path}", self.url())).await?;
         let controlled = self
             .run_async(
                 "navigator.serviceWorker.ready.then(() => {

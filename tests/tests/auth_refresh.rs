@@ -122,7 +122,7 @@ fn logouts(state: &Value) -> usize {
 async fn an_expired_token_is_refreshed_once_for_twenty_concurrent_queries_and_all_are_retried() -> Result<()>
 {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     bearer_page(&harness, "alice", true).await?;
     let create = "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json', authorization: cachetTest.auth},
         body: JSON.stringify({query: 'mutation CreateTodo { createTodo(title: \"milk\") { id } }'})}).then((r) => done(r.status));";
@@ -153,7 +153,7 @@ async fn an_expired_token_is_refreshed_once_for_twenty_concurrent_queries_and_al
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_refresh_answers_every_waiter_with_the_failure_and_announces_one_logout() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     bearer_page(&harness, "bob", true).await?;
     let setup = "Promise.all([fetch('/__test/fail-refresh?on=true', {method: 'POST'}), fetch('/__test/expire-tokens', {method: 'POST'})])
         .then((all) => done(all.map((r) => r.status)));";
@@ -170,7 +170,7 @@ async fn a_failed_refresh_answers_every_waiter_with_the_failure_and_announces_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_page_times_out_and_no_request_hangs() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     bearer_page(&harness, "alice", false).await?;
     harness
         .run_async("fetch('/__test/expire-tokens', {method: 'POST'}).then((r) => done(r.status));")
@@ -186,7 +186,7 @@ async fn a_silent_page_times_out_and_no_request_hangs() -> Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cookie_auth_never_refreshes_and_reports_a_failure_as_logout() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Cookie, COOKIE_CONFIG).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     harness.login("bob").await?;
     harness
         .run_async(&format!(

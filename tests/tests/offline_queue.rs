@@ -98,7 +98,7 @@ fn titles(answer: &Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offline_mutations_are_queued_and_replayed_in_order_exactly_once() -> Result<()> {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     harness.login("alice").await?;
     harness.run_async(LISTEN).await?;
     // A cached list, which the replays must invalidate.
@@ -160,7 +160,7 @@ async fn offline_mutations_are_queued_and_replayed_in_order_exactly_once() -> Re
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_replay_is_dead_lettered_and_a_failed_one_retried_after_a_backoff() -> Result<()> {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     harness.login("bob").await?;
     harness.run_async(LISTEN).await?;
 
@@ -236,7 +236,7 @@ async fn a_bearer_replay_asks_the_page_for_its_token_and_refreshes_an_expired_on
     const BEARER_CONFIG: &str =
         r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true}}}"#;
     let mut harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
-    harness.open_controlled().await?;
+    harness.open_bare_controlled().await?;
     harness.run_async(LISTEN).await?;
     let login = format!(
         "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
