@@ -112,9 +112,61 @@ async function inBatches(ids, concurrency, each) {
 
 const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
 
+const idbRequest = (request) => new Promise((resolve, reject) => {
+  request.onsuccess = () => resolve(request.result);
+  request.onerror = () => reject(request.error);
+});
+
+// Where each worker keeps its entries: the bench seeds filler entries straight into them, in the worker's
+// own format (cachet: cachet-worker/src/sw/{graphql,tag_index}.rs; Workbox: bench/sw/workbox-sw.js). The
+// floor keeps its entries in memory and seeds itself on a bench-only message.
+const STORAGE = {
+  cachet: {
+    cache: 'cachet-graphql-v1',
+    database: 'cachet-sw',
+    url: (key) => `${location.origin}/__cachet/gql/anonymous/${key}`,
+    record: (url, tags, now) => ({ url, cache: 'cachet-graphql-v1', tags, storedAt: now, usedAt: now }),
+  },
+  workbox: {
+    cache: 'workbox-graphql',
+    database: 'workbox-tags',
+    url: (key) => `${location.origin}/__workbox/gql/${key}`,
+    record: (url, tags) => ({ url, tags }),
+  },
+};
+
+async function sha256Hex(text) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+// A 1 KB BenchItem answer, as the server sends it.
+function itemText(id, size) {
+  const head = `{"data":{"item":{"id":${id},"pad":"`;
+  return head + 'x'.repeat(size - head.length - 4) + '"}}}';
+}
+
+// The traced worker's spans (see bench/sw/trace.js): `command` is 'reset' or 'report'.
+function traceCommand(command) {
+  return new Promise((resolve, reject) => {
+    const channel = new BroadcastChannel('bench-trace');
+    const timer = setTimeout(() => {
+      channel.close();
+      reject(new Error(`the traced worker did not answer '${command}'`));
+    }, 10000);
+    channel.onmessage = (event) => {
+      clearTimeout(timer);
+      channel.close();
+      resolve(command === 'report' ? JSON.parse(event.data) : event.data);
+    };
+    channel.postMessage(command);
+  });
+}
+
 window.bench = {
   // Registers `swUrl` (none: makes sure no worker controls the page) and resolves once it controls the page.
   async setup(swUrl) {
+    if (!self.crossOriginIsolated) throw new Error('the page is not cross-origin isolated: coarse timers');
     if (!swUrl) {
       if (navigator.serviceWorker && navigator.serviceWorker.controller) throw new Error('unexpected controller');
       return { controlled: false };
@@ -175,36 +227,67 @@ window.bench = {
     return { samples, querySources: sourceCounts(sources) };
   },
 
-  // Stores `count` queries from `firstId`, `concurrency` at a time, each tagged `tag`, where a final `*`
-  // stands for the id modulo 100 (`filler-*`: a hundred tags).
-  async populate(firstId, count, tag, concurrency) {
-    const tagOf = (id) => (tag.endsWith('*') ? tag.slice(0, -1) + (id % 100) : tag);
+  // Writes `count` entries (ids from `firstId`, 1 KB each) straight into `kind`'s storage, as if the
+  // worker had stored them itself, each tagged `tag`, or `filler-<id % 100>` when `tag` is null. The
+  // store path is timed by the miss workloads; storing ten thousand entries through it would take too
+  // long (see BENCHMARKS.md).
+  async seed(kind, firstId, count, tag = null) {
+    const tagOf = (id) => tag || `filler-${id % 100}`;
     const started = performance.now();
-    const sources = [];
-    await inBatches(range(firstId, count), concurrency, async (id) => {
-      const [, source] = await timedQuery(id, 1024, tagOf(id));
-      sources.push(source);
+    if (kind === 'floor') {
+      const reply = await sendToWorker({ type: 'bench-seed', firstId, count, tag });
+      if (reply.type !== 'ack') throw new Error(`bench-seed answered ${JSON.stringify(reply)}`);
+      return { ms: performance.now() - started };
+    }
+    const storage = STORAGE[kind];
+    const cache = await caches.open(storage.cache);
+    const now = Date.now();
+    const entries = [];
+    await inBatches(range(firstId, count), 32, async (id) => {
+      const url = storage.url(await sha256Hex(`entry-${id}`));
+      entries.push([url, [tagOf(id)]]);
+      const headers = { 'content-type': 'application/json', 'x-cachet-stored-at': String(now) };
+      await cache.put(url, new Response(itemText(id, 1024), { headers }));
     });
-    return { ms: performance.now() - started, sources: sourceCounts(sources) };
+    // The worker created its database with its first store: open it as it is (no version, no upgrade).
+    const db = await idbRequest(indexedDB.open(storage.database));
+    const transaction = db.transaction('entries', 'readwrite');
+    const done = new Promise((resolve, reject) => {
+      transaction.oncomplete = resolve;
+      transaction.onerror = () => reject(transaction.error);
+    });
+    for (const [url, tags] of entries) transaction.objectStore('entries').put(storage.record(url, tags, now));
+    await done;
+    db.close();
+    return { ms: performance.now() - started };
+  },
+
+  // How many entries `kind` holds: its Cache Storage cache, or the floor's memory.
+  async storedCount(kind) {
+    if (kind === 'floor') return (await sendToWorker({ type: 'bench-count' })).count;
+    const cache = await caches.open(STORAGE[kind].cache);
+    return (await cache.keys()).length;
   },
 
   // Invalidating `tag` (carried by `count` entries from `firstId`) with cachet's `invalidate-tags`
-  // message, timed until the worker's ack. Before each round the entries are stored again (untimed).
-  async invalidate(firstId, count, tag, iterations, warmup) {
+  // message, timed until the worker's ack. Before each round the entries are seeded again (untimed);
+  // after it, the worker must hold exactly what it held before they were seeded.
+  async invalidate(kind, firstId, count, tag, iterations, warmup) {
     const samples = [];
-    const refillSources = [];
+    const baseline = await this.storedCount(kind);
     for (let i = 0; i < warmup + iterations; i++) {
-      await inBatches(range(firstId, count), 16, async (id) => {
-        const [, source] = await timedQuery(id, 1024, tag);
-        refillSources.push(source);
-      });
+      await this.seed(kind, firstId, count, tag);
+      const seeded = await this.storedCount(kind);
+      if (seeded !== baseline + count) throw new Error(`${seeded} entries after seeding, expected ${baseline + count}`);
       const started = performance.now();
       const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
       const elapsed = performance.now() - started;
       if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+      const left = await this.storedCount(kind);
+      if (left !== baseline) throw new Error(`${left} entries after invalidating ${tag}, expected ${baseline}`);
       if (i >= warmup) samples.push(elapsed);
     }
-    return { samples, refillSources: sourceCounts(refillSources) };
+    return { samples, entries: baseline };
   },
 
   // A mutation invalidates a stored query: timed from the mutation's fetch to the `cache-invalidated`
@@ -231,6 +314,42 @@ window.bench = {
       }
     }
     return { samples: toEvent, toFresh, refetchSources: sourceCounts(sources) };
+  },
+
+  // The profile phase, against a traced worker: the spans of `iterations` hits (and of the first read,
+  // itself a hit after the warm-up).
+  async traceHits(id, size, iterations, warmup) {
+    await this.hit(id, size, 0, warmup);
+    await traceCommand('reset');
+    const out = await this.hit(id, size, iterations, 0);
+    return { samples: out.samples, requests: iterations + 1, spans: await traceCommand('report') };
+  },
+
+  async traceMisses(firstId, size, iterations) {
+    await traceCommand('report'); // what ran before settles
+    await traceCommand('reset');
+    const out = await this.miss(firstId, size, iterations, 0);
+    return { samples: out.samples, requests: iterations, spans: await traceCommand('report') };
+  },
+
+  // Each round seeds the tagged entries again (untraced), then traces the invalidation alone.
+  async traceInvalidations(kind, firstId, count, tag, rounds) {
+    const spans = {};
+    const samples = [];
+    for (let round = 0; round < rounds; round++) {
+      await this.seed(kind, firstId, count, tag);
+      await traceCommand('report'); // what ran before settles
+      await traceCommand('reset');
+      const started = performance.now();
+      const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
+      samples.push(performance.now() - started);
+      if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+      for (const [name, span] of Object.entries(await traceCommand('report'))) {
+        const total = spans[name] || { count: 0, ms: 0, wall: 0 };
+        spans[name] = { count: total.count + span.count, ms: total.ms + span.ms, wall: total.wall + span.wall };
+      }
+    }
+    return { samples, requests: rounds, spans };
   },
 
   // One query timed alone: the runner stops the worker before each call (cold start).

@@ -25,6 +25,21 @@ function invalidate(tags) {
   return removed;
 }
 
+// Bench only (messages `bench-seed` and `bench-count`, whose acks carry how many entries the Map holds):
+// `count` entries (the bench page's `seed` does the same for the other workers' storage), keyed by a
+// text the page never sends as a body, tagged `tag` or else `filler-<id % 100>`.
+function seed(firstId, count, tag) {
+  for (let id = firstId; id < firstId + count; id++) {
+    const key = `entry-${id}`;
+    const head = `{"data":{"item":{"id":${id},"pad":"`;
+    const body = head + 'x'.repeat(1024 - head.length - 4) + '"}}}';
+    entries.set(key, new Response(body, { headers: { 'content-type': 'application/json' } }));
+    const entryTag = tag || `filler-${id % 100}`;
+    if (!byTag.has(entryTag)) byTag.set(entryTag, new Set());
+    byTag.get(entryTag).add(key);
+  }
+}
+
 async function answer(request) {
   const invalidates = request.headers.get('x-cachet-invalidate');
   if (invalidates !== null) {
@@ -63,7 +78,13 @@ self.addEventListener('message', (event) => {
   } catch {
     return;
   }
-  if (message.type !== 'invalidate-tags') return;
-  invalidate(message.tags);
-  event.source.postMessage(JSON.stringify({ v: 1, type: 'ack', requestId: message.requestId }));
+  if (message.type === 'invalidate-tags') {
+    invalidate(message.tags);
+  } else if (message.type === 'bench-seed') {
+    seed(message.firstId, message.count, message.tag);
+  } else if (message.type !== 'bench-count') {
+    return;
+  }
+  const answer = { v: 1, type: 'ack', requestId: message.requestId, count: entries.size };
+  event.source.postMessage(JSON.stringify(answer));
 });

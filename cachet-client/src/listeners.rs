@@ -8,7 +8,7 @@
 //! | | anything else | [`crate::ClientEvent::Sw`] |
 //! | BroadcastChannel `cachet-auth` (other tabs) | see [`crate::tabs`] | adopts or drops auth, answers queries |
 //! | `navigator.serviceWorker` | `message` | acks, nacks, refresh requests ([`crate::sw`]) |
-//! | | `controllerchange` | tells the new worker the identity and connectivity |
+//! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user |
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
 //!
 //! Start-up restores the persisted record: a record without an `Authorization` fingerprint (cookie auth)
@@ -83,6 +83,12 @@ impl Inner {
                 "controllerchange",
                 on(&weak, |inner, _| {
                     inner.sw_notify(&PageToSw::ConnectivityChanged { online: inner.state.get().online });
+                    // Only a tab holding auth tells the new worker the user: a logged-out tab saying
+                    // "nobody" at the same moment would race a logged-in one (clear_auth forgets the
+                    // user itself).
+                    if inner.auth.borrow().is_none() {
+                        return;
+                    }
                     let inner = inner.clone();
                     wasm_bindgen_futures::spawn_local(async move {
                         if let Err(error) = inner.sync_identity().await {

@@ -1,7 +1,8 @@
 //! The bundler-free `window.cachet` on the plain example page, in two windows of one browser session
 //! (bearer backend): a login, a refresh and a clear in one window reach the other and fire
 //! `sw-auth-state-change` there with the right type; one refresh serves both windows; the token never
-//! reaches storage; queries go through the Service Worker and are cached in the user's partition.
+//! reaches storage; queries go through the Service Worker and are cached in the user's partition; a
+//! mutation in one window invalidates the other's query (cookie backend).
 
 use anyhow::{bail, Result};
 use cachet_e2e::Harness;
@@ -56,6 +57,30 @@ async fn eval(harness: &Harness, expression: &str) -> Result<Value> {
     harness.run_async(&script).await
 }
 
+/// Replaces the page's adapter with JavaScript functions: the SPEC's bearer behaviour, refreshes counted
+/// in `window.__refreshes`.
+async fn configure_js_adapter(harness: &Harness) -> Result<()> {
+    let configured = harness
+        .run_async(
+            "window.__refreshes = 0;
+             cachet.configure({ auth: {
+               type: 'bearer',
+               getHeaders: (auth) => (auth && auth.token ? { Authorization: `Bearer ${auth.token}` } : {}),
+               refresh: async (auth) => {
+                 window.__refreshes += 1;
+                 const r = await fetch('/api/refresh', { method: 'POST', headers: { Authorization: `Bearer ${auth.token}` } });
+                 return r.ok ? r.json() : null;
+               },
+               fetchUser: async () => null,
+             } }).then(() => done(cachet.AUTH_WITH_CREDENTIALS), (error) => done(String(error)));",
+        )
+        .await?;
+    if configured != json!(false) {
+        bail!("configure with JavaScript functions failed: {configured}");
+    }
+    Ok(())
+}
+
 async fn switch(harness: &Harness, window: &WindowHandle) -> Result<()> {
     Ok(harness.client.switch_to_window(window.clone()).await?)
 }
@@ -88,10 +113,12 @@ const STORED: &str = "(async () => {
 async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     let harness = Harness::start(AuthMode::Bearer).await?;
     open_plain_page(&harness).await?;
+    configure_js_adapter(&harness).await?;
     let first = harness.client.window().await?;
     let second = harness.client.new_window(false).await?.handle;
     switch(&harness, &second).await?;
     open_plain_page(&harness).await?;
+    configure_js_adapter(&harness).await?;
 
     // Login in the first window; the token expires in 10 s, within the 30 s refresh margin.
     switch(&harness, &first).await?;
@@ -131,6 +158,7 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     assert_ne!(from_first, token, "a new token");
     assert_eq!(from_first, from_second, "both windows hold the one new token");
     assert_eq!(harness.count("POST /api/refresh"), 1, "one refresh for two windows");
+    assert_eq!(eval(&harness, "Promise.resolve(window.__refreshes)").await?, json!(1), "by the JS adapter");
     switch(&harness, &second).await?;
     assert_eq!(auth_event(&harness, "refresh").await?, json!({"type": "refresh"}));
     let fresh =
@@ -156,5 +184,57 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     );
     assert_eq!(names.await?, json!([]), "clear-all purged every cachet cache");
     assert_eq!(eval(&harness, &query).await?, json!({"error": "unauthorized"}), "no token, no data");
+
+    // One event per change and window, whoever announced it (the other window, or the Service Worker).
+    let kinds = "Promise.resolve(window.__seen.filter((e) => e.name === 'sw-auth-state-change').map((e) => e.detail.type))";
+    assert_eq!(eval(&harness, kinds).await?, json!(["login", "refresh", "clear"]));
+    switch(&harness, &second).await?;
+    assert_eq!(eval(&harness, kinds).await?, json!(["login", "refresh", "clear"]));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mutation_in_one_window_invalidates_the_query_of_the_other() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    open_plain_page(&harness).await?;
+    let first = harness.client.window().await?;
+    let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
+                   body: JSON.stringify({username: 'bob', password: 'bob-password'})})
+                 .then((r) => r.json()).then((body) => cachet.setAuth(body))";
+    eval(&harness, login).await?;
+    let state = eval(&harness, "cachet.getAuthState()").await?;
+    assert_eq!(state["auth"]["token"], Value::Null, "cookie auth holds no token");
+    assert_eq!(state["auth"]["user"]["username"], json!("bob"));
+    let query = format!("cachet.queryGql({}, {{}}, {{auth: true}})", json!(GET_TODOS));
+    assert_eq!(eval(&harness, &query).await?["fromCache"], json!(false));
+    assert_eq!(eval(&harness, &query).await?["fromCache"], json!(true));
+
+    let second = harness.client.new_window(false).await?.handle;
+    switch(&harness, &second).await?;
+    open_plain_page(&harness).await?;
+    let state = eval(&harness, "cachet.getAuthState()").await?;
+    assert_eq!(
+        state["authenticated"],
+        json!(true),
+        "a new window knows bob from IndexedDB (the cookie is the browser's)"
+    );
+    let mutation =
+        "cachet.mutateGql('mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }',
+                      {title: 'from the other window'}, {auth: true})";
+    assert!(eval(&harness, mutation).await?["data"]["createTodo"]["id"].is_string());
+
+    switch(&harness, &first).await?;
+    let invalidated = harness
+        .run_async(
+            "const seen = window.__seen.find((e) => e.name === 'cache-invalidated');
+             if (seen) { done(seen.detail); } else {
+               window.addEventListener('cache-invalidated', (event) => done(event.detail)); }",
+        )
+        .await?;
+    assert_eq!(invalidated, json!({"tags": ["todo", "todos"]}));
+    // The page itself re-runs its query on `cache-invalidated`, so this one may be answered by the entry
+    // that re-run stored: either way it holds the new todo, never the stale list.
+    let again = eval(&harness, &query).await?;
+    assert_eq!(again["data"], json!({"todos": [{"title": "from the other window"}]}));
     Ok(())
 }

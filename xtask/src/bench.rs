@@ -8,6 +8,7 @@
 //! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
 //! | Yew sizes | the `bare` and `with-cachet` apps of `bench/yew-size`: cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | named builds | the SW and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
 
 use std::ffi::OsStr;
@@ -46,6 +47,7 @@ pub fn bench(root: &Path, quick: bool) -> Result<()> {
     run::step("build the bare and the cachet-yew Yew apps (release, wasm-opt -Oz)", || {
         build_yew_apps(root, &path)
     })?;
+    run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
         if quick {
@@ -72,7 +74,42 @@ fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
             &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
         )?;
         let bindgen_wasm = out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+        let named = named_dir(root)?.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+        run::command(path, "wasm-opt", &["-Oz", "-g", &bindgen_wasm, "-o", &named])?;
         run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])?;
     }
     Ok(())
+}
+
+/// The SW as trunk builds it (the cargo build is trunk's, already done), but with its function names:
+/// `bench/dist/named/cachet-sw.js` and `cachet-sw_bg.wasm`.
+fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
+    run::cargo(
+        path,
+        &["build", "--release", "--target", WASM_TARGET, "-p", "todo-app", "--bin", "cachet-sw"],
+    )?;
+    let out_dir = named_dir(root)?;
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/cachet-sw.wasm"));
+    run::command(
+        path,
+        "wasm-bindgen",
+        &[
+            "--target",
+            "no-modules",
+            "--no-typescript",
+            "--out-name",
+            "cachet-sw",
+            "--out-dir",
+            &out_dir.to_string_lossy(),
+            &wasm.to_string_lossy(),
+        ],
+    )?;
+    let named = out_dir.join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
+    run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])
+}
+
+fn named_dir(root: &Path) -> Result<std::path::PathBuf> {
+    let dir = root.join("bench/dist/named");
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }

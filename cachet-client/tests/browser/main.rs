@@ -7,6 +7,7 @@ mod adapters;
 mod auth;
 mod data;
 mod support;
+mod sw_messages;
 mod tabs;
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

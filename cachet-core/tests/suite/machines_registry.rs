@@ -54,9 +54,12 @@ fn three_bridges() -> Registry {
     registry
 }
 
+/// Invalidated tags, and for each bridge that hears of it, the subscriptions it is told about.
+type InvalidationCase<'a> = (&'a [&'a str], &'a [(u64, &'a [u64])]);
+
 #[test]
 fn an_invalidation_reaches_exactly_the_subscriptions_it_hits() {
-    let table: &[(&[&str], &[(u64, &[u64])])] = &[
+    let table: &[InvalidationCase<'_>] = &[
         (&["note", "notes"], &[(1, &[10]), (2, &[20])]),
         (&["dashboard"], &[(1, &[11])]),
         (&["notes", "dashboard"], &[(1, &[10, 11]), (2, &[20])]),

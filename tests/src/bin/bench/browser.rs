@@ -39,8 +39,13 @@ impl Browser {
 
     /// Opens the bench page at `origin` and registers `variant`'s worker; resolves once it controls the page.
     pub async fn open(&self, origin: &str, variant: Variant) -> Result<()> {
+        self.open_with(origin, variant, variant.sw_url()).await
+    }
+
+    /// [`Browser::open`] registering `sw_url` instead of the variant's own worker script.
+    pub async fn open_with(&self, origin: &str, variant: Variant, sw_url: Option<&str>) -> Result<()> {
         self.client.goto(&format!("{origin}/")).await?;
-        let setup = self.call(&format!("bench.setup({})", json!(variant.sw_url()))).await?;
+        let setup = self.call(&format!("bench.setup({})", json!(sw_url))).await?;
         if setup["controlled"] != json!(variant.sw_url().is_some()) {
             bail!("{}: the page's control is not as expected: {setup}", variant.name());
         }

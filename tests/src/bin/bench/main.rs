@@ -8,10 +8,12 @@
 //! request counts checked at the server), so that it cannot silently time nothing.
 
 mod browser;
+mod profile;
 mod report;
 mod server;
 mod sizes;
 mod variants;
+mod wasm_names;
 mod workloads;
 
 use std::path::PathBuf;
@@ -34,6 +36,16 @@ struct Args {
     /// Where to write the results (default: BENCHMARKS.md at the workspace root, for a full run).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run only these variants (`none`, `floor`, `workbox`, `cachet`), e.g. to profile one; the results
+    /// are then printed only, unless `--out` is given.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Print the sizes (and where the bytes go) only: no browser, no BENCHMARKS.md.
+    #[arg(long)]
+    sizes_only: bool,
+    /// Entries stored for the small and the large invalidation case (default 1000,10000; quick 300,600).
+    #[arg(long, value_delimiter = ',')]
+    cached: Option<Vec<u64>>,
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -41,20 +53,44 @@ async fn main() -> Result<()> {
     let args = Args::parse();
     let root = cachet_e2e::workspace_root();
     variants::check_built(&root)?;
-    let settings = if args.quick { Settings::QUICK } else { Settings::FULL };
+    let mut settings = if args.quick { Settings::QUICK } else { Settings::FULL };
+    if let Some(cached) = &args.cached {
+        let [small, large] = cached[..] else {
+            anyhow::bail!("--cached takes two sizes, e.g. --cached 1000,10000");
+        };
+        if small < 200 || large <= small {
+            anyhow::bail!("--cached {small},{large}: expected 200 <= small < large");
+        }
+        settings.cached = (small, large);
+    }
+    let custom = args.cached.is_some();
     let command = if args.quick { "cargo xtask bench --quick" } else { "cargo xtask bench" };
     let started = Instant::now();
     let load_before = first_line("uptime", &[]);
     let sizes = sizes::measure(&root)?;
+    if args.sizes_only {
+        println!("{}\n{}", report::sizes_table(&sizes), sizes::attribution(&root)?);
+        return Ok(());
+    }
 
     let served = tempfile::tempdir()?;
     let mut sites = Vec::new();
-    for variant in Variant::ALL {
+    let variants: Vec<Variant> = if args.only.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        args.only.iter().map(|name| Variant::from_key(name)).collect::<Result<_>>()?
+    };
+    for variant in variants.iter().copied() {
         let dir = served.path().join(variant.name().replace(' ', "-"));
         variants::assemble(variant, &root, &dir)?;
-        // Two origins on the same files: separate storage, so the invalidation runs start empty.
-        let site =
-            Site { variant, main: server::serve(dir.clone()).await?, fresh: server::serve(dir).await? };
+        // Three origins on the same files, so that each starts with empty storage: the timed runs, the
+        // invalidation runs, and the traced worker of the profile phase.
+        let site = Site {
+            variant,
+            main: server::serve(dir.clone()).await?,
+            fresh: server::serve(dir.clone()).await?,
+            traced: server::serve(dir).await?,
+        };
         println!(
             "[bench] {:<8} {} (and {} for the invalidation runs)",
             variant.name(),
@@ -66,6 +102,9 @@ async fn main() -> Result<()> {
     let browser = browser::Browser::start().await?;
     let progress = |line: &str| println!("[bench] {line}");
     let (measured, notes) = workloads::run_all(&browser, &sites, settings, &progress).await?;
+    progress("profile phase: traced workers");
+    let traced: Vec<_> = sites.iter().map(|site| (site.variant, &site.traced)).collect();
+    let breakdowns = profile::run(&browser, &traced, settings.cached.1).await?;
     drop(browser);
 
     let machine = report::Machine {
@@ -78,7 +117,8 @@ async fn main() -> Result<()> {
     };
     let iterations = format!(
         "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, invalidate-tags {}+{} \
-         (each after refilling its 100 entries), cold starts {}",
+         (each after refilling its 100 entries), misses at each cache size {}+{}, cold starts {}; \
+         the two cache sizes: {} and {} entries",
         settings.hit.0,
         settings.hit.1,
         settings.miss.0,
@@ -89,11 +129,27 @@ async fn main() -> Result<()> {
         settings.event.1,
         settings.invalidate.0,
         settings.invalidate.1,
-        settings.cold
+        settings.miss_at_size.0,
+        settings.miss_at_size.1,
+        settings.cold,
+        settings.cached.0,
+        settings.cached.1
     );
-    let generated = report::render(&machine, command, &iterations, &measured, &sizes, &notes);
+    let attribution = sizes::attribution(&root)?;
+    let breakdowns = profile::tables(&breakdowns);
+    let generated = report::render(&report::Run {
+        machine: &machine,
+        command,
+        iterations: &iterations,
+        measured: &measured,
+        sizes: &sizes,
+        attribution: &attribution,
+        breakdowns: &breakdowns,
+        notes: &notes,
+    });
     println!("\n{generated}\n");
-    let out = args.out.or_else(|| (!args.quick).then(|| root.join("BENCHMARKS.md")));
+    let complete = !args.quick && !custom && variants.len() == Variant::ALL.len();
+    let out = args.out.or_else(|| complete.then(|| root.join("BENCHMARKS.md")));
     if let Some(out) = out {
         report::write_into(&out, &generated)?;
         println!("[bench] wrote {}", out.display());

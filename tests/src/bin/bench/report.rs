@@ -180,15 +180,29 @@ pub struct Machine {
     pub load_after: String,
 }
 
+/// Everything one run produced, as the generated section shows it.
+pub struct Run<'a> {
+    /// Where and when.
+    pub machine: &'a Machine,
+    /// The command that ran it.
+    pub command: &'a str,
+    /// The iteration counts, as a sentence.
+    pub iterations: &'a str,
+    /// The timed results.
+    pub measured: &'a [Measurement],
+    /// The artifact sizes.
+    pub sizes: &'a Sizes,
+    /// Where the bytes go (markdown; empty without the named builds).
+    pub attribution: &'a str,
+    /// Where the time goes (markdown, from the profile phase).
+    pub breakdowns: &'a str,
+    /// Other figures worth a line each.
+    pub notes: &'a [String],
+}
+
 /// The generated section of BENCHMARKS.md.
-pub fn render(
-    machine: &Machine,
-    command: &str,
-    iterations: &str,
-    measured: &[Measurement],
-    sizes: &Sizes,
-    notes: &[String],
-) -> String {
+pub fn render(run: &Run<'_>) -> String {
+    let Run { machine, command, iterations, measured, sizes, attribution, breakdowns, notes } = *run;
     let mut text = String::new();
     let _ = writeln!(text, "{BEGIN}\n");
     let _ = writeln!(text, "- Command: `{command}`");
@@ -199,14 +213,25 @@ pub fn render(
     let _ = writeln!(text, "- Iterations (timed + warm-up discarded): {iterations}\n");
     let _ = writeln!(text, "### Times\n\n{}", results_table(measured));
     if !notes.is_empty() {
-        let _ = writeln!(text, "Bulk stores (populating the invalidation runs):\n");
+        let _ = writeln!(text, "Seeding the invalidation runs:\n");
         for note in notes {
             let _ = writeln!(text, "- {note}");
         }
         text.push('\n');
     }
     let _ = writeln!(text, "### Sizes\n\n{}", sizes_table(sizes));
+    if !attribution.is_empty() {
+        let _ = writeln!(text, "{attribution}");
+    }
     let _ = writeln!(text, "### Goals\n\n{}", goals_table(measured, sizes));
+    if !breakdowns.is_empty() {
+        let _ = writeln!(
+            text,
+            "### Where the time goes (profile phase: traced copies of the workers, see bench/sw/trace.js)\n\n\
+             Spans overlap: the handler's span contains what it awaited. Traced workers are slower than the \
+             timed ones.\n\n{breakdowns}"
+        );
+    }
     text.push_str(END);
     text
 }

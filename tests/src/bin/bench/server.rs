@@ -19,7 +19,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
@@ -60,6 +60,7 @@ pub async fn serve(dir: PathBuf) -> Result<Origin> {
     let app = Router::new()
         .route("/graphql", post(graphql))
         .fallback_service(ServeDir::new(dir))
+        .layer(axum::middleware::map_response(isolate))
         .with_state(counts.clone());
     let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
@@ -70,6 +71,14 @@ pub async fn serve(dir: PathBuf) -> Result<Origin> {
         let _ = axum::serve(listener, app).await;
     });
     Ok(Origin { url, counts, task })
+}
+
+/// Makes the page cross-origin isolated, which gives `performance.now()` 5 µs resolution instead of 100 µs.
+async fn isolate(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    headers.insert("cross-origin-embedder-policy", HeaderValue::from_static("require-corp"));
+    response
 }
 
 async fn graphql(State(counts): State<Arc<Counts>>, body: Bytes) -> Response {

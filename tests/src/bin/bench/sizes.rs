@@ -50,6 +50,8 @@ pub fn measure(root: &Path) -> Result<Sizes> {
             .filter_map(|entry| entry.ok())
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .filter(|name| name.ends_with(".wasm") || name.ends_with(".js"))
+            // Of the bench's own workers, the floor is served as it is; the Workbox one is its bundle.
+            .filter(|name| dir != "bench/sw" || name == "floor-sw.js")
             .collect();
         names.sort();
         for name in names {
@@ -90,4 +92,63 @@ fn artifact(root: &Path, path: &str) -> Result<Artifact> {
         bail!("gzip -9 {} failed", full.display());
     }
     Ok(Artifact { path: path.to_owned(), raw, gzipped: output.stdout.len() as u64 })
+}
+
+/// Where `cargo xtask bench` puts the builds that keep function names (`wasm-opt -Oz -g`).
+pub const NAMED_DIR: &str = "bench/dist/named";
+
+/// Markdown tables of where the bytes go, from the named builds: cachet's SW wasm by crate, and what the
+/// cachet-yew app adds over the bare one, by crate. Empty when the named builds are missing.
+pub fn attribution(root: &Path) -> Result<String> {
+    let read = |name: &str| -> Result<Option<Vec<(String, u64)>>> {
+        let path = root.join(NAMED_DIR).join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(
+                crate::wasm_names::bytes_by_crate(&bytes)
+                    .with_context(|| format!("reading {}", path.display()))?,
+            )),
+            Err(_) => Ok(None),
+        }
+    };
+    let mut text = String::new();
+    if let Some(sw) = read("cachet-sw_bg.wasm")? {
+        let total: u64 = sw.iter().map(|(_, bytes)| bytes).sum();
+        text.push_str("cachet's SW wasm by crate (function bodies and data, before gzip, from a `wasm-opt -Oz -g` build):\n\n");
+        text.push_str(&crate_table(&sw, total, 14));
+    }
+    if let (Some(bare), Some(with_cachet)) = (read("bare_bg.wasm")?, read("with-cachet_bg.wasm")?) {
+        let mut added: Vec<(String, u64)> = with_cachet
+            .iter()
+            .map(|(name, bytes)| {
+                let before = bare.iter().find(|(other, _)| other == name).map_or(0, |(_, b)| *b);
+                (name.clone(), bytes.saturating_sub(before))
+            })
+            .filter(|(_, bytes)| *bytes > 0)
+            .collect();
+        added.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let total: u64 = added.iter().map(|(_, bytes)| bytes).sum();
+        text.push_str(
+            "\nWhat cachet-yew adds to the app's wasm, by crate (growth over the bare app, before gzip):\n\n",
+        );
+        text.push_str(&crate_table(&added, total, 14));
+    }
+    Ok(text)
+}
+
+fn crate_table(rows: &[(String, u64)], total: u64, shown: usize) -> String {
+    let mut table = String::from("| crate | bytes | share |\n|---|---:|---:|\n");
+    let share = |bytes: u64| if total == 0 { 0.0 } else { bytes as f64 * 100.0 / total as f64 };
+    for (name, bytes) in rows.iter().take(shown) {
+        table.push_str(&format!(
+            "| `{name}` | {:.1} KB | {:.0} % |\n",
+            *bytes as f64 / 1024.0,
+            share(*bytes)
+        ));
+    }
+    let rest: u64 = rows.iter().skip(shown).map(|(_, bytes)| bytes).sum();
+    if rest > 0 {
+        table.push_str(&format!("| the rest | {:.1} KB | {:.0} % |\n", rest as f64 / 1024.0, share(rest)));
+    }
+    table.push_str(&format!("| **total** | **{:.1} KB** | |\n", total as f64 / 1024.0));
+    table
 }

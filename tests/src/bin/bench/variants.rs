@@ -31,6 +31,27 @@ impl Variant {
         }
     }
 
+    /// Its name on the command line and in the page harness.
+    pub fn key(self) -> &'static str {
+        match self {
+            Variant::NoSw => "none",
+            Variant::Floor => "floor",
+            Variant::Workbox => "workbox",
+            Variant::Cachet => "cachet",
+        }
+    }
+
+    /// The variant named `key` on the command line: `none`, `floor`, `workbox` or `cachet`.
+    pub fn from_key(key: &str) -> Result<Variant> {
+        match key {
+            "none" => Ok(Variant::NoSw),
+            "floor" => Ok(Variant::Floor),
+            "workbox" => Ok(Variant::Workbox),
+            "cachet" => Ok(Variant::Cachet),
+            other => bail!("unknown variant `{other}`: expected none, floor, workbox or cachet"),
+        }
+    }
+
     /// The script the page registers, if any.
     pub fn sw_url(self) -> Option<&'static str> {
         match self {
@@ -69,6 +90,9 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path) -> Result<()> {
     for file in ["index.html", "bench.js"] {
         copy(&root.join("bench/page").join(file), &into.join(file))?;
     }
+    // The traced copy of the worker, for the profile phase (bench/sw/trace.js).
+    copy(&root.join("bench/sw/trace.js"), &into.join("bench-trace.js"))?;
+    copy(&root.join("bench/sw/traced-sw.js"), &into.join("traced-sw.js"))?;
     match variant {
         Variant::NoSw => {}
         Variant::Floor => copy(&root.join("bench/sw/floor-sw.js"), &into.join("sw.js"))?,

@@ -7,7 +7,7 @@
 
 use std::ops::RangeInclusive;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use crate::browser::Browser;
@@ -23,6 +23,10 @@ pub enum Workload {
     Hit100k,
     /// A new query each time (1 KB): the server answers, the worker stores.
     Miss,
+    /// The same with 1 000 entries stored.
+    Miss1k,
+    /// The same with 10 000 entries stored.
+    Miss10k,
     /// A mutation that invalidates one stored query.
     Mutation,
     /// A mutation's fetch until the `cache-invalidated` broadcast reaches the page.
@@ -39,10 +43,12 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 11] = [
         Workload::Hit1k,
         Workload::Hit100k,
         Workload::Miss,
+        Workload::Miss1k,
+        Workload::Miss10k,
         Workload::Mutation,
         Workload::Invalidate1k,
         Workload::Invalidate10k,
@@ -57,6 +63,8 @@ impl Workload {
             Workload::Hit1k => "GraphQL hit, 1 KB",
             Workload::Hit100k => "GraphQL hit, 100 KB",
             Workload::Miss => "GraphQL miss, 1 KB (network + store)",
+            Workload::Miss1k => "GraphQL miss, 1k cached",
+            Workload::Miss10k => "GraphQL miss, 10k cached",
             Workload::Mutation => "mutation invalidating 1 entry",
             Workload::InvalidationEvent => "mutation → `cache-invalidated` received in the page",
             Workload::InvalidationFresh => "mutation → event → fresh data read again",
@@ -72,7 +80,9 @@ impl Workload {
             Workload::InvalidationEvent
             | Workload::InvalidationFresh
             | Workload::Invalidate1k
-            | Workload::Invalidate10k => variant != Variant::NoSw,
+            | Workload::Invalidate10k
+            | Workload::Miss1k
+            | Workload::Miss10k => variant != Variant::NoSw,
             _ => true,
         }
     }
@@ -91,6 +101,8 @@ pub struct Settings {
     pub event: (u64, u64),
     /// Each invalidate-tags workload (each round refills 100 entries first).
     pub invalidate: (u64, u64),
+    /// The misses timed at each of the two cache sizes.
+    pub miss_at_size: (u64, u64),
     /// Cold starts (no warm-up: each one is a first answer).
     pub cold: u64,
     /// Entries stored for the small and the large invalidation case.
@@ -105,6 +117,7 @@ impl Settings {
         mutation: (100, 10),
         event: (50, 5),
         invalidate: (20, 2),
+        miss_at_size: (20, 2),
         cold: 20,
         cached: (1_000, 10_000),
     };
@@ -116,6 +129,7 @@ impl Settings {
         mutation: (10, 2),
         event: (5, 1),
         invalidate: (3, 1),
+        miss_at_size: (5, 1),
         cold: 3,
         cached: (300, 600),
     };
@@ -140,14 +154,14 @@ pub struct Site {
     pub main: Origin,
     /// Its origin for the invalidation runs, which start from an empty cache.
     pub fresh: Origin,
+    /// Its origin for the profile phase (a traced copy of its worker).
+    pub traced: Origin,
 }
 
 const TAG_TARGET: &str = "target";
-const POPULATE_CHUNK: u64 = 1_000;
-const CONCURRENCY: u64 = 16;
 
 /// Runs every workload, interleaving the variants workload by workload so that they share the machine's
-/// conditions; `progress` gets a line per step. Returns the measurements and notes (bulk store times).
+/// conditions; `progress` gets a line per step. Returns the measurements and notes (seeding times).
 pub async fn run_all(
     browser: &Browser,
     sites: &[Site],
@@ -181,8 +195,10 @@ pub async fn run_all(
     }
     for site in sites.iter().filter(|site| Workload::Invalidate1k.applies_to(site.variant)) {
         let (small, large, site_notes) = invalidation(browser, site, settings, progress).await?;
-        keep(Workload::Invalidate1k, site.variant, small);
-        keep(Workload::Invalidate10k, site.variant, large);
+        keep(Workload::Invalidate1k, site.variant, small.invalidate);
+        keep(Workload::Invalidate10k, site.variant, large.invalidate);
+        keep(Workload::Miss1k, site.variant, small.miss);
+        keep(Workload::Miss10k, site.variant, large.miss);
         notes.extend(site_notes);
     }
     Ok((measured, notes))
@@ -285,63 +301,71 @@ async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Res
     Ok(times)
 }
 
-/// Stores fillers up to the small size, times invalidating the 100 target entries (refilled each round),
-/// then stores more fillers up to the large size and times it again. Runs at the variant's fresh origin.
+/// What one invalidation run measured at one cache size.
+struct AtSize {
+    invalidate: Vec<f64>,
+    miss: Vec<f64>,
+}
+
+/// At the variant's fresh origin, for each cache size: seeds filler entries up to that size, times
+/// invalidating 100 target entries (seeded again before each round; the page checks that each round
+/// removes exactly them), then times misses at that size.
 async fn invalidation(
     browser: &Browser,
     site: &Site,
     settings: Settings,
     progress: &dyn Fn(&str),
-) -> Result<(Vec<f64>, Vec<f64>, Vec<String>)> {
+) -> Result<(AtSize, AtSize, Vec<String>)> {
     browser.open(&site.fresh.url, site.variant).await?;
-    let (small, large) = settings.cached;
+    let kind = site.variant.key();
     let mut notes = Vec::new();
-    let filler_start = 100_000;
-    let mut stored = 0;
+    // One store through the worker first: it creates the worker's storage the entries are seeded into.
+    browser.call("bench.once(80000, 1024)").await?;
+    let mut stored = 1;
+    let mut next_filler = 100_000;
+    let mut next_miss = 300_000;
     let mut results = Vec::new();
+    let (small, large) = settings.cached;
     for total in [small, large] {
         let fillers = total - 100 - stored;
-        let took = populate(browser, site, filler_start + stored, fillers).await?;
-        progress(&format!("{:<8} stored {fillers} entries in {took:.1} s", site.variant.name()));
+        let out = browser.call(&format!("bench.seed('{kind}', {next_filler}, {fillers})")).await?;
+        let seconds = out["ms"].as_f64().unwrap_or_default() / 1000.0;
+        progress(&format!("{:<8} seeded {fillers} entries in {seconds:.1} s", site.variant.name()));
         notes.push(format!(
-            "{}: storing {fillers} entries ({} at a time) took {took:.1} s ({:.2} ms per entry)",
-            site.variant.name(),
-            CONCURRENCY,
-            took * 1000.0 / fillers as f64
+            "{}: {fillers} entries seeded straight into its storage in {seconds:.1} s",
+            site.variant.name()
         ));
+        next_filler += fillers;
         stored += fillers;
+
         let (timed, warmup) = settings.invalidate;
         let before = site.fresh.counts.snapshot();
-        let out =
-            browser.call(&format!("bench.invalidate(90000, 100, '{TAG_TARGET}', {timed}, {warmup})")).await?;
-        let refills = site.fresh.counts.snapshot().0 - before.0;
-        // Every round refills all 100 entries from the server: the previous round removed them all.
-        let expected = (timed + warmup) * 100;
-        expect_count(site.variant, "invalidate: refilled entries", refills, expected..=expected)?;
-        expect_cachet_sources(site.variant, "refill", &out["refillSources"], "network", expected)?;
-        results.push(samples(&out)?);
-    }
-    let large_samples = results.pop().unwrap_or_default();
-    let small_samples = results.pop().unwrap_or_default();
-    Ok((small_samples, large_samples, notes))
-}
-
-/// Stores `count` filler entries from `first_id` (each tagged `filler-<id % 100>`); returns seconds.
-async fn populate(browser: &Browser, site: &Site, first_id: u64, count: u64) -> Result<f64> {
-    let mut seconds = 0.0;
-    let mut done = 0;
-    while done < count {
-        let chunk = POPULATE_CHUNK.min(count - done);
-        let before = site.fresh.counts.snapshot();
         let out = browser
-            .call(&format!("bench.populate({}, {chunk}, 'filler-*', {CONCURRENCY})", first_id + done))
+            .call(&format!("bench.invalidate('{kind}', 90000, 100, '{TAG_TARGET}', {timed}, {warmup})"))
             .await?;
+        expect_count(
+            site.variant,
+            "invalidate: entries besides the targets",
+            out["entries"].as_u64().unwrap_or(0),
+            stored..=stored,
+        )?;
         let queries = site.fresh.counts.snapshot().0 - before.0;
-        expect_count(site.variant, "populate: server queries", queries, chunk..=chunk)?;
-        seconds += out["ms"].as_f64().unwrap_or_default() / 1000.0;
-        done += chunk;
+        expect_count(site.variant, "invalidate: server queries", queries, 0..=0)?;
+        let invalidate = samples(&out)?;
+
+        let (timed, warmup) = settings.miss_at_size;
+        let before = site.fresh.counts.snapshot();
+        let out = browser.call(&format!("bench.miss({next_miss}, 1024, {timed}, {warmup})")).await?;
+        let queries = site.fresh.counts.snapshot().0 - before.0;
+        expect_count(site.variant, "miss at size: server queries", queries, timed + warmup..=timed + warmup)?;
+        expect_cachet_sources(site.variant, "miss at size", &out["sources"], "network", timed)?;
+        next_miss += timed + warmup;
+        stored += timed + warmup;
+        results.push(AtSize { invalidate, miss: samples(&out)? });
     }
-    Ok(seconds)
+    let large_results = results.pop().context("no large run")?;
+    let small_results = results.pop().context("no small run")?;
+    Ok((small_results, large_results, notes))
 }
 
 fn expect_count(variant: Variant, what: &str, got: u64, allowed: RangeInclusive<u64>) -> Result<()> {
