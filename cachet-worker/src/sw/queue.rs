@@ -168,12 +168,30 @@ pub async fn replay(
     config: &Rc<Config>,
     background: &dyn Fn(Promise),
 ) -> Result<(), Error> {
+    drive(Work::Replay(trigger), config, background).await
+}
+
+/// Carries out `work`: one place for every way a replay starts.
+async fn drive(work: Work, config: &Rc<Config>, background: &dyn Fn(Promise)) -> Result<(), Error> {
     let now = now_ms();
-    let event = match trigger {
-        Trigger::Start if !navigator_online() => return Ok(()),
-        Trigger::Start | Trigger::Online => QueueEvent::Online { now },
-        Trigger::Offline => QueueEvent::Offline,
-        Trigger::Timer => QueueEvent::Wake { now },
+    let event = match work {
+        Work::Run(effects) => {
+            run(effects, config.clone(), background).await;
+            return Ok(());
+        }
+        Work::WakeAt(at) => {
+            sleep_until(at).await?;
+            TIMER_AT.with(|timer| {
+                if timer.get() == Some(at) {
+                    timer.set(None);
+                }
+            });
+            QueueEvent::Wake { now: now_ms() }
+        }
+        Work::Replay(Trigger::Start) if !navigator_online() => return Ok(()),
+        Work::Replay(Trigger::Start | Trigger::Online) => QueueEvent::Online { now },
+        Work::Replay(Trigger::Offline) => QueueEvent::Offline,
+        Work::Replay(Trigger::Timer) => QueueEvent::Wake { now },
     };
     let effects = transition(config, &|state| state.reduce(event.clone())).await?;
     run(effects, config.clone(), background).await;
@@ -223,20 +241,7 @@ enum Work {
 fn spawn(background: &dyn Fn(Promise), config: Rc<Config>, work: Work) {
     background(wasm_bindgen_futures::future_to_promise(async move {
         let collected = std::cell::RefCell::new(Vec::new());
-        let sink = |promise: Promise| collected.borrow_mut().push(promise);
-        match work {
-            Work::WakeAt(at) => {
-                sleep_until(at).await?;
-                TIMER_AT.with(|timer| {
-                    if timer.get() == Some(at) {
-                        timer.set(None);
-                    }
-                });
-                replay(Trigger::Timer, &config, &sink).await?;
-            }
-            Work::Replay(trigger) => replay(trigger, &config, &sink).await?,
-            Work::Run(effects) => run(effects, config.clone(), &sink).await,
-        }
+        drive(work, &config, &|promise: Promise| collected.borrow_mut().push(promise)).await?;
         loop {
             let Some(promise) = collected.borrow_mut().pop() else { break };
             let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
