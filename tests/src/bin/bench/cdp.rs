@@ -176,7 +176,7 @@ mod tests {
             "timeDeltas": [0, 1000, 500],
         });
         let result = self_times(&profile);
-        assert_eq!(result.functions[&("hash".to_owned(), "cachet-sw_bg.wasm".to_owned())], 1.5);
+        assert_eq!(result.functions[&("hash".to_owned(), "wasm".to_owned())], 1.5);
         assert_eq!((result.idle, result.total), (0.0, 1.5));
     }
 }
