@@ -37,6 +37,15 @@ impl Browser {
         Ok(Browser { client, chromedriver, _profile: profile })
     }
 
+    /// The browser's own DevTools address (`host:port`), as chromedriver reports it.
+    pub fn debugger_address(&self) -> Option<String> {
+        self.client
+            .capabilities()
+            .and_then(|capabilities| capabilities.get("goog:chromeOptions"))
+            .and_then(|options| options["debuggerAddress"].as_str())
+            .map(str::to_owned)
+    }
+
     /// Opens the bench page at `origin` and registers `variant`'s worker; resolves once it controls the page.
     pub async fn open(&self, origin: &str, variant: Variant) -> Result<()> {
         self.open_with(origin, variant, variant.sw_url()).await

@@ -8,6 +8,7 @@
 //! request counts checked at the server), so that it cannot silently time nothing.
 
 mod browser;
+mod cdp;
 mod profile;
 mod report;
 mod server;
@@ -81,15 +82,18 @@ async fn main() -> Result<()> {
         args.only.iter().map(|name| Variant::from_key(name)).collect::<Result<_>>()?
     };
     for variant in variants.iter().copied() {
-        let dir = served.path().join(variant.name().replace(' ', "-"));
-        variants::assemble(variant, &root, &dir)?;
-        // Three origins on the same files, so that each starts with empty storage: the timed runs, the
-        // invalidation runs, and the traced worker of the profile phase.
+        let dir = served.path().join(variant.key());
+        variants::assemble(variant, &root, &dir, false)?;
+        let traced_dir = served.path().join(format!("{}-traced", variant.key()));
+        variants::assemble(variant, &root, &traced_dir, true)?;
+        // Origins of their own, so that each starts with empty storage: the timed runs, the invalidation
+        // runs, and the two parts of the profile phase.
         let site = Site {
             variant,
             main: server::serve(dir.clone()).await?,
-            fresh: server::serve(dir.clone()).await?,
-            traced: server::serve(dir).await?,
+            fresh: server::serve(dir).await?,
+            traced: server::serve(traced_dir.clone()).await?,
+            profiled: server::serve(traced_dir).await?,
         };
         println!(
             "[bench] {:<8} {} (and {} for the invalidation runs)",
@@ -103,8 +107,7 @@ async fn main() -> Result<()> {
     let progress = |line: &str| println!("[bench] {line}");
     let (measured, notes) = workloads::run_all(&browser, &sites, settings, &progress).await?;
     progress("profile phase: traced workers");
-    let traced: Vec<_> = sites.iter().map(|site| (site.variant, &site.traced)).collect();
-    let breakdowns = profile::run(&browser, &traced, settings.cached.1).await?;
+    let (breakdowns, cpu_profiles) = profile::run(&browser, &sites, settings.cached.1).await?;
     drop(browser);
 
     let machine = report::Machine {
@@ -117,7 +120,7 @@ async fn main() -> Result<()> {
     };
     let iterations = format!(
         "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, invalidate-tags {}+{} \
-         (each after refilling its 100 entries), misses at each cache size {}+{}, cold starts {}; \
+         (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {}; \
          the two cache sizes: {} and {} entries",
         settings.hit.0,
         settings.hit.1,
@@ -136,7 +139,7 @@ async fn main() -> Result<()> {
         settings.cached.1
     );
     let attribution = sizes::attribution(&root)?;
-    let breakdowns = profile::tables(&breakdowns);
+    let breakdowns = format!("{}\n{}", profile::tables(&breakdowns), profile::cpu_tables(&cpu_profiles));
     let generated = report::render(&report::Run {
         machine: &machine,
         command,
@@ -156,6 +159,13 @@ async fn main() -> Result<()> {
     }
     println!("[bench] done in {:.0?}", started.elapsed());
     Ok(())
+}
+
+/// Where the run keeps what it does not put in BENCHMARKS.md (the CPU profiles): `target/bench/`.
+fn cachet_e2e_target() -> PathBuf {
+    let dir = cachet_e2e::workspace_root().join("target/bench");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
 }
 
 fn first_line(program: &str, args: &[&str]) -> String {

@@ -84,8 +84,10 @@ pub fn check_built(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Fills `into` with what `variant`'s origin serves: the page harness and the variant's worker.
-pub fn assemble(variant: Variant, root: &Path, into: &Path) -> Result<()> {
+/// Fills `into` with what `variant`'s origin serves: the page harness and the variant's worker. With
+/// `named`, cachet's wasm is the build that keeps function names (`bench/dist/named/`, the same code), when
+/// it exists: for the CPU profiles.
+pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Result<()> {
     std::fs::create_dir_all(into)?;
     for file in ["index.html", "bench.js"] {
         copy(&root.join("bench/page").join(file), &into.join(file))?;
@@ -100,6 +102,12 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path) -> Result<()> {
         Variant::Cachet => {
             for file in CACHET_FILES {
                 copy(&root.join("dist").join(file), &into.join(file))?;
+            }
+            let named_dir = root.join(crate::sizes::NAMED_DIR);
+            if named && named_dir.join("cachet-sw_bg.wasm").exists() {
+                for file in ["cachet-sw.js", "cachet-sw_bg.wasm"] {
+                    copy(&named_dir.join(file), &into.join(file))?;
+                }
             }
             let config_path = root.join("bench/cachet.config.json");
             let text = std::fs::read_to_string(&config_path)
