@@ -59,6 +59,21 @@ impl Error {
     }
 }
 
+/// Opens (creating at version 1) the IndexedDB `database` of one object store with out-of-line keys, as
+/// the identity and the mutation queue keep theirs; `what` names it in the error.
+pub(crate) async fn open_single_store(
+    database: &str,
+    store: &str,
+    what: &'static str,
+) -> Result<rexie::Rexie, Error> {
+    rexie::Rexie::builder(database)
+        .version(1)
+        .add_object_store(rexie::ObjectStore::new(store))
+        .build()
+        .await
+        .map_err(idb(what))
+}
+
 /// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
 pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
     move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }

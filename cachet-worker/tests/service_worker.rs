@@ -5,19 +5,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::CacheBounds;
-use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
+use cachet_core::protocol::SwEvent;
 use cachet_worker::sw::graphql::{invalidate_tags, GRAPHQL_CACHE};
 use cachet_worker::sw::tag_index::TagIndex;
 use cachet_worker::sw::{broadcast::broadcast, open_cache, respond, Strategy, Target, SOURCE_HEADER};
 use cachet_worker::Error;
 use js_sys::Promise;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use web_sys::{BroadcastChannel, MessageEvent, Request, Response};
+use web_sys::{Request, Response};
 
 wasm_bindgen_test_configure!(run_in_service_worker);
+
+mod common;
+use common::{listen_for_events, next_event};
 
 /// A URL on the test server (the SW's own script): the network answers it with 200.
 fn reachable_url() -> String {
@@ -109,41 +111,6 @@ async fn broadcast_reaches_another_channel_of_the_origin() {
     let events = listen_for_events();
     broadcast(&SwEvent::Activated { build: "test-build".into() }).unwrap();
     assert_eq!(next_event(&events).await, SwEvent::Activated { build: "test-build".into() });
-}
-
-/// A channel whose messages are collected; [`Listener::next_event`] awaits the next one.
-struct Listener {
-    _channel: BroadcastChannel,
-    received: Rc<RefCell<Vec<String>>>,
-    waiter: Rc<RefCell<Option<js_sys::Function>>>,
-}
-
-fn listen_for_events() -> Listener {
-    let channel = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
-    let received: Rc<RefCell<Vec<String>>> = Rc::default();
-    let waiter: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
-    let (sink, wake) = (received.clone(), waiter.clone());
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        sink.borrow_mut().push(event.data().as_string().unwrap_or_default());
-        if let Some(resolve) = wake.borrow_mut().take() {
-            resolve.call0(&JsValue::NULL).unwrap();
-        }
-    });
-    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    Listener { _channel: channel, received, waiter }
-}
-
-async fn next_event(listener: &Listener) -> SwEvent {
-    if listener.received.borrow().is_empty() {
-        let waiter = listener.waiter.clone();
-        let arrived = Promise::new(&mut |resolve, _reject| {
-            *waiter.borrow_mut() = Some(resolve);
-        });
-        JsFuture::from(arrived).await.unwrap();
-    }
-    let wire = listener.received.borrow_mut().remove(0);
-    decode_sw_event(&wire).unwrap()
 }
 
 /// Bounds that never bind, unless a test narrows them.

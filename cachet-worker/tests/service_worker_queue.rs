@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal};
-use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
+use cachet_core::protocol::SwEvent;
 use cachet_worker::sw::queue::{replay, Trigger};
 use cachet_worker::sw::queue_store::{self, DATABASE, STATE_KEY, STORE};
 use cachet_worker::sw::tag_index::TagIndex;
@@ -14,12 +14,12 @@ use cachet_worker::Error;
 use js_sys::Promise;
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use web_sys::{BroadcastChannel, MessageEvent};
 
 wasm_bindgen_test_configure!(run_in_service_worker);
+
+mod common;
+use common::{listen_for_events, next_event};
 
 /// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
 const UNREACHABLE_URL: &str = "http://127.0.0.1:9/graphql";
@@ -186,39 +186,4 @@ async fn a_replay_without_network_backs_off_announces_and_waits_for_connectivity
     replay(Trigger::Timer, &config, &|_| ()).await.unwrap();
     assert_eq!(queue_store::load(QueueBounds::default()).await.unwrap().items[0].attempts, 1);
     queue_store::clear().await.unwrap();
-}
-
-/// A channel whose messages are collected; [`next_event`] awaits the next one.
-struct Listener {
-    _channel: BroadcastChannel,
-    received: Rc<RefCell<Vec<String>>>,
-    waiter: Rc<RefCell<Option<js_sys::Function>>>,
-}
-
-fn listen_for_events() -> Listener {
-    let channel = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
-    let received: Rc<RefCell<Vec<String>>> = Rc::default();
-    let waiter: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
-    let (sink, wake) = (received.clone(), waiter.clone());
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        sink.borrow_mut().push(event.data().as_string().unwrap_or_default());
-        if let Some(resolve) = wake.borrow_mut().take() {
-            resolve.call0(&JsValue::NULL).unwrap();
-        }
-    });
-    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
-    Listener { _channel: channel, received, waiter }
-}
-
-async fn next_event(listener: &Listener) -> SwEvent {
-    if listener.received.borrow().is_empty() {
-        let waiter = listener.waiter.clone();
-        let arrived = Promise::new(&mut |resolve, _reject| {
-            *waiter.borrow_mut() = Some(resolve);
-        });
-        JsFuture::from(arrived).await.unwrap();
-    }
-    let wire = listener.received.borrow_mut().remove(0);
-    decode_sw_event(&wire).unwrap()
 }

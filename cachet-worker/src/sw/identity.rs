@@ -1,10 +1,10 @@
 //! The current user's cache partition, persisted in IndexedDB (the worker keeps nothing only in memory),
 //! set by the page with `set-identity` and read for every request marked `X-Cachet-Auth: 1`.
 
-use rexie::{ObjectStore, Rexie, TransactionMode};
+use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::error::idb;
+use crate::error::{idb, open_single_store};
 use crate::Error;
 
 const DATABASE: &str = "cachet-sw-identity";
@@ -12,12 +12,7 @@ const STORE: &str = "identity";
 const KEY: &str = "current";
 
 async fn open() -> Result<Rexie, Error> {
-    Rexie::builder(DATABASE)
-        .version(1)
-        .add_object_store(ObjectStore::new(STORE))
-        .build()
-        .await
-        .map_err(idb("open the identity store"))
+    open_single_store(DATABASE, STORE, "open the identity store").await
 }
 
 /// The current partition, `None` when no user is set.

@@ -19,10 +19,10 @@ use std::cell::Cell;
 
 use cachet_core::config::QueueBounds;
 use cachet_core::machines::queue::{QueueEffect, QueueState};
-use rexie::{ObjectStore, Rexie, Store, TransactionMode};
+use rexie::{Rexie, Store, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::error::idb;
+use crate::error::{idb, open_single_store};
 use crate::Error;
 
 /// The IndexedDB database of the mutation queue.
@@ -41,12 +41,7 @@ thread_local! {
 }
 
 async fn open() -> Result<Rexie, Error> {
-    Rexie::builder(DATABASE)
-        .version(1)
-        .add_object_store(ObjectStore::new(STORE))
-        .build()
-        .await
-        .map_err(idb("open the mutation queue"))
+    open_single_store(DATABASE, STORE, "open the mutation queue").await
 }
 
 /// Decodes a stored queue record; the bounds always come from the current config.

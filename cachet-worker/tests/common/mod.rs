@@ -1,0 +1,48 @@
+//! Helpers shared by the Service Worker test binaries (`service_worker.rs`, `service_worker_queue.rs`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{BroadcastChannel, MessageEvent};
+
+/// A channel whose messages are collected; [`next_event`] awaits the next one.
+pub struct Listener {
+    _channel: BroadcastChannel,
+    received: Rc<RefCell<Vec<String>>>,
+    waiter: Rc<RefCell<Option<js_sys::Function>>>,
+}
+
+/// Starts collecting the cachet channel's messages.
+pub fn listen_for_events() -> Listener {
+    let channel = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
+    let received: Rc<RefCell<Vec<String>>> = Rc::default();
+    let waiter: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+    let (sink, wake) = (received.clone(), waiter.clone());
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        sink.borrow_mut().push(event.data().as_string().unwrap_or_default());
+        if let Some(resolve) = wake.borrow_mut().take() {
+            resolve.call0(&JsValue::NULL).unwrap();
+        }
+    });
+    channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    Listener { _channel: channel, received, waiter }
+}
+
+/// The next message of the channel, decoded (waits for it when none is there yet).
+pub async fn next_event(listener: &Listener) -> SwEvent {
+    if listener.received.borrow().is_empty() {
+        let waiter = listener.waiter.clone();
+        let arrived = Promise::new(&mut |resolve, _reject| {
+            *waiter.borrow_mut() = Some(resolve);
+        });
+        JsFuture::from(arrived).await.unwrap();
+    }
+    let wire = listener.received.borrow_mut().remove(0);
+    decode_sw_event(&wire).unwrap()
+}
