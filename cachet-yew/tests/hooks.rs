@@ -47,7 +47,7 @@ impl FakeServer {
         };
         *self.hits.borrow_mut().entry(name.clone()).or_default() += 1;
         match name.as_str() {
-            "GetTodos" | "ListTodos" => {
+            "GetTodos" | "ListTodos" | "FocusTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
             }
             "CreateTodo" => {
@@ -213,6 +213,16 @@ fn UserVersion() -> Html {
     html! { <p id="user" data-live={ user.live.to_string() }>{ format!("user v{version}") }</p> }
 }
 
+/// The same, network-only: a sentinel whose refetch always reaches the server, whatever order the page
+/// client (which purges its in-page cache) and the hub hear a broadcast in.
+#[function_component]
+fn UserVersionNetworkOnly() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let user = use_cachet_gql::<User>("query GetUser { user }", None, options);
+    let version = user.data.as_ref().map(|data| data.user.to_string()).unwrap_or_else(|| "none".into());
+    html! { <p id="user" data-live={ user.live.to_string() }>{ format!("user v{version}") }</p> }
+}
+
 #[function_component]
 fn Mutations() -> Html {
     let create =
@@ -272,6 +282,152 @@ async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_n
     assert_eq!(server.hits("ListTodos"), 2, "one refetch, for the matching mutation only");
     assert_eq!(server.hits("GetUser"), 2, "CreateTodo does not hit `user`");
     assert_eq!((server.hits("CreateTodo"), server.hits("UpdateUser")), (1, 1));
+    app.destroy();
+}
+
+/// Posts `wire` on a `cachet` channel object of its own, as another tab's Service Worker broadcast arrives
+/// (a channel object never hears its own posts; the hub's and the page client's objects hear this one).
+///
+/// The queries these tests watch are network-only. The hub is one per page (a thread-local, started by
+/// the first test), so its channel object is older than a later test's client's and hears a broadcast
+/// first; the hook's refetch then runs (in microtasks) before the client's own listener has purged its
+/// in-page cache, and a cache-first query gets the stale entry. In an app the client is built before
+/// the provider starts the hub, so the client hears first; the Service Worker's own cache is purged
+/// before it broadcasts.
+fn broadcast_from_elsewhere(channel: &web_sys::BroadcastChannel, wire: &str) {
+    channel.post_message(&JsValue::from_str(wire)).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn another_tabs_invalidation_re_runs_the_queries_it_hits_and_no_other() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(
+        client_on(&server, "cachet-yew-test-other-tab"),
+        html! { <><TodoCountNetworkOnly /><UserVersionNetworkOnly /></> },
+    );
+    until(&root, "two live queries with their first data", |html| {
+        html.contains(r#"id="list" data-live="true">1 listed"#)
+            && html.contains(r#"id="user" data-live="true">user v1"#)
+    })
+    .await;
+    assert_eq!((server.hits("ListTodos"), server.hits("GetUser")), (1, 1));
+    let elsewhere = web_sys::BroadcastChannel::new("cachet").unwrap();
+
+    // An unrelated tag: GetUser (on `user`) re-runs, which shows the hub has handled the message; by then
+    // a wrong network-only ListTodos refetch would have reached the server as well.
+    server.todos.set(2);
+    broadcast_from_elsewhere(&elsewhere, r#"{"v":1,"type":"cache-invalidated","tags":["user"]}"#);
+    until(&root, "GetUser refetched after `user`", |html| html.contains("user v2")).await;
+    assert_eq!(server.hits("ListTodos"), 1, "an unrelated invalidation must not refetch the todos");
+    assert!(root.inner_html().contains("1 listed"));
+
+    // `todos`: both todo queries re-render with the fresh data, one request each.
+    broadcast_from_elsewhere(&elsewhere, r#"{"v":1,"type":"cache-invalidated","tags":["todos"]}"#);
+    until(&root, "the list refetched after `todos`", |html| html.contains("2 listed")).await;
+    assert_eq!(server.hits("ListTodos"), 2, "one refetch");
+    assert_eq!(server.hits("GetUser"), 2, "`todos` does not hit GetUser");
+    elsewhere.close();
+    app.destroy();
+}
+
+#[wasm_bindgen_test]
+async fn a_replayed_queued_mutation_re_runs_the_query_once() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(
+        client_on(&server, "cachet-yew-test-replay"),
+        html! { <><TodoCountNetworkOnly /><UserVersionNetworkOnly /></> },
+    );
+    until(&root, "two live queries with their first data", |html| {
+        html.contains(r#"id="list" data-live="true">1 listed"#)
+            && html.contains(r#"id="user" data-live="true">user v1"#)
+    })
+    .await;
+    let elsewhere = web_sys::BroadcastChannel::new("cachet").unwrap();
+
+    // What the Service Worker broadcasts when a queued CreateTodo replays with success, in its order
+    // (`cachet_core::machines::queue`, `SendSucceeded`: `Invalidate` — which broadcasts
+    // `cache-invalidated` — then `Announce(MutationReplayed)`), back to back.
+    server.todos.set(2);
+    broadcast_from_elsewhere(&elsewhere, r#"{"v":1,"type":"cache-invalidated","tags":["todo","todos"]}"#);
+    broadcast_from_elsewhere(
+        &elsewhere,
+        r#"{"v":1,"type":"mutation-replayed","id":1,"invalidated":["todo","todos"]}"#,
+    );
+    until(&root, "the list refetched after the replay", |html| html.contains("2 listed")).await;
+    // A sentinel after both: once GetUser has refetched, a second (wrong) refetch of the todos for
+    // `mutation-replayed` would have reached the server too.
+    broadcast_from_elsewhere(&elsewhere, r#"{"v":1,"type":"cache-invalidated","tags":["user"]}"#);
+    until(&root, "the sentinel GetUser refetched", |html| html.contains("user v2")).await;
+    assert_eq!(server.hits("ListTodos"), 2, "one refetch per replay");
+    elsewhere.close();
+    app.destroy();
+}
+
+fn dispatch_on_window(name: &str) {
+    let event = web_sys::Event::new(name).unwrap();
+    gloo::utils::window().dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn active_queries_refetch_when_the_browser_comes_back_online() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    // Network-only, so that the refetch shows at the server (a cache-first one is answered by the cache,
+    // which no reconnect purges).
+    let (root, app) =
+        mount(client_on(&server, "cachet-yew-test-reconnect"), html! { <TodoCountNetworkOnly /> });
+    until(&root, "the live list", |html| html.contains(r#"id="list" data-live="true">1 listed"#)).await;
+    assert_eq!(server.hits("ListTodos"), 1);
+
+    // The hub follows the `online` / `offline` events of its scope (it reads `navigator.onLine` only at
+    // start, true here), and tells the hooks of a change only: so offline first, then online. The
+    // browser's own `navigator.onLine` stays true throughout; only the events say otherwise.
+    server.todos.set(2);
+    dispatch_on_window("offline");
+    dispatch_on_window("online");
+    until(&root, "the list refetched on reconnect", |html| html.contains("2 listed")).await;
+    assert_eq!(server.hits("ListTodos"), 2, "one refetch on reconnect");
+    app.destroy();
+}
+
+/// Two network-only lists, one refetching on focus and one with the default options.
+#[function_component]
+fn FocusPair() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let on_focus = RefetchOptions { on_focus: true, ..RefetchOptions::default() };
+    let focused = use_cachet_fetch::<Todos>(
+        DataRequest::gql("query FocusTodos { todos }", None, options.clone()),
+        on_focus,
+    );
+    let default = use_cachet_fetch::<Todos>(
+        DataRequest::gql("query ListTodos { todos }", None, options),
+        RefetchOptions::default(),
+    );
+    let count =
+        |todos: &Option<Todos>| todos.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_default();
+    html! {
+        <>
+            <p id="focused">{ format!("{} on focus", count(&focused.data)) }</p>
+            <p id="default">{ format!("{} by default", count(&default.data)) }</p>
+        </>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn on_focus_refetches_on_a_window_focus_and_the_default_does_not() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-focus"), html! { <FocusPair /> });
+    until(&root, "both lists", |html| html.contains("1 on focus") && html.contains("1 by default")).await;
+    server.todos.set(2);
+    dispatch_on_window("focus");
+    until(&root, "the on-focus list refetched", |html| html.contains("2 on focus")).await;
+    assert_eq!(server.hits("FocusTodos"), 2);
+    // The default has no focus listener at all: nothing could start a request for it later.
+    assert_eq!(server.hits("ListTodos"), 1, "the default does not refetch on focus");
+    assert!(root.inner_html().contains("1 by default"));
     app.destroy();
 }
 
