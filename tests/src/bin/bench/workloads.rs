@@ -3,7 +3,8 @@
 //!
 //! Every workload checks the bodies in the page (id and exact size) and the server's request counts here:
 //! a cache hit must not reach the server, a miss and an invalidated entry must. For cachet the
-//! `X-Cachet-Source` header is checked too.
+//! `X-Cachet-Source` header is checked too. Each invalidation round must remove exactly the entries it
+//! seeded (counted in the worker's storage before and after, in the page).
 
 use std::ops::RangeInclusive;
 
@@ -99,7 +100,7 @@ pub struct Settings {
     pub mutation: (u64, u64),
     /// The invalidation → event workload.
     pub event: (u64, u64),
-    /// Each invalidate-tags workload (each round refills 100 entries first).
+    /// Each invalidate-tags workload (each round seeds its 100 entries again first).
     pub invalidate: (u64, u64),
     /// The misses timed at each of the two cache sizes.
     pub miss_at_size: (u64, u64),
