@@ -315,6 +315,15 @@ impl Inner {
 }
 
 impl Client {
+    /// Drops the entries tagged `tags` from this page's in-memory cache, and does nothing else (no
+    /// event, no message): for a consumer that heard of an invalidation from elsewhere (another tab,
+    /// the agent) and is about to read again, so that the read cannot be answered by an entry the
+    /// client's own listener has not dropped yet. Idempotent; the Service Worker's cache is not touched
+    /// (it removes its entries before it announces them).
+    pub fn forget_cached(&self, tags: &[String]) {
+        self.inner.cache.borrow_mut().invalidate(tags);
+    }
+
     /// A builder with the default config, adapter, network and options.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()

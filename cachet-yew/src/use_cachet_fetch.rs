@@ -56,11 +56,14 @@ where
     let online = client.auth_state().online;
     let driver = (*use_memo(request.clone(), |_| Rc::new(Driver::<T>::new(online)))).clone();
     let rerender = use_force_update();
-    driver.update(request.clone(), client, Rc::new(move || rerender.force_update()));
+    driver.update(request.clone(), client.clone(), Rc::new(move || rerender.force_update()));
     let bridge = {
-        let driver = driver.clone();
+        let (driver, client) = (driver.clone(), client.clone());
         use_agent_bridge(move |response| match response {
-            AgentResponse::Invalidated { subscriptions, .. } if subscriptions.contains(&subscription) => {
+            AgentResponse::Invalidated { subscriptions, tags } if subscriptions.contains(&subscription) => {
+                // The hub may hear an invalidation before the client's own listener has dropped the
+                // in-page entries: drop them first, or a cache-first re-run reads the stale copy.
+                client.forget_cached(&tags);
                 driver.dispatch(QueryEvent::Invalidated)
             }
             AgentResponse::Subscribed { subscription: acknowledged } if acknowledged == subscription => {

@@ -288,12 +288,12 @@ async fn a_query_renders_data_and_re_renders_when_a_mutation_hits_its_tags_but_n
 /// Posts `wire` on a `cachet` channel object of its own, as another tab's Service Worker broadcast arrives
 /// (a channel object never hears its own posts; the hub's and the page client's objects hear this one).
 ///
-/// The queries these tests watch are network-only. The hub is one per page (a thread-local, started by
-/// the first test), so its channel object is older than a later test's client's and hears a broadcast
-/// first; the hook's refetch then runs (in microtasks) before the client's own listener has purged its
-/// in-page cache, and a cache-first query gets the stale entry. In an app the client is built before
-/// the provider starts the hub, so the client hears first; the Service Worker's own cache is purged
-/// before it broadcasts.
+/// The hub is one per page (a thread-local, started by the first test), so its channel object is older
+/// than a later test's client's and hears a broadcast first: the hook's refetch runs before the client's
+/// own listener has purged its in-page cache. The hook therefore drops the hit entries itself
+/// (`Client::forget_cached`) before it refetches;
+/// `a_cache_first_query_re_run_by_another_tabs_invalidation_shows_the_fresh_data` holds it to that. The
+/// other tests watch network-only queries, so that a wrong refetch reaches the server and is counted.
 fn broadcast_from_elsewhere(channel: &web_sys::BroadcastChannel, wire: &str) {
     channel.post_message(&JsValue::from_str(wire)).unwrap();
 }
@@ -327,6 +327,28 @@ async fn another_tabs_invalidation_re_runs_the_queries_it_hits_and_no_other() {
     until(&root, "the list refetched after `todos`", |html| html.contains("2 listed")).await;
     assert_eq!(server.hits("ListTodos"), 2, "one refetch");
     assert_eq!(server.hits("GetUser"), 2, "`todos` does not hit GetUser");
+    elsewhere.close();
+    app.destroy();
+}
+
+#[wasm_bindgen_test]
+async fn a_cache_first_query_re_run_by_another_tabs_invalidation_shows_the_fresh_data() {
+    // The hub can hear the broadcast before the client's own listener drops the in-page entry; the hook
+    // drops it first (`Client::forget_cached`), or this re-run would render the stale copy.
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) =
+        mount(client_on(&server, "cachet-yew-test-cache-first-other-tab"), html! { <TodoCount /> });
+    until(&root, "the cache-first list with its first data", |html| {
+        html.contains(r#"id="todos" data-live="true">1 todos"#)
+    })
+    .await;
+    assert_eq!(server.hits("GetTodos"), 1);
+    server.todos.set(2);
+    let elsewhere = web_sys::BroadcastChannel::new("cachet").unwrap();
+    broadcast_from_elsewhere(&elsewhere, r#"{"v":1,"type":"cache-invalidated","tags":["todos"]}"#);
+    until(&root, "the cache-first list re-rendered with fresh data", |html| html.contains("2 todos")).await;
+    assert_eq!(server.hits("GetTodos"), 2, "one refetch, from the network");
     elsewhere.close();
     app.destroy();
 }
