@@ -142,7 +142,7 @@ async function sha256Hex(text) {
 
 // A 1 KB BenchItem answer, as the server sends it.
 function itemText(id, size) {
-  const head = `{"data":{"item":{"id":${id},"pad":"`;
+  const head = `{"data":{"item":{"id":${id},"rev":0,"pad":"`;
   return head + 'x'.repeat(size - head.length - 4) + '"}}}';
 }
 
@@ -350,6 +350,50 @@ window.bench = {
       }
     }
     return { samples, requests: rounds, spans };
+  },
+
+  // On hook.html (the use_cachet_gql app): from a mutation's fetch until `#item` shows the next revision
+  // of the item, i.e. the hook heard the invalidation, fetched again and re-rendered; and until the
+  // `cache-invalidated` broadcast reached this page, for comparison with `invalidationToFresh`.
+  async hookRerender(id, iterations, warmup) {
+    const revision = () => {
+      const match = /^rev (\d+) live$/.exec((document.querySelector('#item') || {}).textContent || '');
+      return match ? Number(match[1]) : null;
+    };
+    const rendered = (predicate, what) => new Promise((resolve, reject) => {
+      if (predicate()) return resolve(performance.now());
+      const timer = setTimeout(() => {
+        observer.disconnect();
+        reject(new Error(`the hook never rendered ${what}; #item reads ${revision()}`));
+      }, 10000);
+      const observer = new MutationObserver(() => {
+        if (!predicate()) return;
+        const at = performance.now();
+        clearTimeout(timer);
+        observer.disconnect();
+        resolve(at);
+      });
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await rendered(() => revision() !== null, 'its first data');
+    const first = revision();
+    const samples = [];
+    const toEvent = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      const before = revision();
+      const invalidated = nextInvalidation('hook');
+      const init = mutationInit(id, 'hook');
+      const started = performance.now();
+      const response = await fetch('/graphql', init);
+      checkMutation(await response.text(), id);
+      const done = await rendered(() => revision() === before + 1, `rev ${before + 1}`);
+      const heard = await invalidated;
+      if (i >= warmup) {
+        samples.push(done - started);
+        toEvent.push(heard - started);
+      }
+    }
+    return { samples, toEvent, first, last: revision() };
   },
 
   // One query timed alone: the runner stops the worker before each call (cold start).

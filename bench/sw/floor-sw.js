@@ -31,7 +31,7 @@ function invalidate(tags) {
 function seed(firstId, count, tag) {
   for (let id = firstId; id < firstId + count; id++) {
     const key = `entry-${id}`;
-    const head = `{"data":{"item":{"id":${id},"pad":"`;
+    const head = `{"data":{"item":{"id":${id},"rev":0,"pad":"`;
     const body = head + 'x'.repeat(1024 - head.length - 4) + '"}}}';
     entries.set(key, new Response(body, { headers: { 'content-type': 'application/json' } }));
     const entryTag = tag || `filler-${id % 100}`;

@@ -7,7 +7,7 @@
 //! | npm | `npm ci --prefix bench`: Workbox 7, idb and esbuild, pinned in `bench/package-lock.json` |
 //! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
-//! | Yew sizes | the `bare` and `with-cachet` apps of `bench/yew-size`: cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
 //! | named builds | the SW and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
 
@@ -20,6 +20,8 @@ use crate::{run, tools, WASM_TARGET};
 
 /// The Yew apps whose size difference is what cachet-yew adds.
 const YEW_APPS: [&str; 2] = ["bare", "with-cachet"];
+/// The `use_cachet_gql` app the bench invalidates (mutation → hook re-rendered).
+const HOOK_APP: &str = "hook-rerender";
 
 /// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone.
 pub fn bench(root: &Path, quick: bool) -> Result<()> {
@@ -44,9 +46,10 @@ pub fn bench(root: &Path, quick: bool) -> Result<()> {
             ],
         )
     })?;
-    run::step("build the bare and the cachet-yew Yew apps (release, wasm-opt -Oz)", || {
-        build_yew_apps(root, &path)
-    })?;
+    run::step(
+        "build the bench's Yew apps: bare, with cachet-yew, use_cachet_gql (release, wasm-opt -Oz)",
+        || build_yew_apps(root, &path),
+    )?;
     run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
@@ -59,10 +62,13 @@ pub fn bench(root: &Path, quick: bool) -> Result<()> {
 
 fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
     let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size"];
-    for app in YEW_APPS {
+    for app in YEW_APPS.iter().chain(&[HOOK_APP]) {
         args.extend(["--bin", app]);
     }
     run::cargo(path, &args)?;
+    let hook_dir = root.join("bench/dist/hook");
+    let _ = std::fs::remove_dir_all(&hook_dir);
+    bindgen_and_optimize(root, path, HOOK_APP, &hook_dir)?;
     for app in YEW_APPS {
         let out_dir = root.join("bench/yew-size/dist").join(app);
         let _ = std::fs::remove_dir_all(&out_dir);
@@ -79,6 +85,19 @@ fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
         run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])?;
     }
     Ok(())
+}
+
+/// wasm-bindgen (`--target web`) and `wasm-opt -Oz` of the cargo-built `app` into `out_dir`.
+fn bindgen_and_optimize(root: &Path, path: &OsStr, app: &str, out_dir: &Path) -> Result<()> {
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/{app}.wasm"));
+    let out = out_dir.to_string_lossy().into_owned();
+    run::command(
+        path,
+        "wasm-bindgen",
+        &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
+    )?;
+    let bindgen_wasm = out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+    run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])
 }
 
 /// The SW as trunk builds it (the cargo build is trunk's, already done), but with its function names:

@@ -51,6 +51,11 @@ impl Browser {
         self.open_with(origin, variant, variant.sw_url()).await
     }
 
+    /// Navigates to `url` (a page that sets itself up).
+    pub async fn goto(&self, url: &str) -> Result<()> {
+        Ok(self.client.goto(url).await?)
+    }
+
     /// [`Browser::open`] registering `sw_url` instead of the variant's own worker script.
     pub async fn open_with(&self, origin: &str, variant: Variant, sw_url: Option<&str>) -> Result<()> {
         self.client.goto(&format!("{origin}/")).await?;

@@ -119,7 +119,7 @@ async fn main() -> Result<()> {
         load_after: first_line("uptime", &[]),
     };
     let iterations = format!(
-        "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, invalidate-tags {}+{} \
+        "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, hook {}+{}, invalidate-tags {}+{} \
          (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {}; \
          the two cache sizes: {} and {} entries",
         settings.hit.0,
@@ -130,6 +130,8 @@ async fn main() -> Result<()> {
         settings.mutation.1,
         settings.event.0,
         settings.event.1,
+        settings.hook.0,
+        settings.hook.1,
         settings.invalidate.0,
         settings.invalidate.1,
         settings.miss_at_size.0,

@@ -5,11 +5,11 @@
 //!
 //! | request body | answer |
 //! |---|---|
-//! | a query with `variables: {id, size}` | `{"data":{"item":{"id":<id>,"pad":"xx…"}}}`, exactly `size` bytes |
-//! | a `mutation` with `variables: {id}` | `{"data":{"createNote":{"id":<id>}}}` |
+//! | a query with `variables: {id, size}` | `{"data":{"item":{"id":<id>,"rev":<rev>,"pad":"xx…"}}}`, exactly `size` bytes |
+//! | a `mutation` with `variables: {id}` | `{"data":{"createNote":{"id":<id>}}}`, and item `id`'s `rev` goes up by one |
 //!
 //! It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
-//! reached the network and that an invalidated entry did.
+//! reached the network and that an invalidated entry did; `rev` is how a page sees fresh data.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -30,6 +30,8 @@ use tower_http::services::ServeDir;
 pub struct Counts {
     queries: AtomicU64,
     mutations: AtomicU64,
+    /// Item id → how many mutations named it.
+    revisions: std::sync::Mutex<std::collections::HashMap<i64, u64>>,
 }
 
 impl Counts {
@@ -93,12 +95,15 @@ pub fn answer(counts: &Counts, body: &[u8]) -> Result<String, String> {
     let request: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let query = request["query"].as_str().ok_or("no query")?;
     let id = request["variables"]["id"].as_i64().ok_or("no variables.id")?;
+    let mut revisions = counts.revisions.lock().map_err(|_| "a handler panicked")?;
     if query.trim_start().starts_with("mutation") {
         counts.mutations.fetch_add(1, Ordering::SeqCst);
+        *revisions.entry(id).or_default() += 1;
         return Ok(format!(r#"{{"data":{{"createNote":{{"id":{id}}}}}}}"#));
     }
     let size = request["variables"]["size"].as_u64().ok_or("no variables.size")?;
-    let head = format!(r#"{{"data":{{"item":{{"id":{id},"pad":""#);
+    let rev = revisions.get(&id).copied().unwrap_or(0);
+    let head = format!(r#"{{"data":{{"item":{{"id":{id},"rev":{rev},"pad":""#);
     let tail = r#""}}}"#;
     let pad = usize::try_from(size)
         .ok()
@@ -120,9 +125,14 @@ mod tests {
         assert_eq!(text.len(), 1024);
         let parsed: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         assert_eq!(parsed["data"]["item"]["id"], 7);
-        let mutation = br#"{"query":" mutation CreateNote { createNote { id } }","variables":{"id":3}}"#;
-        assert_eq!(answer(&counts, mutation).expect("a mutation"), r#"{"data":{"createNote":{"id":3}}}"#);
+        assert_eq!(parsed["data"]["item"]["rev"], 0);
+        let mutation = br#"{"query":" mutation CreateNote { createNote { id } }","variables":{"id":7}}"#;
+        assert_eq!(answer(&counts, mutation).expect("a mutation"), r#"{"data":{"createNote":{"id":7}}}"#);
         assert_eq!(counts.snapshot(), (1, 1));
+        let fresh: serde_json::Value =
+            serde_json::from_str(&answer(&counts, body).expect("a query")).expect("JSON");
+        assert_eq!(fresh["data"]["item"]["rev"], 1);
+        assert_eq!(counts.snapshot(), (2, 1));
         assert!(answer(&counts, br#"{"query":"{ a }","variables":{"id":1,"size":3}}"#).is_err());
         assert!(answer(&counts, b"nope").is_err());
     }

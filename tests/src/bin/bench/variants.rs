@@ -67,12 +67,19 @@ pub const WORKBOX_BUNDLE: &str = "bench/dist/workbox-sw.js";
 
 /// cachet's Service Worker files from trunk's `dist/` (the config is the bench's own).
 const CACHET_FILES: [&str; 4] = ["service-worker.js", "cachet-sw.js", "cachet-sw_bg.wasm", "cachet-build.js"];
+/// The agent worker `<CachetProvider>` starts, from trunk's `dist/`.
+const AGENT_FILES: [&str; 2] = ["cachet-agent.js", "cachet-agent_bg.wasm"];
+/// The `use_cachet_gql` app of `hook.html`, as `cargo xtask bench` builds it (bench/yew-size).
+pub const HOOK_APP_DIR: &str = "bench/dist/hook";
+const HOOK_APP_FILES: [&str; 2] = ["hook-rerender.js", "hook-rerender_bg.wasm"];
 
 /// Fails, naming what to run, unless everything the variants serve has been built.
 pub fn check_built(root: &Path) -> Result<()> {
     let mut missing: Vec<String> = CACHET_FILES
         .iter()
+        .chain(&AGENT_FILES)
         .map(|file| format!("dist/{file}"))
+        .chain(HOOK_APP_FILES.iter().map(|file| format!("{HOOK_APP_DIR}/{file}")))
         .filter(|path| !root.join(path).exists())
         .collect();
     if !root.join(WORKBOX_BUNDLE).exists() {
@@ -100,8 +107,12 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
         Variant::Floor => copy(&root.join("bench/sw/floor-sw.js"), &into.join("sw.js"))?,
         Variant::Workbox => copy(&root.join(WORKBOX_BUNDLE), &into.join("sw.js"))?,
         Variant::Cachet => {
-            for file in CACHET_FILES {
+            for file in CACHET_FILES.iter().chain(&AGENT_FILES) {
                 copy(&root.join("dist").join(file), &into.join(file))?;
+            }
+            copy(&root.join("bench/page/hook.html"), &into.join("hook.html"))?;
+            for file in HOOK_APP_FILES {
+                copy(&root.join(HOOK_APP_DIR).join(file), &into.join(file))?;
             }
             let named_dir = root.join(crate::sizes::NAMED_DIR);
             if named && named_dir.join("cachet-sw_bg.wasm").exists() {

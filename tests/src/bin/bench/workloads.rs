@@ -34,6 +34,8 @@ pub enum Workload {
     InvalidationEvent,
     /// A mutation's fetch until the invalidated query has been read again (fresh, from the server).
     InvalidationFresh,
+    /// A mutation's fetch until a `use_cachet_gql` component shows the fresh data (cachet only).
+    HookRerender,
     /// A stopped worker until the first answer (a stored 1 KB query).
     ColdStart,
     /// `invalidate-tags` of one tag (100 entries) with 1 000 entries stored, until the ack.
@@ -44,7 +46,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 11] = [
+    pub const ALL: [Workload; 12] = [
         Workload::Hit1k,
         Workload::Hit100k,
         Workload::Miss,
@@ -56,6 +58,7 @@ impl Workload {
         Workload::ColdStart,
         Workload::InvalidationEvent,
         Workload::InvalidationFresh,
+        Workload::HookRerender,
     ];
 
     /// The row title.
@@ -69,6 +72,7 @@ impl Workload {
             Workload::Mutation => "mutation invalidating 1 entry",
             Workload::InvalidationEvent => "mutation → `cache-invalidated` received in the page",
             Workload::InvalidationFresh => "mutation → event → fresh data read again",
+            Workload::HookRerender => "mutation → `use_cachet_gql` re-rendered with fresh data",
             Workload::ColdStart => "cold start: stopped SW → first answer (stored 1 KB)",
             Workload::Invalidate1k => "invalidate 1 tag (100 entries), 1k cached",
             Workload::Invalidate10k => "invalidate 1 tag (100 entries), 10k cached",
@@ -78,6 +82,7 @@ impl Workload {
     /// Whether the workload means anything for `variant` (tags and workers need a worker).
     pub fn applies_to(self, variant: Variant) -> bool {
         match self {
+            Workload::HookRerender => variant == Variant::Cachet,
             Workload::InvalidationEvent
             | Workload::InvalidationFresh
             | Workload::Invalidate1k
@@ -100,6 +105,8 @@ pub struct Settings {
     pub mutation: (u64, u64),
     /// The invalidation → event workload.
     pub event: (u64, u64),
+    /// The mutation → hook re-rendered workload.
+    pub hook: (u64, u64),
     /// Each invalidate-tags workload (each round seeds its 100 entries again first).
     pub invalidate: (u64, u64),
     /// The misses timed at each of the two cache sizes.
@@ -117,6 +124,7 @@ impl Settings {
         miss: (200, 10),
         mutation: (100, 10),
         event: (50, 5),
+        hook: (50, 5),
         invalidate: (20, 2),
         miss_at_size: (20, 2),
         cold: 20,
@@ -129,6 +137,7 @@ impl Settings {
         miss: (20, 2),
         mutation: (10, 2),
         event: (5, 1),
+        hook: (5, 1),
         invalidate: (3, 1),
         miss_at_size: (5, 1),
         cold: 3,
@@ -192,6 +201,9 @@ pub async fn run_all(
         let (to_event, to_fresh) = invalidation_event(browser, site, 4, settings.event).await?;
         keep(Workload::InvalidationEvent, site.variant, to_event);
         keep(Workload::InvalidationFresh, site.variant, to_fresh);
+    }
+    for site in sites.iter().filter(|site| Workload::HookRerender.applies_to(site.variant)) {
+        keep(Workload::HookRerender, site.variant, hook_rerender(browser, site, 7, settings.hook).await?);
     }
     for site in sites {
         keep(Workload::ColdStart, site.variant, cold_start(browser, site, 5, settings.cold).await?);
@@ -292,6 +304,26 @@ async fn invalidation_event(
     expect_count(site.variant, "invalidation event: server queries", queries, allowed)?;
     expect_cachet_sources(site.variant, "fresh read", &out["refetchSources"], "network", rounds)?;
     Ok((samples(&out)?, numbers(&out["toFresh"])?))
+}
+
+/// On `hook.html`: a `use_cachet_gql` component showing item `id`, invalidated by a mutation each round.
+async fn hook_rerender(
+    browser: &Browser,
+    site: &Site,
+    id: u64,
+    (timed, warmup): (u64, u64),
+) -> Result<Vec<f64>> {
+    browser.goto(&format!("{}/hook.html", site.main.url)).await?;
+    let before = site.main.counts.snapshot();
+    let out = browser.call(&format!("bench.hookRerender({id}, {timed}, {warmup})")).await?;
+    let after = site.main.counts.snapshot();
+    let rounds = timed + warmup;
+    // One fetch per round (the hook's refetch after the invalidation), and maybe the first one.
+    expect_count(site.variant, "hook: server queries", after.0 - before.0, rounds..=rounds + 1)?;
+    expect_count(site.variant, "hook: server mutations", after.1 - before.1, rounds..=rounds)?;
+    let (first, last) = (out["first"].as_u64().unwrap_or(0), out["last"].as_u64().unwrap_or(0));
+    expect_count(site.variant, "hook: revisions rendered", last.saturating_sub(first), rounds..=rounds)?;
+    samples(&out)
 }
 
 async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Result<Vec<f64>> {
