@@ -72,14 +72,7 @@ fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
     for app in YEW_APPS {
         let out_dir = root.join("bench/yew-size/dist").join(app);
         let _ = std::fs::remove_dir_all(&out_dir);
-        let wasm = root.join(format!("target/{WASM_TARGET}/release/{app}.wasm"));
-        let out = out_dir.to_string_lossy().into_owned();
-        run::command(
-            path,
-            "wasm-bindgen",
-            &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
-        )?;
-        let bindgen_wasm = out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+        let bindgen_wasm = bindgen(root, path, app, &out_dir)?;
         let named = named_dir(root)?.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
         run::command(path, "wasm-opt", &["-Oz", "-g", &bindgen_wasm, "-o", &named])?;
         run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])?;
@@ -89,14 +82,7 @@ fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
 
 /// wasm-bindgen (`--target web`) and `wasm-opt -Oz` of the cargo-built `app` into `out_dir`.
 fn bindgen_and_optimize(root: &Path, path: &OsStr, app: &str, out_dir: &Path) -> Result<()> {
-    let wasm = root.join(format!("target/{WASM_TARGET}/release/{app}.wasm"));
-    let out = out_dir.to_string_lossy().into_owned();
-    run::command(
-        path,
-        "wasm-bindgen",
-        &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
-    )?;
-    let bindgen_wasm = out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned();
+    let bindgen_wasm = bindgen(root, path, app, out_dir)?;
     run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])
 }
 
@@ -131,4 +117,17 @@ fn named_dir(root: &Path) -> Result<std::path::PathBuf> {
     let dir = root.join("bench/dist/named");
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+/// wasm-bindgen (`--target web`) of the cargo-built `app` into `out_dir`; returns the path of its
+/// `<app>_bg.wasm`, not yet optimised.
+fn bindgen(root: &Path, path: &OsStr, app: &str, out_dir: &Path) -> Result<String> {
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/{app}.wasm"));
+    let out = out_dir.to_string_lossy().into_owned();
+    run::command(
+        path,
+        "wasm-bindgen",
+        &["--target", "web", "--no-typescript", "--out-dir", &out, &wasm.to_string_lossy()],
+    )?;
+    Ok(out_dir.join(format!("{app}_bg.wasm")).to_string_lossy().into_owned())
 }
