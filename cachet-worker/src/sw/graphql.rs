@@ -102,6 +102,13 @@ pub(crate) async fn handle(
     }
 }
 
+/// [`invalidate_tags`] on the GraphQL cache and the worker's shared entry index: what a page's
+/// `invalidate-tags` and a replayed queued mutation both do.
+pub(crate) async fn invalidate_graphql_tags(tags: &[String]) -> Result<(), Error> {
+    let cache = open_cache(GRAPHQL_CACHE).await?;
+    invalidate_tags(&cache, &*super::tag_index::shared().await?, tags).await.map(|_| ())
+}
+
 /// Removes every entry carrying one of `tags` from `cache` and the index, then broadcasts
 /// `cache-invalidated {tags}`. Returns how many entries were removed.
 pub async fn invalidate_tags(cache: &Cache, index: &TagIndex, tags: &[String]) -> Result<usize, Error> {

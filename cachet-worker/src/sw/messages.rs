@@ -20,10 +20,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Client, ExtendableMessageEvent};
 
 use super::broadcast::broadcast;
-use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
+use super::graphql::{invalidate_graphql_tags, GRAPHQL_CACHE};
 use super::http::await_js;
 use super::queue::{self, Trigger};
-use super::strategies::{cache_storage, open_cache};
+use super::strategies::cache_storage;
 use super::{identity, queue_store, tag_index, RUNTIME_CACHE};
 use crate::Error;
 
@@ -39,7 +39,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
     };
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
-        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate(&tags).await),
+        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_graphql_tags(&tags).await),
         PageToSw::SetIdentity { request_id, partition } => {
             (request_id, identity::set(partition.as_deref()).await)
         }
@@ -85,11 +85,6 @@ async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
         web_sys::console::error_1(&format!("cachet: {error}").into());
     }
     Ok(())
-}
-
-async fn invalidate(tags: &[String]) -> Result<(), Error> {
-    let cache = open_cache(GRAPHQL_CACHE).await?;
-    invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
 }
 
 /// Purges everything cachet stored: the runtime and GraphQL caches, the entry index, the mutation queue

@@ -70,7 +70,7 @@ use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
 
 use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
-use super::graphql::{invalidate_tags, GRAPHQL_CACHE};
+use super::graphql::{invalidate_graphql_tags, GRAPHQL_CACHE};
 use super::http::{await_js, body_bytes, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
 use super::page_auth::ask_page_for_auth;
 use super::strategies::{forget, open_cache};
@@ -263,7 +263,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
                 // Written by `transition` before any effect is carried out.
                 QueueEffect::Persist | QueueEffect::Refused(_) => {}
                 QueueEffect::Announce(event) => report(broadcast(&event)),
-                QueueEffect::Invalidate { tags } => report(invalidate(&tags).await),
+                QueueEffect::Invalidate { tags } => report(invalidate_graphql_tags(&tags).await),
                 QueueEffect::WakeAt { at } => wake_at = Some(at),
                 QueueEffect::RequestRefresh { .. } => {
                     let ok = refresh(&config, sent_authorization.take()).await;
@@ -440,11 +440,6 @@ fn queued_answer(id: u64) -> Result<Response, Error> {
     init.set_headers(&headers);
     Response::new_with_opt_str_and_init(Some(&queued_body(id)), &init)
         .map_err(|e| Error::js("new Response", e))
-}
-
-async fn invalidate(tags: &[String]) -> Result<(), Error> {
-    let cache = open_cache(GRAPHQL_CACHE).await?;
-    invalidate_tags(&cache, &*tag_index::shared().await?, tags).await.map(|_| ())
 }
 
 /// Sets the wake-up timer for `at` unless one fires earlier, kept alive through `background`.
