@@ -34,7 +34,7 @@ async fn bearer_page(harness: &Harness, user: &str, answer: bool) -> Result<()> 
         "const response = await fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
            body: JSON.stringify({{username: {user}, password: {user} + '-password'}})}});
          const login = await response.json();
-         const test = window.cachetTest = {{auth: 'Bearer ' + login.token, refreshes: 0, asked: 0, events: []}};
+         const test = window.cachetTest = {{auth: 'Bearer ' + login.token, first: 'Bearer ' + login.token, refreshes: 0, asked: 0, events: []}};
          listen(test);
          const fingerprint = async (header) => {{
            const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode('cachet-auth:' + header));
@@ -163,6 +163,15 @@ async fn a_failed_refresh_answers_every_waiter_with_the_failure_and_announces_on
     let state = changed_state(&harness).await?;
     assert_eq!(state["refreshes"], json!(1), "{state}");
     assert_eq!(logouts(&state), 1, "one logout for all waiters: {state}");
+    assert_eq!(harness.count("POST /api/refresh"), 1);
+
+    // A later failure of the refused token is answered at once: the SW does not ask the page again
+    // (it would ask before answering, so `asked` would already have grown when the answer arrives).
+    let late = authed_queries(&harness, 1, "cachetTest.first").await?;
+    assert_eq!(statuses(&late), vec![401], "{late}");
+    let after = page_state(&harness).await?;
+    assert_eq!(after["asked"], state["asked"], "no new question for a refused token: {after}");
+    assert_eq!(after["refreshes"], json!(1), "{after}");
     assert_eq!(harness.count("POST /api/refresh"), 1);
     Ok(())
 }

@@ -48,9 +48,16 @@ pub(crate) struct PageAnswer {
 
 type SharedAnswer = Shared<LocalBoxFuture<'static, Result<PageAnswer, Error>>>;
 
+/// How many refused token fingerprints [`refresh_shared`] remembers.
+const REFUSED_REMEMBERED: usize = 16;
+
 thread_local! {
     static NEXT_REQUEST_ID: Cell<u64> = const { Cell::new(1) };
     static IN_FLIGHT: RefCell<HashMap<String, SharedAnswer>> = RefCell::new(HashMap::new());
+    // Fingerprints of tokens whose refresh the page refused, newest last. A refused token stays refused,
+    // so a failure of it that arrives after the question settled is answered at once, without asking the
+    // page again or announcing a second logout. Only a shortcut: a restarted worker asks once more.
+    static REFUSED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The current `Authorization` header of a page (the one that made the request when `client_id` names
@@ -67,8 +74,12 @@ pub(crate) async fn ask_page_for_auth(
 /// Asks for fresh auth after a request carrying the token with fingerprint `failed` met an auth
 /// failure. Concurrent callers with the same `failed` share one question. When the page has no fresh
 /// auth (refused, failed, gone, or silent past the timeout), `sw-auth-state-change {type: 'logout'}` is
-/// broadcast once for all of them.
+/// broadcast once for all of them. A token the page refused is remembered: its later failures are
+/// answered as refused at once, with no new question and no second logout.
 pub(crate) async fn refresh_shared(client_id: &str, failed: String) -> Result<PageAnswer, Error> {
+    if REFUSED.with(|refused| refused.borrow().contains(&failed)) {
+        return Ok(PageAnswer { ok: false, authorization: None });
+    }
     let shared = IN_FLIGHT.with(|in_flight| {
         in_flight
             .borrow_mut()
@@ -78,6 +89,9 @@ pub(crate) async fn refresh_shared(client_id: &str, failed: String) -> Result<Pa
                 async move {
                     let answer = ask_page(Some(&client_id), Some(failed.clone())).await;
                     IN_FLIGHT.with(|in_flight| in_flight.borrow_mut().remove(&failed));
+                    if matches!(answer, Ok(PageAnswer { ok: false, .. })) {
+                        remember_refused(failed);
+                    }
                     if !matches!(answer, Ok(PageAnswer { ok: true, .. })) {
                         announce(AuthChangeKind::Logout);
                     }
@@ -89,6 +103,16 @@ pub(crate) async fn refresh_shared(client_id: &str, failed: String) -> Result<Pa
             .clone()
     });
     shared.await
+}
+
+fn remember_refused(fingerprint: String) {
+    REFUSED.with(|refused| {
+        let mut refused = refused.borrow_mut();
+        if refused.len() == REFUSED_REMEMBERED {
+            refused.remove(0);
+        }
+        refused.push(fingerprint);
+    });
 }
 
 /// Broadcasts `sw-auth-state-change {type: kind}`; a failed broadcast is reported on the console.
