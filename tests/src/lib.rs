@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod app;
+
 use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};
 use todo_backend::{AuthMode, RunningServer, ServerConfig};
@@ -140,6 +142,11 @@ impl Harness {
 
     async fn open_controlled_at(&self, path: &str) -> Result<()> {
         self.client.goto(&format!("{}{path}", self.url())).await?;
+        self.open_controlled_here().await
+    }
+
+    /// Waits until the Service Worker controls the current page (after a reload, say).
+    pub async fn open_controlled_here(&self) -> Result<()> {
         let controlled = self
             .run_async(
                 "navigator.serviceWorker.ready.then(() => {

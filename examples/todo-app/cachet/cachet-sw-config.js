@@ -3,7 +3,7 @@
 self.CACHET_CONFIG = {
   "features": {
     "auth": {
-      "enabled": false,
+      "enabled": true,
       "type": "cookie",
       "routePaths": [
         "/api/login",
@@ -40,4 +40,4 @@ self.CACHET_CONFIG = {
     "backoffMaxMs": 60000
   }
 };
-self.CACHET_ROUTES = {"passThrough":[],"graphqlEndpoints":["/graphql"]};
+self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":["/graphql"]};

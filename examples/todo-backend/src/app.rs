@@ -34,6 +34,9 @@ pub struct AppState {
     pub fail_refresh: Arc<AtomicBool>,
     /// Statuses the next GraphQL requests are answered with, one each, in order (test hook).
     pub fail_graphql: Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
+    /// Responses the next GraphQL requests (of an operation, or any) are answered with, one each, in
+    /// order, as [`test_hooks::build_response`] queries (test hook `/__test/next-graphql`).
+    pub graphql_responses: Arc<std::sync::Mutex<std::collections::VecDeque<(Option<String>, String)>>>,
     /// The GraphQL schema.
     pub schema: TodoSchema,
     /// The static-file fallback.
@@ -58,6 +61,7 @@ impl AppState {
             token_ttl_ms: i64::try_from(config.token_ttl.as_millis()).unwrap_or(i64::MAX).min(i64::MAX / 4),
             fail_refresh: Arc::default(),
             fail_graphql: Arc::default(),
+            graphql_responses: Arc::default(),
             static_files: StaticFiles::new(config.static_dir.as_deref()),
         })
     }

@@ -112,7 +112,10 @@ pub async fn login(State(state): State<AppState>, body: Bytes) -> Result<Respons
     let mut body = json!({ "user": user, "expiresAt": expires_at });
     let mut headers = HeaderMap::new();
     match state.auth_mode {
-        AuthMode::Bearer => body["token"] = json!(token),
+        AuthMode::Bearer => {
+            state.counters.record_token(&token);
+            body["token"] = json!(token);
+        }
         AuthMode::Cookie => {
             headers.insert(header::SET_COOKIE, session_cookie(&token, false)?);
         }
@@ -164,6 +167,7 @@ pub async fn refresh(
             if !state.db.rotate_token(&old, &token, expires_at)? {
                 return Err(ApiError::unauthorized("token is unknown or revoked"));
             }
+            state.counters.record_token(&token);
             Ok(Json(json!({
                 "token": token,
                 "expiresAt": expires_at,

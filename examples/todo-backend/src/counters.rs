@@ -7,10 +7,12 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 
-/// Thread-safe counters shared by the server and [`crate::RunningServer`].
+/// Thread-safe counters shared by the server and [`crate::RunningServer`], and the bearer tokens the
+/// server issued (so that a test can look for them where they must never be).
 #[derive(Debug, Default)]
 pub struct Counters {
     map: Mutex<BTreeMap<String, u64>>,
+    tokens: Mutex<Vec<String>>,
 }
 
 impl Counters {
@@ -36,6 +38,16 @@ impl Counters {
     /// A copy of every counter.
     pub fn snapshot(&self) -> BTreeMap<String, u64> {
         self.map.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Records a token the server handed out (login or refresh).
+    pub fn record_token(&self, token: &str) {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).push(token.to_owned());
+    }
+
+    /// Every token handed out, oldest first.
+    pub fn tokens(&self) -> Vec<String> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Forgets every counter.

@@ -60,8 +60,12 @@ fn graphql_error(status: StatusCode, message: &str) -> Response {
 /// `POST /graphql`: counts the operation, demands auth (HTTP 401 otherwise), executes.
 pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let parsed = parse_request(&body);
-    if let Ok(request) = &parsed {
-        state.counters.incr(graphql_key(operation_name(request).as_deref()));
+    let operation = parsed.as_ref().ok().and_then(operation_name);
+    if parsed.is_ok() {
+        state.counters.incr(graphql_key(operation.as_deref()));
+    }
+    if let Some(response) = crate::test_hooks::take_graphql_response(&state, operation.as_deref()) {
+        return response;
     }
     if let Some(status) = crate::test_hooks::take_graphql_failure(&state) {
         return graphql_error(status, "failed on purpose (test hook /__test/fail-graphql)");

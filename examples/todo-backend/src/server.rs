@@ -94,6 +94,11 @@ impl RunningServer {
         self.counters.snapshot()
     }
 
+    /// Every bearer token the server handed out (login and refresh), oldest first.
+    pub fn issued_tokens(&self) -> Vec<String> {
+        self.counters.tokens()
+    }
+
     /// Zeroes every counter.
     pub fn reset_counts(&self) {
         self.counters.reset();

@@ -20,6 +20,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__test/expire-tokens", post(expire_tokens))
         .route("/__test/fail-refresh", post(fail_refresh))
         .route("/__test/fail-graphql", post(fail_graphql))
+        .route("/__test/next-graphql", post(next_graphql))
         .route("/__test/counts", get(counts))
         .route("/__test/reset", post(reset))
 }
@@ -123,6 +124,38 @@ async fn fail_graphql(
     let answer = json!({ "statuses": statuses });
     *state.fail_graphql.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = statuses;
     Ok(Json(answer))
+}
+
+/// `POST /__test/next-graphql?operation=GetTodos&status=200&body=...&header=Name:Value`: the next GraphQL
+/// request (of that operation, when `operation` is given) is counted, then answered with exactly this
+/// response (the other parameters are those of `/__test/respond`), whatever it asked: a server that
+/// answers garbage. Each call adds one answer; answers are used in order.
+async fn next_graphql(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut operation = None;
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (key, value) in query_pairs(query.as_deref()) {
+        if key == "operation" {
+            operation = Some(value);
+        } else {
+            rest.append_pair(&key, &value);
+        }
+    }
+    let rest = rest.finish();
+    build_response(Some(&rest))?;
+    let mut responses = state.graphql_responses.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    responses.push_back((operation, rest));
+    Ok(Json(json!({ "queued": responses.len() })))
+}
+
+/// The scripted answer of the current GraphQL request (of `operation`), if `/__test/next-graphql` left one.
+pub fn take_graphql_response(state: &AppState, operation: Option<&str>) -> Option<Response> {
+    let mut responses = state.graphql_responses.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let index = responses.iter().position(|(only, _)| only.is_none() || only.as_deref() == operation)?;
+    let (_, query) = responses.remove(index)?;
+    build_response(Some(&query)).ok()
 }
 
 /// The status the current GraphQL request must be answered with, if `/__test/fail-graphql` asked for one.

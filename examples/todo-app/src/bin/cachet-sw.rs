@@ -2,6 +2,11 @@
 //! cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,
 //! loaded by `service-worker.js`).
 
+// The app's failure check, compiled into the Service Worker too: the page client runs the same
+// function (src/cachet/mod.rs), so both sides agree on what an auth failure is.
+#[path = "../cachet/auth/check.rs"]
+mod check;
+
 fn main() {
-    cachet_worker::sw::install();
+    cachet_worker::sw::install_with(check::is_auth_failure_response);
 }

@@ -7,7 +7,7 @@ use cachet_core::config::{AuthType, Config};
 pub const CONFIG_JSON: &str = r#"{
   "features": {
     "auth": {
-      "enabled": false,
+      "enabled": true,
       "type": "cookie",
       "routePaths": [
         "/api/login",
@@ -46,7 +46,7 @@ pub const CONFIG_JSON: &str = r#"{
 }"#;
 
 /// `features.auth.enabled`.
-pub const AUTH_ENABLED: bool = false;
+pub const AUTH_ENABLED: bool = true;
 /// `features.auth.type`.
 pub const AUTH_TYPE: AuthType = AuthType::Cookie;
 /// `AUTH_WITH_CREDENTIALS`: whether auth requests send cookies (true for cookie and custom auth).

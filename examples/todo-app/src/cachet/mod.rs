@@ -5,6 +5,8 @@
 //! (`auth/check.rs`).
 
 #[rustfmt::skip]
+pub mod auth;
+#[rustfmt::skip]
 pub mod config;
 #[rustfmt::skip]
 pub mod graphql;
@@ -15,9 +17,12 @@ thread_local! {
     static CLIENT: std::cell::OnceCell<cachet_client::Client> = const { std::cell::OnceCell::new() };
 }
 
-/// The builder [`client()`] starts from: the generated config.
+/// The builder [`client()`] starts from: the generated config, the app's adapter and failure check.
 pub fn builder() -> cachet_client::ClientBuilder {
-    cachet_client::Client::builder().config(config::config())
+    cachet_client::Client::builder()
+        .config(config::config())
+        .adapter(auth::adapter::adapter())
+        .failure_check(auth::check::is_auth_failure_response)
 }
 
 /// The page's client, built by [`builder()`] on first use (a clone of the one shared client).

@@ -1,0 +1,241 @@
+//! Driving the example todo app as its user does: the login form, the add form, the list's checkboxes and
+//! delete buttons; and reading what the user sees. Every wait is bounded (see [`Harness::wait_for`]).
+
+use anyhow::{bail, Context, Result};
+use fantoccini::Locator;
+use serde_json::{json, Value};
+
+use crate::{Harness, WAIT};
+
+/// A `cachet.config.json` with bearer auth on and GraphQL at `/graphql`: give it to
+/// [`Harness::start_with_config`] with a bearer backend, and the app and its Service Worker speak bearer.
+pub const BEARER_CONFIG: &str =
+    r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true, "endpoints": ["/graphql"]}}}"#;
+
+/// Everything the origin stored: every IndexedDB store's records, every Cache Storage entry (URL, headers
+/// and body) but the SW's own wasm, localStorage and sessionStorage, as one text.
+pub const STORED: &str = "(async () => {
+  let found = '';
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+    for (const store of db.objectStoreNames) {
+      found += info.name + '/' + store + '=' + await new Promise((resolve) => {
+        const all = db.transaction(store).objectStore(store).getAll();
+        all.onsuccess = () => resolve(JSON.stringify(all.result)); });
+    }
+    db.close();
+  }
+  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      const response = await cache.match(request);
+      found += request.url + JSON.stringify([...request.headers]) + JSON.stringify([...response.headers]);
+      found += await response.text();
+    }
+  }
+  for (const storage of [localStorage, sessionStorage]) {
+    for (let i = 0; i < storage.length; i++) found += storage.key(i) + '=' + storage.getItem(storage.key(i));
+  }
+  return found;
+})()";
+
+/// How many records each IndexedDB store of the origin holds (`"db/store": n`), and how many entries
+/// each Cache Storage cache holds but the SW's wasm (`"cache:name": n`).
+pub const STORAGE_COUNTS: &str = "(async () => {
+  const counts = {};
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+    for (const store of db.objectStoreNames) {
+      counts[info.name + '/' + store] = await new Promise((resolve) => {
+        const count = db.transaction(store).objectStore(store).count();
+        count.onsuccess = () => resolve(count.result); });
+    }
+    db.close();
+  }
+  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
+    counts['cache:' + name] = (await (await caches.open(name)).keys()).length;
+  }
+  return counts;
+})()";
+
+impl Harness {
+    /// Every bearer token the backend handed out so far (login and refresh).
+    pub fn issued_tokens(&self) -> Vec<String> {
+        self.server.as_ref().map(todo_backend::RunningServer::issued_tokens).unwrap_or_default()
+    }
+
+    /// `POST`s to a backend test hook (`/__test/...`) from the page, and fails unless it answers 2xx.
+    pub async fn test_hook(&self, path_and_query: &str) -> Result<Value> {
+        let script = format!(
+            "fetch({url}, {{method: 'POST', headers: {{'X-SW-Strategy': 'network-only'}}}})
+               .then(async (r) => done({{status: r.status, body: await r.text()}}), (e) => done({{status: 0, body: String(e)}}));",
+            url = json!(path_and_query)
+        );
+        let answer = self.run_async(&script).await?;
+        if !answer["status"].as_u64().is_some_and(|status| (200..300).contains(&status)) {
+            bail!("test hook {path_and_query} answered {answer}");
+        }
+        Ok(answer)
+    }
+
+    /// Sets the page's network emulation (Chrome DevTools) offline or back online: the page's
+    /// `navigator.onLine` follows and `offline` / `online` fire.
+    pub async fn emulate_offline(&self, offline: bool) -> Result<()> {
+        self.devtools("Network.enable", json!({})).await?;
+        let conditions = json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1});
+        self.devtools("Network.emulateNetworkConditions", conditions).await?;
+        Ok(())
+    }
+
+    /// Evaluates `expression` (a value or a promise) in the page; a rejection comes back as
+    /// `{"error": "..."}`.
+    pub async fn eval(&self, expression: &str) -> Result<Value> {
+        self.run_async(&format!(
+            "Promise.resolve().then(() => {expression}).then(done, (e) => done({{error: String(e)}}));"
+        ))
+        .await
+    }
+
+    /// Waits until the JS `expression` is truthy in the page and returns its value. It is evaluated at
+    /// once and on every DOM change (a `MutationObserver`, no polling), and gives up after 15 s with an
+    /// error naming `expression` and `what`.
+    pub async fn wait_for(&self, what: &str, expression: &str) -> Result<Value> {
+        let script = format!(
+            "const check = () => {{ try {{ return ({expression}); }} catch (e) {{ return null; }} }};
+             const first = check();
+             if (first) {{ done(first); }} else {{
+               const observer = new MutationObserver(() => {{
+                 const value = check();
+                 if (value) {{ observer.disconnect(); clearTimeout(timer); done(value); }} }});
+               const timer = setTimeout(() => {{ observer.disconnect(); done({{__timeout: true}}); }}, 15000);
+               observer.observe(document, {{subtree: true, childList: true, characterData: true, attributes: true}});
+             }}"
+        );
+        let value = self.run_async(&script).await?;
+        if value.get("__timeout").is_some() {
+            let page = self.eval("document.body.innerText").await.unwrap_or_default();
+            bail!("timed out waiting for {what} ({expression}); the page reads: {page}");
+        }
+        Ok(value)
+    }
+
+    /// Types into the input matching `css` (once it exists).
+    pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
+        let element = self
+            .client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for {css}"))?;
+        element.clear().await?;
+        element.send_keys(text).await?;
+        Ok(())
+    }
+
+    /// Clicks the element matching `css` (once it exists).
+    pub async fn click(&self, css: &str) -> Result<()> {
+        let element = self
+            .client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .with_context(|| format!("waiting for {css}"))?;
+        element.click().await?;
+        Ok(())
+    }
+
+    /// Signs `user` in through the app's form (seeded password `<user>-password`) and waits until the
+    /// app says so (from `GET /api/me`).
+    pub async fn sign_in(&self, user: &str) -> Result<()> {
+        self.type_into("#username", user).await?;
+        self.type_into("#password", &format!("{user}-password")).await?;
+        self.click("#login-button").await?;
+        let expected = format!("signed in as {user}");
+        let condition = format!(
+            "document.querySelector('#whoami')?.textContent === {expected} ||
+             document.querySelector('#login-error, #auth-error')?.textContent",
+            expected = json!(expected)
+        );
+        let seen = self.wait_for(&expected, &condition).await?;
+        if seen != Value::Bool(true) {
+            bail!("signing {user} in failed: {seen}");
+        }
+        Ok(())
+    }
+
+    /// Signs out with the app's button and waits for the login form.
+    pub async fn sign_out(&self) -> Result<()> {
+        self.click("#logout").await?;
+        self.wait_for("the login form", "document.querySelector('#login') !== null").await?;
+        Ok(())
+    }
+
+    /// Adds a todo through the form.
+    pub async fn add_todo(&self, title: &str) -> Result<()> {
+        self.type_into("#new-title", title).await?;
+        self.click("#add-button").await
+    }
+
+    /// Waits until the list (the server's items, not those pending in the queue) shows exactly `titles`,
+    /// in order, and returns the list's "from cache" / "from network" marker.
+    pub async fn wait_for_list(&self, titles: &[&str]) -> Result<String> {
+        let condition = format!(
+            "(() => {{
+               const source = document.querySelector('#todos-source');
+               if (!source || source.textContent === '') return null;
+               const titles = [...document.querySelectorAll('#todos li[data-id] .title')].map((e) => e.textContent);
+               return JSON.stringify(titles) === JSON.stringify({expected}) ? source.textContent : null;
+             }})()",
+            expected = json!(titles)
+        );
+        match self.wait_for(&format!("the list {titles:?}"), &condition).await? {
+            Value::String(source) => Ok(source),
+            other => bail!("unexpected list marker {other}"),
+        }
+    }
+
+    /// The titles the list shows now, queued ones included (`"title (queued)"`).
+    pub async fn list_now(&self) -> Result<Vec<String>> {
+        let value = self
+            .eval(
+                "[...document.querySelectorAll('#todos li')].map((li) =>
+                   li.querySelector('.title').textContent + (li.classList.contains('pending') ? ' (queued)' : ''))",
+            )
+            .await?;
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// Opens the app in a new window of the same browser session and switches to it; returns the handle
+    /// of the window it came from.
+    pub async fn open_second_tab(&self) -> Result<fantoccini::wd::WindowHandle> {
+        let first = self.client.window().await?;
+        let second = self.client.new_window(false).await?.handle;
+        self.client.switch_to_window(second).await?;
+        self.open_controlled().await?;
+        Ok(first)
+    }
+
+    /// Records, in the page, every `sw-auth-state-change` and `cache-invalidated` window event in
+    /// `window.__seen`, and whether any text of `forbidden` ever appeared in the DOM in
+    /// `window.__leaked`.
+    pub async fn watch_page(&self, forbidden: &[&str]) -> Result<()> {
+        let script = format!(
+            "window.__seen = []; window.__leaked = [];
+             for (const name of ['sw-auth-state-change', 'cache-invalidated']) {{
+               window.addEventListener(name, (event) => window.__seen.push({{name, detail: event.detail}}));
+             }}
+             const forbidden = {forbidden};
+             const look = () => {{ for (const text of forbidden) {{
+               if (document.body.innerText.includes(text) && !window.__leaked.includes(text)) window.__leaked.push(text); }} }};
+             new MutationObserver(look).observe(document, {{subtree: true, childList: true, characterData: true}});
+             look(); done(true);",
+            forbidden = json!(forbidden)
+        );
+        self.run_async(&script).await?;
+        Ok(())
+    }
+}

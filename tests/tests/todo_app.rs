@@ -1,0 +1,378 @@
+//! The example todo app's stories (issue 8): the real Yew app on `<CachetProvider>` and the hooks, its
+//! real Service Worker and agent, and the real backend, in headless Chromium. Each story drives the app
+//! as its user does (the login form, the add form, the checkboxes, the sign-out button), asserts what
+//! the user sees and what the server saw (its per-route counts), and stops the Service Worker between
+//! its steps, as Chromium does to an idle one: nothing a story relies on may live only in the worker's
+//! memory.
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use cachet_e2e::app::{BEARER_CONFIG, STORAGE_COUNTS, STORED};
+use cachet_e2e::Harness;
+use serde_json::{json, Value};
+use todo_backend::AuthMode;
+
+/// Starts the app with `mode`'s backend (bearer also switches the app and its SW to bearer), opens it
+/// controlled by the Service Worker, and signs `user` in through the form.
+async fn signed_in(mode: AuthMode, user: &str) -> Result<Harness> {
+    let harness = match mode {
+        AuthMode::Cookie => Harness::start(mode).await?,
+        AuthMode::Bearer => Harness::start_with_config(mode, BEARER_CONFIG).await?,
+    };
+    harness.open_controlled().await?;
+    harness.sign_in(user).await?;
+    Ok(harness)
+}
+
+/// Reloads the page and waits until the Service Worker controls it again.
+async fn reload(harness: &Harness) -> Result<()> {
+    harness.client.refresh().await?;
+    harness.open_controlled_here().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_load_is_controlled_and_a_query_runs_once_then_comes_from_the_cache() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    let navigations = harness.eval("performance.getEntriesByType('navigation').length").await?;
+    assert_eq!(navigations, json!(1), "controlled on the first load, without a reload");
+    harness.sign_in("alice").await?;
+    assert_eq!(harness.wait_for_list(&[]).await?, "from network");
+    harness.add_todo("milk").await?;
+    assert_eq!(harness.wait_for_list(&["milk"]).await?, "from network");
+    assert_eq!(harness.count("graphql GetTodos"), 2, "the first run and the re-run CreateTodo caused");
+
+    harness.stop_service_workers().await?;
+    reload(&harness).await?;
+    harness.wait_for("alice, restored", "document.querySelector('#whoami')?.textContent === 'signed in as alice'").await?;
+    assert_eq!(harness.wait_for_list(&["milk"]).await?, "from cache");
+    assert_eq!(harness.count("graphql GetTodos"), 2, "the reload's query never reached the server");
+    assert_eq!(harness.count("graphql CreateTodo"), 1);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_todo_rerenders_the_list_without_a_reload_in_both_tabs() -> Result<()> {
+    let harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.wait_for_list(&[]).await?;
+    let first = harness.open_second_tab().await?;
+    harness.wait_for("alice in the second tab", "document.querySelector('#whoami')?.textContent === 'signed in as alice'").await?;
+    assert_eq!(harness.wait_for_list(&[]).await?, "from cache", "the second tab's query is a cache hit");
+    harness.eval("window.__kept = 'second'").await?;
+    let second = harness.client.window().await?;
+
+    harness.stop_service_workers().await?;
+    harness.client.switch_to_window(first).await?;
+    harness.eval("window.__kept = 'first'").await?;
+    harness.add_todo("milk").await?;
+    assert_eq!(harness.wait_for_list(&["milk"]).await?, "from network");
+
+    harness.client.switch_to_window(second).await?;
+    harness.wait_for_list(&["milk"]).await?;
+    assert_eq!(harness.eval("window.__kept").await?, json!("second"), "the second tab was not reloaded");
+    assert_eq!(harness.count("graphql CreateTodo"), 1);
+    let runs = harness.count("graphql GetTodos");
+    assert!((2..=3).contains(&runs), "one first run, then one re-run per tab at most: {runs}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_tags_and_invalidate_reach_the_summary_and_an_anonymous_query_is_left_alone() -> Result<()> {
+    let harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.wait_for_list(&[]).await?;
+    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 0 done'").await?;
+    harness.wait_for("the account line", "document.querySelector('#account')?.textContent === 'GraphQL me: alice'").await?;
+    assert_eq!(harness.count("graphql <anonymous>"), 1);
+
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 1 done'").await?;
+    harness.stop_service_workers().await?;
+    // UpdateTodo derives `todo`, `todos`: the summary's only tag is its explicit `summary`, which the
+    // mutation names in `invalidate`. Without either, the summary would keep its cached "0 of 1".
+    harness.click("#todos li[data-id] .toggle").await?;
+    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '1 of 1 done'").await?;
+    harness.wait_for("the item done", "document.querySelector('#todos li.done .title')?.textContent === 'milk'").await?;
+    assert_eq!(harness.count("graphql TodoSummary"), 3, "first run, then once per mutation");
+    assert_eq!(harness.count("graphql UpdateTodo"), 1);
+    // The anonymous query has no tags: two mutations later it was never re-run, and still shows.
+    assert_eq!(harness.count("graphql <anonymous>"), 1, "an anonymous query is not tag-invalidated");
+    let account = harness.eval("document.querySelector('#account').textContent").await?;
+    assert_eq!(account, json!("GraphQL me: alice"));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bearer_expiry_costs_one_refresh_and_the_user_sees_the_data() -> Result<()> {
+    let harness = signed_in(AuthMode::Bearer, "alice").await?;
+    harness.add_todo("milk").await?;
+    assert_eq!(harness.wait_for_list(&["milk"]).await?, "from network");
+    harness.test_hook("/__test/expire-tokens").await?;
+    harness.stop_service_workers().await?;
+
+    // The add meets a 401: one refresh, one retry, and the list re-runs with the new token.
+    harness.add_todo("eggs").await?;
+    assert_eq!(harness.wait_for_list(&["milk", "eggs"]).await?, "from network");
+    assert_eq!(harness.count("POST /api/refresh"), 1);
+    assert_eq!(harness.count("graphql CreateTodo"), 3, "milk, then eggs refused with 401 and retried once");
+    assert_eq!(harness.issued_tokens().len(), 2, "the login's token and the refreshed one");
+    assert!(
+        harness.eval("document.querySelector('#add-error')").await?.is_null(),
+        "the user saw no error"
+    );
+    Ok(())
+}
+
+/// The plain page of the same origin (`window.cachet`, the same page client compiled for pages without a
+/// bundler), controlled by the same Service Worker.
+async fn open_plain_page(harness: &Harness) -> Result<()> {
+    harness.client.goto(&format!("{}/plain-page/?auth=bearer", harness.url())).await?;
+    let ready = harness
+        .run_async(
+            "cachet.ready.then(() => navigator.serviceWorker.ready).then(() => {
+               if (navigator.serviceWorker.controller) return done(true);
+               navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
+             }, (error) => done(String(error)));",
+        )
+        .await?;
+    if ready != json!(true) {
+        bail!("the plain page did not start: {ready}");
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn twenty_concurrent_queries_after_expiry_cost_one_refresh() -> Result<()> {
+    let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
+    harness.open_controlled().await?;
+    open_plain_page(&harness).await?;
+    let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
+                   body: JSON.stringify({username: 'alice', password: 'alice-password'})})
+                 .then((r) => r.json()).then((body) => cachet.setAuth(body)).then(() => true)";
+    assert_eq!(harness.eval(login).await?, json!(true));
+    harness.test_hook("/__test/expire-tokens").await?;
+    harness.stop_service_workers().await?;
+
+    // Twenty different documents (twenty cache misses), all sent with the expired token at once.
+    let queries = "Promise.all(Array.from({length: 20}, (_, i) => cachet.queryGql(
+                     'query GetTodo($id: ID!) { todo(id: $id) { id } }', {id: String(i + 1)}, {auth: true})
+                     .then((result) => result.data, (error) => ({error: String(error)}))))";
+    let answers = harness.eval(queries).await?;
+    assert_eq!(answers, json!(vec![json!({"todo": null}); 20]), "every caller got its data");
+    assert_eq!(harness.count("POST /api/refresh"), 1, "twenty 401s, one refresh");
+    assert_eq!(harness.count("graphql GetTodo"), 40, "each query sent once and retried once");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()> {
+    let harness = signed_in(AuthMode::Bearer, "alice").await?;
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+    harness.watch_page(&[]).await?;
+    harness.test_hook("/__test/expire-tokens").await?;
+    harness.test_hook("/__test/fail-refresh?on=true").await?;
+    harness.stop_service_workers().await?;
+    let settled = "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql')).length";
+    let before = harness.eval(settled).await?.as_u64().unwrap_or_default();
+
+    harness.add_todo("eggs").await?;
+    harness.wait_for("the login form", "document.querySelector('#login') !== null").await?;
+    let kinds = harness
+        .wait_for(
+            "a logout event",
+            "(() => { const kinds = window.__seen.filter((e) => e.name === 'sw-auth-state-change').map((e) => e.detail.type);
+                      return kinds.includes('logout') ? kinds : null; })()",
+        )
+        .await?;
+    assert_eq!(kinds, json!(["logout"]), "one logout, nothing else");
+    // The mutation's fetch ended (with the 401): a request still hanging would never get this entry.
+    let condition = format!("{settled} > {before}");
+    harness.wait_for("the mutation's fetch to end", &condition).await?;
+    assert_eq!(harness.count("POST /api/refresh"), 1);
+    assert_eq!(harness.count("graphql CreateTodo"), 2, "milk, then eggs once: no retry without a token");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -> Result<()> {
+    let mut harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+    let first = harness.open_second_tab().await?;
+    harness.wait_for_list(&["milk"]).await?;
+    let second = harness.client.window().await?;
+    harness.client.switch_to_window(first).await?;
+
+    // Something in every store: the cached queries, and a mutation queued while the server is down.
+    harness.stop_server().await;
+    harness.add_todo("bread").await?;
+    harness.wait_for("the queued add", "document.querySelector('#todos li.pending .title')?.textContent === 'bread'").await?;
+    let counts = harness.eval(STORAGE_COUNTS).await?;
+    let held: u64 = counts.as_object().map(|map| map.values().filter_map(Value::as_u64).sum()).unwrap_or(0);
+    assert!(held >= 3, "the queries and the queued mutation are stored: {counts}");
+    harness.stop_service_workers().await?;
+
+    // Signing out while the server is down: the logout request fails, the purge happens anyway.
+    harness.sign_out().await?;
+    let counts = harness.eval(STORAGE_COUNTS).await?;
+    let left: Vec<(&String, &Value)> =
+        counts.as_object().map(|map| map.iter().filter(|(_, n)| n.as_u64() != Some(0)).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "caches, IndexedDB and the queue are empty: {counts}");
+    harness.client.switch_to_window(second).await?;
+    harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;
+
+    // The purged mutation is never sent, even when the server is back and the Service Worker restarts.
+    harness.restart_server().await?;
+    harness.stop_service_workers().await?;
+    reload(&harness).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(harness.count("graphql CreateTodo"), 0, "the queued add was purged, not replayed");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_token_is_at_rest_after_a_bearer_session() -> Result<()> {
+    let harness = signed_in(AuthMode::Bearer, "alice").await?;
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+    harness.test_hook("/__test/expire-tokens").await?;
+    harness.stop_service_workers().await?;
+    harness.add_todo("eggs").await?;
+    harness.wait_for_list(&["milk", "eggs"]).await?;
+
+    let tokens = harness.issued_tokens();
+    assert_eq!(tokens.len(), 2, "a login and a refresh: {tokens:?}");
+    let stored = harness.eval(STORED).await?;
+    let stored = stored.as_str().unwrap_or_default();
+    // The reader sees what is stored: the user, and the cached list (in the SW's cache).
+    assert!(stored.contains("alice"), "the user is persisted: {stored}");
+    assert!(stored.contains("eggs"), "the cached GetTodos is read: {stored}");
+    for token in &tokens {
+        assert!(!stored.contains(token.as_str()), "a token reached storage: {stored}");
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_user_never_sees_the_previous_users_todos() -> Result<()> {
+    let harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.add_todo("alice's secret").await?;
+    harness.wait_for_list(&["alice's secret"]).await?;
+    harness.sign_out().await?;
+    harness.stop_service_workers().await?;
+
+    harness.watch_page(&["alice's secret"]).await?;
+    harness.sign_in("bob").await?;
+    assert_eq!(harness.wait_for_list(&[]).await?, "from network");
+    harness.wait_for("bob's account line", "document.querySelector('#account')?.textContent === 'GraphQL me: bob'").await?;
+    harness.add_todo("bob's").await?;
+    harness.wait_for_list(&["bob's"]).await?;
+    assert_eq!(harness.eval("window.__leaked").await?, json!([]), "alice's todo never showed for bob");
+
+    harness.sign_out().await?;
+    harness.stop_service_workers().await?;
+    harness.watch_page(&["bob's"]).await?;
+    harness.sign_in("alice").await?;
+    harness.wait_for_list(&["alice's secret"]).await?;
+    assert_eq!(harness.eval("window.__leaked").await?, json!([]), "bob's todo never showed for alice");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adds_made_offline_are_queued_then_replayed_once_in_order() -> Result<()> {
+    let mut harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.add_todo("one").await?;
+    harness.wait_for_list(&["one"]).await?;
+    assert_eq!(harness.text_of("#online").await?, "online");
+
+    harness.stop_server().await;
+    harness.add_todo("two").await?;
+    harness.wait_for("two queued", "document.querySelectorAll('#todos li.pending').length === 1").await?;
+    harness.add_todo("three").await?;
+    harness.wait_for("three queued", "document.querySelectorAll('#todos li.pending').length === 2").await?;
+    assert_eq!(harness.list_now().await?, ["one", "two (queued)", "three (queued)"]);
+    harness.stop_service_workers().await?;
+    harness.emulate_offline(true).await?;
+    harness.wait_for("the offline badge", "document.querySelector('#online')?.textContent === 'offline'").await?;
+
+    // The server is back, then the browser: the page tells the Service Worker, which replays the queue.
+    harness.restart_server().await?;
+    harness.emulate_offline(false).await?;
+    harness.wait_for("the online badge", "document.querySelector('#online')?.textContent === 'online'").await?;
+    harness.wait_for_list(&["one", "two", "three"]).await?;
+    harness.wait_for("no pending item", "document.querySelectorAll('#todos li.pending').length === 0").await?;
+    // The restarted server counts from zero: exactly the two replays, and no more a while later.
+    assert_eq!(harness.count("graphql CreateTodo"), 2);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(harness.count("graphql CreateTodo"), 2, "each queued add was sent exactly once");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
+    let harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+
+    // A malformed GraphQL body, sent through the Service Worker as a buggy caller would.
+    let malformed = harness
+        .eval(
+            "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'}, body: '{\"query\": 12'})
+               .then(async (r) => ({status: r.status, body: await r.text()}))",
+        )
+        .await?;
+    assert_eq!(malformed["status"], json!(400), "{malformed}");
+    assert!(
+        malformed["body"].as_str().is_some_and(|body| body.contains("malformed GraphQL request body")),
+        "{malformed}"
+    );
+    harness.stop_service_workers().await?;
+
+    // The server answers the list's re-run with broken JSON: a clear error, the last list stays.
+    harness
+        .test_hook("/__test/next-graphql?operation=GetTodos&status=200&content_type=application/json&body=%7B%22data%22%3A%7B%22todos%22%3A%5B")
+        .await?;
+    harness.add_todo("eggs").await?;
+    let error = harness.wait_for("the list's error", "document.querySelector('#todos-error')?.textContent").await?;
+    let error = error.as_str().unwrap_or_default().to_owned();
+    assert!(error.to_lowercase().contains("json") || error.contains("decod"), "a decode error: {error}");
+    assert_eq!(harness.list_now().await?, ["milk"], "the last data is kept");
+    harness.stop_service_workers().await?;
+
+    // Nothing broken was cached: the reload asks the server again. It answers well, with a garbage
+    // X-SW-Cache-Tags: the entry is stored with its own tags, and the next add still invalidates it.
+    let ids = harness.eval("[...document.querySelectorAll('#todos li[data-id]')].map((li) => li.dataset.id)").await?;
+    let milk = ids[0].as_str().unwrap_or_default().to_owned();
+    let eggs = (milk.parse::<u64>()? + 1).to_string();
+    let body = json!({"data": {"todos": [
+        {"id": milk, "title": "milk", "done": false}, {"id": eggs, "title": "eggs", "done": false}]}});
+    let hook = format!(
+        "/__test/next-graphql?operation=GetTodos&status=200&content_type=application/json&header=X-SW-Cache-Tags:{}&body={}",
+        url_encode("!!! not, a tag list ,,"),
+        url_encode(&body.to_string())
+    );
+    harness.test_hook(&hook).await?;
+    let before = harness.count("graphql GetTodos");
+    reload(&harness).await?;
+    assert_eq!(harness.wait_for_list(&["milk", "eggs"]).await?, "from network", "the broken answer was not cached");
+    assert_eq!(harness.count("graphql GetTodos"), before + 1);
+    harness.stop_service_workers().await?;
+    reload(&harness).await?;
+    assert_eq!(harness.wait_for_list(&["milk", "eggs"]).await?, "from cache", "stored despite the garbage tags");
+    harness.add_todo("bread").await?;
+    assert_eq!(harness.wait_for_list(&["milk", "eggs", "bread"]).await?, "from network", "its own tags held");
+    assert_eq!(harness.count("graphql CreateTodo"), 3);
+    Ok(())
+}
+
+/// Percent-encodes `text` for a query string.
+fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (byte as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
