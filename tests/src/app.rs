@@ -9,8 +9,7 @@ use crate::{Harness, WAIT};
 
 /// A `cachet.config.json` with bearer auth on and GraphQL at `/graphql`: give it to
 /// [`Harness::start_with_config`] with a bearer backend, and the app and its Service Worker speak bearer.
-pub const BEARER_CONFIG: &str =
-    r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true, "endpoints": ["/graphql"]}}}"#;
+pub const BEARER_CONFIG: &str = r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true, "endpoints": ["/graphql"]}}}"#;
 
 /// Everything the origin stored: every IndexedDB store's records, every Cache Storage entry (URL, headers
 /// and body) but the SW's own wasm, localStorage and sessionStorage, as one text.
@@ -84,7 +83,8 @@ impl Harness {
     /// `navigator.onLine` follows and `offline` / `online` fire.
     pub async fn emulate_offline(&self, offline: bool) -> Result<()> {
         self.devtools("Network.enable", json!({})).await?;
-        let conditions = json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1});
+        let conditions =
+            json!({"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1});
         self.devtools("Network.emulateNetworkConditions", conditions).await?;
         Ok(())
     }
@@ -221,7 +221,7 @@ impl Harness {
 
     /// Records, in the page, every `sw-auth-state-change` and `cache-invalidated` window event in
     /// `window.__seen`, and whether any text of `forbidden` ever appeared in the DOM in
-    /// `window.__leaked`.
+    /// `window.__leaked` (from now on: a second call replaces the first's watch).
     pub async fn watch_page(&self, forbidden: &[&str]) -> Result<()> {
         let script = format!(
             "window.__seen = []; window.__leaked = [];
@@ -231,7 +231,9 @@ impl Harness {
              const forbidden = {forbidden};
              const look = () => {{ for (const text of forbidden) {{
                if (document.body.innerText.includes(text) && !window.__leaked.includes(text)) window.__leaked.push(text); }} }};
-             new MutationObserver(look).observe(document, {{subtree: true, childList: true, characterData: true}});
+             if (window.__watcher) window.__watcher.disconnect();
+             window.__watcher = new MutationObserver(look);
+             window.__watcher.observe(document, {{subtree: true, childList: true, characterData: true}});
              look(); done(true);",
             forbidden = json!(forbidden)
         );

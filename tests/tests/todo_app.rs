@@ -45,7 +45,12 @@ async fn first_load_is_controlled_and_a_query_runs_once_then_comes_from_the_cach
 
     harness.stop_service_workers().await?;
     reload(&harness).await?;
-    harness.wait_for("alice, restored", "document.querySelector('#whoami')?.textContent === 'signed in as alice'").await?;
+    harness
+        .wait_for(
+            "alice, restored",
+            "document.querySelector('#whoami')?.textContent === 'signed in as alice'",
+        )
+        .await?;
     assert_eq!(harness.wait_for_list(&["milk"]).await?, "from cache");
     assert_eq!(harness.count("graphql GetTodos"), 2, "the reload's query never reached the server");
     assert_eq!(harness.count("graphql CreateTodo"), 1);
@@ -57,7 +62,12 @@ async fn create_todo_rerenders_the_list_without_a_reload_in_both_tabs() -> Resul
     let harness = signed_in(AuthMode::Cookie, "alice").await?;
     harness.wait_for_list(&[]).await?;
     let first = harness.open_second_tab().await?;
-    harness.wait_for("alice in the second tab", "document.querySelector('#whoami')?.textContent === 'signed in as alice'").await?;
+    harness
+        .wait_for(
+            "alice in the second tab",
+            "document.querySelector('#whoami')?.textContent === 'signed in as alice'",
+        )
+        .await?;
     assert_eq!(harness.wait_for_list(&[]).await?, "from cache", "the second tab's query is a cache hit");
     harness.eval("window.__kept = 'second'").await?;
     let second = harness.client.window().await?;
@@ -81,19 +91,32 @@ async fn create_todo_rerenders_the_list_without_a_reload_in_both_tabs() -> Resul
 async fn explicit_tags_and_invalidate_reach_the_summary_and_an_anonymous_query_is_left_alone() -> Result<()> {
     let harness = signed_in(AuthMode::Cookie, "alice").await?;
     harness.wait_for_list(&[]).await?;
-    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 0 done'").await?;
-    harness.wait_for("the account line", "document.querySelector('#account')?.textContent === 'GraphQL me: alice'").await?;
+    harness
+        .wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 0 done'")
+        .await?;
+    harness
+        .wait_for(
+            "the account line",
+            "document.querySelector('#account')?.textContent === 'GraphQL me: alice'",
+        )
+        .await?;
     assert_eq!(harness.count("graphql <anonymous>"), 1);
 
     harness.add_todo("milk").await?;
     harness.wait_for_list(&["milk"]).await?;
-    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 1 done'").await?;
+    harness
+        .wait_for("the summary", "document.querySelector('#summary')?.textContent === '0 of 1 done'")
+        .await?;
     harness.stop_service_workers().await?;
     // UpdateTodo derives `todo`, `todos`: the summary's only tag is its explicit `summary`, which the
     // mutation names in `invalidate`. Without either, the summary would keep its cached "0 of 1".
     harness.click("#todos li[data-id] .toggle").await?;
-    harness.wait_for("the summary", "document.querySelector('#summary')?.textContent === '1 of 1 done'").await?;
-    harness.wait_for("the item done", "document.querySelector('#todos li.done .title')?.textContent === 'milk'").await?;
+    harness
+        .wait_for("the summary", "document.querySelector('#summary')?.textContent === '1 of 1 done'")
+        .await?;
+    harness
+        .wait_for("the item done", "document.querySelector('#todos li.done .title')?.textContent === 'milk'")
+        .await?;
     assert_eq!(harness.count("graphql TodoSummary"), 3, "first run, then once per mutation");
     assert_eq!(harness.count("graphql UpdateTodo"), 1);
     // The anonymous query has no tags: two mutations later it was never re-run, and still shows.
@@ -117,10 +140,7 @@ async fn bearer_expiry_costs_one_refresh_and_the_user_sees_the_data() -> Result<
     assert_eq!(harness.count("POST /api/refresh"), 1);
     assert_eq!(harness.count("graphql CreateTodo"), 3, "milk, then eggs refused with 401 and retried once");
     assert_eq!(harness.issued_tokens().len(), 2, "the login's token and the refreshed one");
-    assert!(
-        harness.eval("document.querySelector('#add-error')").await?.is_null(),
-        "the user saw no error"
-    );
+    assert!(harness.eval("document.querySelector('#add-error')").await?.is_null(), "the user saw no error");
     Ok(())
 }
 
@@ -174,7 +194,8 @@ async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()
     harness.test_hook("/__test/expire-tokens").await?;
     harness.test_hook("/__test/fail-refresh?on=true").await?;
     harness.stop_service_workers().await?;
-    let settled = "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql')).length";
+    let settled =
+        "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql')).length";
     let before = harness.eval(settled).await?.as_u64().unwrap_or_default();
 
     harness.add_todo("eggs").await?;
@@ -195,6 +216,18 @@ async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()
     Ok(())
 }
 
+/// The IndexedDB store of the Service Worker's mutation queue (one record: the queue's state).
+const QUEUE_STORE: &str = "cachet-sw-queue/queue";
+/// How many mutations the queue holds, waiting or dead-lettered, read from the page.
+const QUEUED: &str = "(async () => {
+  const db = await new Promise((resolve, reject) => {
+    const open = indexedDB.open('cachet-sw-queue'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+  const records = await new Promise((resolve) => {
+    const all = db.transaction('queue').objectStore('queue').getAll(); all.onsuccess = () => resolve(all.result); });
+  db.close();
+  return records.map((text) => JSON.parse(text)).reduce((n, state) => n + state.items.length + state.deadLetters.length, 0);
+})()";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -> Result<()> {
     let mut harness = signed_in(AuthMode::Cookie, "alice").await?;
@@ -208,18 +241,28 @@ async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -
     // Something in every store: the cached queries, and a mutation queued while the server is down.
     harness.stop_server().await;
     harness.add_todo("bread").await?;
-    harness.wait_for("the queued add", "document.querySelector('#todos li.pending .title')?.textContent === 'bread'").await?;
+    harness
+        .wait_for(
+            "the queued add",
+            "document.querySelector('#todos li.pending .title')?.textContent === 'bread'",
+        )
+        .await?;
     let counts = harness.eval(STORAGE_COUNTS).await?;
     let held: u64 = counts.as_object().map(|map| map.values().filter_map(Value::as_u64).sum()).unwrap_or(0);
     assert!(held >= 3, "the queries and the queued mutation are stored: {counts}");
+    assert_eq!(harness.eval(QUEUED).await?, json!(1), "the queue holds bread");
     harness.stop_service_workers().await?;
 
     // Signing out while the server is down: the logout request fails, the purge happens anyway.
     harness.sign_out().await?;
     let counts = harness.eval(STORAGE_COUNTS).await?;
-    let left: Vec<(&String, &Value)> =
-        counts.as_object().map(|map| map.iter().filter(|(_, n)| n.as_u64() != Some(0)).collect()).unwrap_or_default();
-    assert!(left.is_empty(), "caches, IndexedDB and the queue are empty: {counts}");
+    // The queue is one record, its state: it stays, empty.
+    let left: Vec<(&String, &Value)> = counts
+        .as_object()
+        .map(|map| map.iter().filter(|(store, n)| n.as_u64() != Some(0) && *store != QUEUE_STORE).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "caches and IndexedDB are empty: {counts}");
+    assert_eq!(harness.eval(QUEUED).await?, json!(0), "the queue holds no mutation");
     harness.client.switch_to_window(second).await?;
     harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;
 
@@ -266,7 +309,12 @@ async fn the_next_user_never_sees_the_previous_users_todos() -> Result<()> {
     harness.watch_page(&["alice's secret"]).await?;
     harness.sign_in("bob").await?;
     assert_eq!(harness.wait_for_list(&[]).await?, "from network");
-    harness.wait_for("bob's account line", "document.querySelector('#account')?.textContent === 'GraphQL me: bob'").await?;
+    harness
+        .wait_for(
+            "bob's account line",
+            "document.querySelector('#account')?.textContent === 'GraphQL me: bob'",
+        )
+        .await?;
     harness.add_todo("bob's").await?;
     harness.wait_for_list(&["bob's"]).await?;
     assert_eq!(harness.eval("window.__leaked").await?, json!([]), "alice's todo never showed for bob");
@@ -295,14 +343,20 @@ async fn adds_made_offline_are_queued_then_replayed_once_in_order() -> Result<()
     assert_eq!(harness.list_now().await?, ["one", "two (queued)", "three (queued)"]);
     harness.stop_service_workers().await?;
     harness.emulate_offline(true).await?;
-    harness.wait_for("the offline badge", "document.querySelector('#online')?.textContent === 'offline'").await?;
+    harness
+        .wait_for("the offline badge", "document.querySelector('#online')?.textContent === 'offline'")
+        .await?;
 
     // The server is back, then the browser: the page tells the Service Worker, which replays the queue.
     harness.restart_server().await?;
     harness.emulate_offline(false).await?;
-    harness.wait_for("the online badge", "document.querySelector('#online')?.textContent === 'online'").await?;
+    harness
+        .wait_for("the online badge", "document.querySelector('#online')?.textContent === 'online'")
+        .await?;
     harness.wait_for_list(&["one", "two", "three"]).await?;
-    harness.wait_for("no pending item", "document.querySelectorAll('#todos li.pending').length === 0").await?;
+    harness
+        .wait_for("no pending item", "document.querySelectorAll('#todos li.pending').length === 0")
+        .await?;
     // The restarted server counts from zero: exactly the two replays, and no more a while later.
     assert_eq!(harness.count("graphql CreateTodo"), 2);
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -335,7 +389,8 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
         .test_hook("/__test/next-graphql?operation=GetTodos&status=200&content_type=application/json&body=%7B%22data%22%3A%7B%22todos%22%3A%5B")
         .await?;
     harness.add_todo("eggs").await?;
-    let error = harness.wait_for("the list's error", "document.querySelector('#todos-error')?.textContent").await?;
+    let error =
+        harness.wait_for("the list's error", "document.querySelector('#todos-error')?.textContent").await?;
     let error = error.as_str().unwrap_or_default().to_owned();
     assert!(error.to_lowercase().contains("json") || error.contains("decod"), "a decode error: {error}");
     assert_eq!(harness.list_now().await?, ["milk"], "the last data is kept");
@@ -343,7 +398,9 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
 
     // Nothing broken was cached: the reload asks the server again. It answers well, with a garbage
     // X-SW-Cache-Tags: the entry is stored with its own tags, and the next add still invalidates it.
-    let ids = harness.eval("[...document.querySelectorAll('#todos li[data-id]')].map((li) => li.dataset.id)").await?;
+    let ids = harness
+        .eval("[...document.querySelectorAll('#todos li[data-id]')].map((li) => li.dataset.id)")
+        .await?;
     let milk = ids[0].as_str().unwrap_or_default().to_owned();
     let eggs = (milk.parse::<u64>()? + 1).to_string();
     let body = json!({"data": {"todos": [
@@ -356,11 +413,19 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
     harness.test_hook(&hook).await?;
     let before = harness.count("graphql GetTodos");
     reload(&harness).await?;
-    assert_eq!(harness.wait_for_list(&["milk", "eggs"]).await?, "from network", "the broken answer was not cached");
+    assert_eq!(
+        harness.wait_for_list(&["milk", "eggs"]).await?,
+        "from network",
+        "the broken answer was not cached"
+    );
     assert_eq!(harness.count("graphql GetTodos"), before + 1);
     harness.stop_service_workers().await?;
     reload(&harness).await?;
-    assert_eq!(harness.wait_for_list(&["milk", "eggs"]).await?, "from cache", "stored despite the garbage tags");
+    assert_eq!(
+        harness.wait_for_list(&["milk", "eggs"]).await?,
+        "from cache",
+        "stored despite the garbage tags"
+    );
     harness.add_todo("bread").await?;
     assert_eq!(harness.wait_for_list(&["milk", "eggs", "bread"]).await?, "from network", "its own tags held");
     assert_eq!(harness.count("graphql CreateTodo"), 3);

@@ -35,6 +35,12 @@ enum Command {
     Test,
     /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium).
     Setup,
+    /// Build the example app and take the README's screenshot of it in headless Chromium.
+    Screenshot {
+        /// Where to write the PNG.
+        #[arg(long, default_value = "docs/todo-app.png")]
+        out: String,
+    },
     /// Benchmark cachet's Service Worker against a Workbox 7 one, the empty-SW floor and no SW, in
     /// headless Chromium; print the figures and rewrite BENCHMARKS.md.
     Bench {
@@ -59,6 +65,7 @@ fn main() -> Result<()> {
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
         Command::Bench { quick } => bench::bench(&root, quick),
+        Command::Screenshot { out } => screenshot(&root, &out),
     }
 }
 
@@ -70,6 +77,11 @@ fn workspace_root() -> PathBuf {
 fn demo(root: &std::path::Path, port: u16, auth_mode: &str) -> Result<()> {
     let path = tools::ensure_build_tools(root)?;
     build_app(&path)?;
+    if auth_mode == "bearer" {
+        run::step("switch the built app's config to bearer auth (dist/cachet-sw-config.js)", || {
+            bearer_config(root)
+        })?;
+    }
     run::step("serve the todo app and its backend (Ctrl-C to stop)", || {
         run::cargo(
             &path,
@@ -89,6 +101,28 @@ fn demo(root: &std::path::Path, port: u16, auth_mode: &str) -> Result<()> {
                 auth_mode,
             ],
         )
+    })
+}
+
+/// Rewrites `dist/cachet-sw-config.js` from the app's `cachet.config.json` with `features.auth.type` set to
+/// `bearer`, as `cachet generate` would write it: the page and its Service Worker both read that file, so
+/// the one build speaks to a bearer backend.
+fn bearer_config(root: &std::path::Path) -> Result<()> {
+    let source = root.join("examples/todo-app/cachet.config.json");
+    let mut config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&source)?)?;
+    config["features"]["auth"]["type"] = serde_json::json!("bearer");
+    let config = cachet_core::config::Config::from_json_str(&config.to_string())
+        .map_err(|error| anyhow::anyhow!("{}: {error}", source.display()))?;
+    std::fs::write(root.join("dist/cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
+    Ok(())
+}
+
+fn screenshot(root: &std::path::Path, out: &str) -> Result<()> {
+    let path = tools::ensure_build_tools(root)?;
+    tools::ensure_browser()?;
+    build_app(&path)?;
+    run::step(&format!("screenshot of the running app in headless Chromium -> {out}"), || {
+        run::cargo(&path, &["run", "--quiet", "-p", "cachet-e2e", "--bin", "screenshot", "--", out])
     })
 }
 

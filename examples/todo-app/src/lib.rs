@@ -44,7 +44,9 @@ pub fn App() -> Html {
     let client = use_memo((), |()| build_client());
     let client = match &*client {
         Ok(client) => client.clone(),
-        Err(error) => return html! { <main><p id="fatal" class="error">{ format!("cachet: {error}") }</p></main> },
+        Err(error) => {
+            return html! { <main><p id="fatal" class="error">{ format!("cachet: {error}") }</p></main> }
+        }
     };
     html! {
         <CachetProvider {client}>

@@ -1,7 +1,9 @@
 //! Logging in and out, and who is signed in.
 
 use cachet_client::{AuthData, FetchOptions};
-use cachet_yew::{use_cachet_auth, use_cachet_client, use_cachet_fetch, use_cachet_gql, DataRequest, RefetchOptions};
+use cachet_yew::{
+    use_cachet_auth, use_cachet_client, use_cachet_fetch, use_cachet_gql, DataRequest, RefetchOptions,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use web_sys::HtmlInputElement;
@@ -36,20 +38,26 @@ pub(crate) fn LoginForm() -> Html {
     let error = use_state(|| None::<String>);
     let busy = use_state(|| false);
     let onsubmit = {
-        let (username, password, error, busy) = (username.clone(), password.clone(), error.clone(), busy.clone());
+        let (username, password, error, busy) =
+            (username.clone(), password.clone(), error.clone(), busy.clone());
         let set_auth = auth.set_auth.clone();
         Callback::from(move |event: SubmitEvent| {
             event.prevent_default();
-            let value = |node: &NodeRef| node.cast::<HtmlInputElement>().map(|input| input.value()).unwrap_or_default();
+            let value = |node: &NodeRef| {
+                node.cast::<HtmlInputElement>().map(|input| input.value()).unwrap_or_default()
+            };
             let body = json!({ "username": value(&username), "password": value(&password) }).to_string();
-            let (client, error, busy, set_auth) = (client.clone(), error.clone(), busy.clone(), set_auth.clone());
+            let (client, error, busy, set_auth) =
+                (client.clone(), error.clone(), busy.clone(), set_auth.clone());
             busy.set(true);
             wasm_bindgen_futures::spawn_local(async move {
                 let options =
                     FetchOptions::new().method("POST").header("content-type", "application/json").body(body);
                 let outcome = match client.fetch_with_cache("/api/login", options).await {
                     Ok(result) if result.response.ok() => match result.response.json::<Value>() {
-                        Ok(value) => AuthData::from_json(value).ok_or_else(|| "the server sent no user".to_owned()),
+                        Ok(value) => {
+                            AuthData::from_json(value).ok_or_else(|| "the server sent no user".to_owned())
+                        }
                         Err(decode) => Err(decode.to_string()),
                     },
                     Ok(result) => Err(server_message(&result.response.text(), result.response.status)),
@@ -99,7 +107,8 @@ pub(crate) fn Account() -> Html {
         DataRequest::Rest { url: "/api/me".to_owned(), options: FetchOptions::new().auth(true) },
         RefetchOptions::default(),
     );
-    let account = use_cachet_gql::<MeData>("{ me { username } }", None, cachet_client::GqlOptions::with_auth(true));
+    let account =
+        use_cachet_gql::<MeData>("{ me { username } }", None, cachet_client::GqlOptions::with_auth(true));
     let onclick = {
         let clear_auth = auth.clear_auth.clone();
         Callback::from(move |_| {

@@ -15,7 +15,8 @@ pub(crate) const GET_TODOS: &str = "query GetTodos { todos { id title done } }";
 /// The summary query: tagged explicitly `summary` (instead of `todosummary`, `todo-summary`).
 pub(crate) const TODO_SUMMARY: &str = "query TodoSummary { todos { done } }";
 const CREATE_TODO: &str = "mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }";
-const UPDATE_TODO: &str = "mutation UpdateTodo($id: ID!, $done: Boolean!) { updateTodo(id: $id, done: $done) { id } }";
+const UPDATE_TODO: &str =
+    "mutation UpdateTodo($id: ID!, $done: Boolean!) { updateTodo(id: $id, done: $done) { id } }";
 const DELETE_TODO: &str = "mutation DeleteTodo($id: ID!) { deleteTodo(id: $id) }";
 /// The explicit tag of the summary, which every mutation names in `invalidate`.
 const SUMMARY_TAG: &str = "summary";
@@ -139,7 +140,8 @@ fn AddTodo(props: &AddTodoProps) -> Html {
                 return;
             }
             field.set_value("");
-            let (future, on_queued) = (create.mutate_async(Some(json!({ "title": title }))), on_queued.clone());
+            let (future, on_queued) =
+                (create.mutate_async(Some(json!({ "title": title }))), on_queued.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 if let Ok(result) = future.await {
                     if let Some(id) = result.queued {

@@ -19,6 +19,10 @@ use crate::graphql::{build_schema, TodoSchema};
 use crate::static_files::StaticFiles;
 use crate::{auth, graphql, test_hooks};
 
+/// A scripted GraphQL answer: the operation it is for (any, when `None`) and its
+/// [`test_hooks::build_response`] query.
+pub type ScriptedResponse = (Option<String>, String);
+
 /// Everything handlers share.
 #[derive(Clone)]
 pub struct AppState {
@@ -36,7 +40,7 @@ pub struct AppState {
     pub fail_graphql: Arc<std::sync::Mutex<std::collections::VecDeque<u16>>>,
     /// Responses the next GraphQL requests (of an operation, or any) are answered with, one each, in
     /// order, as [`test_hooks::build_response`] queries (test hook `/__test/next-graphql`).
-    pub graphql_responses: Arc<std::sync::Mutex<std::collections::VecDeque<(Option<String>, String)>>>,
+    pub graphql_responses: Arc<std::sync::Mutex<std::collections::VecDeque<ScriptedResponse>>>,
     /// The GraphQL schema.
     pub schema: TodoSchema,
     /// The static-file fallback.
