@@ -74,15 +74,16 @@ fn a_broken_config_is_named_and_left_as_it_was() {
 }
 
 #[test]
-fn the_example_apps_config_is_what_init_and_add_graphql_write() {
+fn the_example_apps_config_is_what_init_add_auth_and_add_graphql_write() {
     let app = tempfile::tempdir().unwrap();
     assert_eq!(cachet(app.path(), &["init"]).0, 0);
+    assert_eq!(cachet(app.path(), &["add", "auth"]).0, 0);
     assert_eq!(cachet(app.path(), &["add", "graphql"]).0, 0);
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/todo-app");
     assert_eq!(
         config(&example),
         config(app.path()),
-        "set the example up with `cachet init` + `cachet add graphql`"
+        "set the example up with `cachet init` + `cachet add auth` + `cachet add graphql`"
     );
     let config = cachet_cli::read_config(&example).unwrap();
     for file in cachet_cli::generated_files(&config) {
