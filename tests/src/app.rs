@@ -99,23 +99,29 @@ impl Harness {
     }
 
     /// Waits until the JS `expression` is truthy in the page and returns its value. It is evaluated at
-    /// once and on every DOM change (a `MutationObserver`, no polling), and gives up after 15 s with an
-    /// error naming `expression` and `what`.
+    /// once, on every DOM change (a `MutationObserver`) and every 50 ms (for what is not in the DOM, such
+    /// as events recorded by [`Harness::watch_page`]), and gives up after 15 s with an error naming
+    /// `expression` and `what`, with the page's text.
     pub async fn wait_for(&self, what: &str, expression: &str) -> Result<Value> {
         let script = format!(
             "const check = () => {{ try {{ return ({expression}); }} catch (e) {{ return null; }} }};
              const first = check();
              if (first) {{ done(first); }} else {{
-               const observer = new MutationObserver(() => {{
+               const again = () => {{
                  const value = check();
-                 if (value) {{ observer.disconnect(); clearTimeout(timer); done(value); }} }});
-               const timer = setTimeout(() => {{ observer.disconnect(); done({{__timeout: true}}); }}, 15000);
+                 if (value) {{ observer.disconnect(); clearInterval(tick); clearTimeout(timer); done(value); }} }};
+               const observer = new MutationObserver(again);
+               const tick = setInterval(again, 50);
+               const timer = setTimeout(() => {{ observer.disconnect(); clearInterval(tick); done({{__timeout: true}}); }}, 15000);
                observer.observe(document, {{subtree: true, childList: true, characterData: true, attributes: true}});
              }}"
         );
         let value = self.run_async(&script).await?;
         if value.get("__timeout").is_some() {
-            let page = self.eval("document.body.innerText").await.unwrap_or_default();
+            let page = self
+                .eval("document.body.innerText + ' | events: ' + JSON.stringify(window.__seen)")
+                .await
+                .unwrap_or_default();
             bail!("timed out waiting for {what} ({expression}); the page reads: {page}");
         }
         Ok(value)
