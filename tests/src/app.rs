@@ -1,11 +1,10 @@
 //! Driving the example todo app as its user does: the login form, the add form, the list's checkboxes and
 //! delete buttons; and reading what the user sees. Every wait is bounded (see [`Harness::wait_for`]).
 
-use anyhow::{bail, Context, Result};
-use fantoccini::Locator;
+use anyhow::{bail, Result};
 use serde_json::{json, Value};
 
-use crate::{Harness, WAIT};
+use crate::Harness;
 
 /// A `cachet.config.json` with bearer auth on and GraphQL at `/graphql`: give it to
 /// [`Harness::start_with_config`] with a bearer backend, and the app and its Service Worker speak bearer.
@@ -129,13 +128,7 @@ impl Harness {
 
     /// Types into the input matching `css` (once it exists).
     pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
-        let element = self
-            .client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .with_context(|| format!("waiting for {css}"))?;
+        let element = self.element(css).await?;
         element.clear().await?;
         element.send_keys(text).await?;
         Ok(())
@@ -143,14 +136,7 @@ impl Harness {
 
     /// Clicks the element matching `css` (once it exists).
     pub async fn click(&self, css: &str) -> Result<()> {
-        let element = self
-            .client
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css(css))
-            .await
-            .with_context(|| format!("waiting for {css}"))?;
-        element.click().await?;
+        self.element(css).await?.click().await?;
         Ok(())
     }
 

@@ -182,16 +182,37 @@ impl Harness {
         Ok(self.client.execute_async(&script, vec![]).await?)
     }
 
-    /// Waits for an element matching `css` and returns its text.
-    pub async fn text_of(&self, css: &str) -> Result<String> {
-        let element = self
-            .client
+    /// Waits (at most [`WAIT`]) for an element matching `css`.
+    pub async fn element(&self, css: &str) -> Result<fantoccini::elements::Element> {
+        self.client
             .wait()
             .at_most(WAIT)
             .for_element(Locator::Css(css))
             .await
-            .with_context(|| format!("waiting for {css}"))?;
-        Ok(element.text().await?)
+            .with_context(|| format!("waiting for {css}"))
+    }
+
+    /// Waits for an element matching `css` and returns its text.
+    pub async fn text_of(&self, css: &str) -> Result<String> {
+        Ok(self.element(css).await?.text().await?)
+    }
+
+    /// Opens the plain example page (`/plain-page/?<query>`, `window.cachet` without a bundler) in the
+    /// current window, and waits until `cachet.ready` and until the Service Worker controls the page.
+    pub async fn open_plain_page(&self, query: &str) -> Result<()> {
+        self.client.goto(&format!("{}/plain-page/?{query}", self.url())).await?;
+        let ready = self
+            .run_async(
+                "cachet.ready.then(() => navigator.serviceWorker.ready).then(() => {
+                   if (navigator.serviceWorker.controller) return done(true);
+                   navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
+                 }, (error) => done(String(error)));",
+            )
+            .await?;
+        if ready != serde_json::Value::Bool(true) {
+            bail!("the plain page did not start: {ready}");
+        }
+        Ok(())
     }
 
     /// Waits, without polling, until the element matching `css` has a text starting with `prefix`, and

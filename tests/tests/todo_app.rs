@@ -181,29 +181,11 @@ async fn bearer_expiry_costs_one_refresh_and_the_user_sees_the_data() -> Result<
     Ok(())
 }
 
-/// The plain page of the same origin (`window.cachet`, the same page client compiled for pages without a
-/// bundler), controlled by the same Service Worker.
-async fn open_plain_page(harness: &Harness) -> Result<()> {
-    harness.client.goto(&format!("{}/plain-page/?auth=bearer", harness.url())).await?;
-    let ready = harness
-        .run_async(
-            "cachet.ready.then(() => navigator.serviceWorker.ready).then(() => {
-               if (navigator.serviceWorker.controller) return done(true);
-               navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
-             }, (error) => done(String(error)));",
-        )
-        .await?;
-    if ready != json!(true) {
-        bail!("the plain page did not start: {ready}");
-    }
-    Ok(())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_concurrent_queries_after_expiry_cost_one_refresh() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
     harness.open_controlled().await?;
-    open_plain_page(&harness).await?;
+    harness.open_plain_page("auth=bearer").await?;
     let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
                    body: JSON.stringify({username: 'alice', password: 'alice-password'})})
                  .then((r) => r.json()).then((body) => cachet.setAuth(body)).then(() => true)";
