@@ -337,6 +337,58 @@ async fn beyond_max_entries_the_least_recently_used_entry_is_evicted() {
     assert_eq!(index.beyond("test-lru", 0).await.unwrap().len(), 2, "the index holds exactly the two kept");
 }
 
+#[wasm_bindgen_test]
+async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
+    // The index counts a cache once, then keeps the count by itself (`TagIndex` docs). A count kept too
+    // low would skip an eviction: each step below would then leave one entry too many.
+    let index = open_index().await;
+    let cache = open_cache("test-count").await.unwrap();
+    let url = |name: &str| format!("https://t.invalid/count/{name}");
+    let entry = |name: &str| {
+        let mut target = Target { cache_url: url(name), ..target(&answering("{}")) };
+        target.cache_name = "test-count";
+        target.bounds.max_entries = 2;
+        target.index = index.clone();
+        target
+    };
+    let present = |names: &'static [&'static str]| {
+        let cache = cache.clone();
+        async move {
+            let mut found = Vec::new();
+            for name in ["a", "b", "c", "d", "e", "f", "g"] {
+                let hit = JsFuture::from(cache.match_with_str(&url(name))).await.unwrap();
+                if !hit.is_undefined() {
+                    found.push(name);
+                }
+            }
+            assert_eq!(found, names);
+        }
+    };
+    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    // Removing an entry the index never held must not lower the count; removing `a` must.
+    JsFuture::from(cache.delete_with_str(&url("a"))).await.unwrap();
+    index.remove(&[url("never-stored"), url("a")]).await.unwrap();
+    respond_settled(&cache, &entry("c"), Strategy::CacheFirst).await.unwrap();
+    present(&["b", "c"]).await;
+    respond_settled(&cache, &entry("d"), Strategy::CacheFirst).await.unwrap();
+    present(&["c", "d"]).await;
+    // Storing a URL again is no new entry.
+    respond_settled(&cache, &entry("d"), Strategy::NetworkFirst).await.unwrap();
+    respond_settled(&cache, &entry("e"), Strategy::CacheFirst).await.unwrap();
+    present(&["d", "e"]).await;
+    // After a clear the count is taken again.
+    index.clear().await.unwrap();
+    for name in ["c", "d", "e"] {
+        JsFuture::from(cache.delete_with_str(&url(name))).await.unwrap();
+    }
+    for name in ["f", "g"] {
+        respond_settled(&cache, &entry(name), Strategy::CacheFirst).await.unwrap();
+    }
+    present(&["f", "g"]).await;
+    assert_eq!(index.beyond("test-count", 0).await.unwrap().len(), 2);
+}
+
 /// An app's own failure check (its `src/cachet/auth/check.rs`): the rule, or a 403 whose body says the
 /// session expired.
 fn app_check(

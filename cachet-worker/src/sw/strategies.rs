@@ -128,12 +128,14 @@ async fn revalidate(cache: &Cache, target: &Target, before: &[u8]) -> Result<(),
     Ok(())
 }
 
-/// Removes the entries at `urls` from `cache`, then from the entry index. Cache entries go first: if the
-/// index update fails, the index names entries that are already gone, which is harmless.
+/// Removes the entries at `urls` from `cache` (every delete issued at once), then from the entry index.
+/// Cache entries go first: if the index update fails, the index names entries that are already gone,
+/// which is harmless.
 pub(crate) async fn forget(cache: &Cache, index: &TagIndex, urls: &[String]) -> Result<(), Error> {
-    for url in urls {
-        await_js("cache.delete", cache.delete_with_str(url)).await?;
-    }
+    futures::future::try_join_all(
+        urls.iter().map(|url| await_js("cache.delete", cache.delete_with_str(url))),
+    )
+    .await?;
     index.remove(urls).await
 }
 
