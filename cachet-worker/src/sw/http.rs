@@ -83,6 +83,21 @@ pub fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Res
         .map_err(|e| Error::js("new Response", e))
 }
 
+/// `response` with `extra` headers set, its body passed on as the same stream (never read): a response's
+/// headers cannot be changed in place, so it is wrapped in a new one.
+pub fn remark(response: &Response, extra: &[(&str, &str)]) -> Result<Response, Error> {
+    let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
+    for (name, value) in extra {
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+    }
+    let init = ResponseInit::new();
+    init.set_status(response.status());
+    init.set_status_text(&response.status_text());
+    init.set_headers(&headers);
+    Response::new_with_opt_readable_stream_and_init(response.body().as_ref(), &init)
+        .map_err(|e| Error::js("new Response", e))
+}
+
 /// The whole body of `response`.
 pub async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
     let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;

@@ -16,7 +16,7 @@ use web_sys::{Cache, Request, Response};
 
 use super::auth_retry::{send, AuthRetry};
 use super::broadcast;
-use super::http::{await_js, body_bytes, rebuild, without_cachet_headers, SOURCE_HEADER};
+use super::http::{await_js, body_bytes, rebuild, remark, without_cachet_headers, SOURCE_HEADER};
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -86,23 +86,23 @@ pub async fn respond(
     let url = &target.cache_url;
     match strategy {
         Strategy::NetworkOnly => Ok(send(&target.request, target.auth.as_ref()).await?.2),
-        Strategy::CacheOnly => match cached(cache, target, background).await? {
+        Strategy::CacheOnly => match cached(cache, target, background, false).await? {
             Some((hit, _)) => Ok(hit),
             None => Err(Error::NotCached { url: url.clone() }),
         },
-        Strategy::CacheFirst => match cached(cache, target, background).await? {
+        Strategy::CacheFirst => match cached(cache, target, background, false).await? {
             Some((hit, _)) => Ok(hit),
             None => Ok(fetch_and_store(cache, target).await?.1),
         },
         Strategy::NetworkFirst => match fetch_and_store(cache, target).await {
             Ok((_, response)) => Ok(response),
             Err(network_error @ Error::Network { .. }) => {
-                cached(cache, target, background).await?.map(|(hit, _)| hit).ok_or(network_error)
+                cached(cache, target, background, false).await?.map(|(hit, _)| hit).ok_or(network_error)
             }
             Err(other) => Err(other),
         },
         Strategy::StaleWhileRevalidate => {
-            let Some((hit, stale_bytes)) = cached(cache, target, background).await? else {
+            let Some((hit, Some(stale_bytes))) = cached(cache, target, background, true).await? else {
                 return Ok(fetch_and_store(cache, target).await?.1);
             };
             let (cache, target) = (cache.clone(), target.clone());
@@ -153,15 +153,20 @@ pub async fn open_cache(name: &str) -> Result<Cache, Error> {
     Ok(cache.unchecked_into())
 }
 
-/// The cached response for `target`, marked `X-Cachet-Source: cache`, with its body bytes, unless it is older than
+/// The cached response for `target`, marked `X-Cachet-Source: cache`, with its body bytes when `read_body`
+/// (stale-while-revalidate compares them with the fresh copy), unless it is older than
 /// `cache.maxAgeSeconds`: an expired entry counts as absent (it is replaced by the next store). An entry
 /// without a readable stored-at time (not stored by cachet) is served as it is. A hit marks the entry used,
 /// in the background, for least-recently-used eviction.
+///
+/// Without `read_body` the stored body is handed on as a stream, never copied into wasm and back: that
+/// copy was most of a hit's time beyond Workbox's (BENCHMARKS.md, "where the time goes").
 async fn cached(
     cache: &Cache,
     target: &Target,
     background: &dyn Fn(Promise),
-) -> Result<Option<(Response, Vec<u8>)>, Error> {
+    read_body: bool,
+) -> Result<Option<(Response, Option<Vec<u8>>)>, Error> {
     let Some(stored) = cache_match(cache, &target.cache_url).await? else {
         return Ok(None);
     };
@@ -172,14 +177,17 @@ async fn cached(
     {
         return Ok(None);
     }
-    let bytes = body_bytes(&stored).await?;
     let (index, url) = (target.index.clone(), target.cache_url.clone());
     background(wasm_bindgen_futures::future_to_promise(async move {
         index.touch(&url, now).await.map_err(JsValue::from)?;
         Ok(JsValue::UNDEFINED)
     }));
-    let hit = rebuild(&stored, &bytes, &[(SOURCE_HEADER, "cache")])?;
-    Ok(Some((hit, bytes)))
+    let marked = [(SOURCE_HEADER, "cache")];
+    if !read_body {
+        return Ok(Some((remark(&stored, &marked)?, None)));
+    }
+    let bytes = body_bytes(&stored).await?;
+    Ok(Some((rebuild(&stored, &bytes, &marked)?, Some(bytes))))
 }
 
 async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error> {
