@@ -35,6 +35,7 @@ pub mod classify;
 pub mod config;
 pub mod error;
 pub mod graphql;
+pub mod join;
 pub mod machines;
 pub mod partition;
 pub mod protocol;

@@ -132,10 +132,10 @@ async fn revalidate(cache: &Cache, target: &Target, before: &[u8]) -> Result<(),
 /// Cache entries go first: if the index update fails, the index names entries that are already gone,
 /// which is harmless.
 pub(crate) async fn forget(cache: &Cache, index: &TagIndex, urls: &[String]) -> Result<(), Error> {
-    futures::future::try_join_all(
-        urls.iter().map(|url| await_js("cache.delete", cache.delete_with_str(url))),
-    )
-    .await?;
+    if !urls.is_empty() {
+        let deletes: js_sys::Array = urls.iter().map(|url| cache.delete_with_str(url)).collect();
+        await_js("cache.delete", Promise::all(&deletes)).await?;
+    }
     index.remove(urls).await
 }
 

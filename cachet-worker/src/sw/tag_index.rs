@@ -37,7 +37,8 @@ const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 #[derive(Debug)]
 pub struct TagIndex {
     database: Rexie,
-    counts: std::cell::RefCell<std::collections::HashMap<String, u32>>,
+    /// `(cache, entries)` for the caches counted so far (a handful: a vector is smaller than a map).
+    counts: std::cell::RefCell<Vec<(String, u32)>>,
 }
 
 /// The `cache` field of a stored record.
@@ -90,7 +91,7 @@ impl TagIndex {
     /// Adds `by` to the known count of `cache`, when one is known.
     fn adjust(&self, cache: Option<&str>, by: i64) {
         let mut counts = self.counts.borrow_mut();
-        if let Some(count) = cache.and_then(|cache| counts.get_mut(cache)) {
+        if let Some((_, count)) = cache.and_then(|cache| counts.iter_mut().find(|(name, _)| name == cache)) {
             *count = u32::try_from((i64::from(*count) + by).max(0)).unwrap_or(u32::MAX);
         }
     }
@@ -126,7 +127,7 @@ impl TagIndex {
     /// The URLs of the least recently used entries of the cache named `cache` beyond the `keep` most
     /// recently used ones, least recently used first.
     pub async fn beyond(&self, cache: &str, keep: u32) -> Result<Vec<String>, Error> {
-        if self.counts.borrow().get(cache).is_some_and(|&known| known <= keep) {
+        if self.counts.borrow().iter().any(|(name, known)| name == cache && *known <= keep) {
             return Ok(Vec::new());
         }
         let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
@@ -135,7 +136,11 @@ impl TagIndex {
             |time: f64| js_sys::Array::of2(&JsValue::from_str(cache), &JsValue::from_f64(time)).into();
         let range = || KeyRange::bound(&bound(0.0), &bound(MAX_TIME), None, None).map_err(idb("use range"));
         let count = index.count(Some(range()?)).await.map_err(idb("count entries"))?;
-        self.counts.borrow_mut().insert(cache.to_owned(), count);
+        {
+            let mut counts = self.counts.borrow_mut();
+            counts.retain(|(name, _)| name != cache);
+            counts.push((cache.to_owned(), count));
+        }
         if count <= keep {
             return Ok(Vec::new());
         }
@@ -155,12 +160,12 @@ impl TagIndex {
 
     /// Forgets the entries at `urls`. The reads and deletes are all issued at once, in one transaction.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
-        use futures::future::try_join_all;
+        use cachet_core::join::all_at_once;
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
-        let records = try_join_all(urls.iter().map(|url| store.get(JsValue::from_str(url))))
+        let records = all_at_once(urls.iter().map(|url| store.get(JsValue::from_str(url))))
             .await
             .map_err(idb("read an entry"))?;
-        try_join_all(urls.iter().map(|url| store.delete(JsValue::from_str(url))))
+        all_at_once(urls.iter().map(|url| store.delete(JsValue::from_str(url))))
             .await
             .map_err(idb("forget an entry"))?;
         transaction.done().await.map_err(idb("commit removal"))?;
