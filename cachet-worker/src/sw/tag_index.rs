@@ -158,16 +158,22 @@ impl TagIndex {
         Ok(())
     }
 
-    /// Forgets the entries at `urls`. The reads and deletes are all issued at once, in one transaction.
+    /// Forgets the entries at `urls`, all at once, in one transaction.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
         use cachet_core::join::all_at_once;
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
-        let records = all_at_once(urls.iter().map(|url| store.get(JsValue::from_str(url))))
-            .await
-            .map_err(idb("read an entry"))?;
-        all_at_once(urls.iter().map(|url| store.delete(JsValue::from_str(url))))
-            .await
-            .map_err(idb("forget an entry"))?;
+        // Per entry: read its cache (for the count), then delete it; all entries at once.
+        let records = all_at_once(urls.iter().map(|url| {
+            let key = JsValue::from_str(url);
+            let store = &store;
+            async move {
+                let record = store.get(key.clone()).await?;
+                store.delete(key).await?;
+                Ok::<_, rexie::Error>(record)
+            }
+        }))
+        .await
+        .map_err(idb("forget an entry"))?;
         transaction.done().await.map_err(idb("commit removal"))?;
         for record in records.iter().flatten() {
             self.adjust(cache_of(record).as_deref(), -1);
