@@ -338,6 +338,32 @@ async fn beyond_max_entries_the_least_recently_used_entry_is_evicted() {
 }
 
 #[wasm_bindgen_test]
+async fn a_hit_marks_its_entry_used_at_most_once_per_window() {
+    let index = open_index().await;
+    let cache = open_cache("test-touch").await.unwrap();
+    let entry = |name: &str| {
+        let mut target =
+            Target { cache_url: format!("https://t.invalid/touch/{name}"), ..target(&answering("{}")) };
+        target.cache_name = "test-touch";
+        target.index = index.clone();
+        target
+    };
+    let order = || async { index.beyond("test-touch", 0).await.unwrap() };
+    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    // A first hit on `a` marks it: `b` is now the least recently used.
+    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    let (a, b) = (entry("a").cache_url, entry("b").cache_url);
+    assert_eq!(order().await, [b.clone(), a.clone()]);
+    // `b` is hit and marked; `a` is hit again within the window and not marked again, so the order is
+    // that of the marks (each hit still answered from the cache).
+    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    let hit = respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    assert_eq!(hit.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
+    assert_eq!(order().await, [a, b]);
+}
+
+#[wasm_bindgen_test]
 async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
     // The index counts a cache once, then keeps the count by itself (`TagIndex` docs). A count kept too
     // low would skip an eviction: each step below would then leave one entry too many.

@@ -61,6 +61,34 @@ impl Target {
 
 thread_local! {
     static LAST_TIME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// When this worker instance last marked each entry used (see [`touch_due`]).
+    static TOUCHED: std::cell::RefCell<std::collections::HashMap<String, u64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A hit marks its entry used in the entry index at most once per this many milliseconds.
+pub const TOUCH_EVERY_MS: u64 = 10_000;
+/// How many recent marks are remembered before the old ones are dropped.
+const TOUCHED_REMEMBERED: usize = 4_096;
+
+/// Whether a hit on `url` at `now` should mark the entry used: not when this worker instance marked it
+/// less than [`TOUCH_EVERY_MS`] ago. Least-recently-used eviction is then exact to that window only, and
+/// a hot entry costs one IndexedDB write per window instead of one per hit (the write was the largest
+/// part of a hit's wall time in BENCHMARKS.md). Memory only speeds this up: a restarted worker marks again.
+fn touch_due(url: &str, now: u64) -> bool {
+    TOUCHED.with(|touched| {
+        let mut touched = touched.borrow_mut();
+        if touched.get(url).is_some_and(|&at| now.saturating_sub(at) < TOUCH_EVERY_MS) {
+            return false;
+        }
+        if touched.len() >= TOUCHED_REMEMBERED {
+            touched.retain(|_, at| now.saturating_sub(*at) < TOUCH_EVERY_MS);
+        }
+        if touched.len() < TOUCHED_REMEMBERED {
+            touched.insert(url.to_owned(), now);
+        }
+        true
+    })
 }
 
 /// Now, in whole Unix milliseconds, strictly increasing within one run of the worker: two uses in the
@@ -157,7 +185,7 @@ pub async fn open_cache(name: &str) -> Result<Cache, Error> {
 /// (stale-while-revalidate compares them with the fresh copy), unless it is older than
 /// `cache.maxAgeSeconds`: an expired entry counts as absent (it is replaced by the next store). An entry
 /// without a readable stored-at time (not stored by cachet) is served as it is. A hit marks the entry used,
-/// in the background, for least-recently-used eviction.
+/// in the background, for least-recently-used eviction (at most once per [`TOUCH_EVERY_MS`]).
 ///
 /// Without `read_body` the stored body is handed on as a stream, never copied into wasm and back: that
 /// copy was most of a hit's time beyond Workbox's (BENCHMARKS.md, "where the time goes").
@@ -177,11 +205,13 @@ async fn cached(
     {
         return Ok(None);
     }
-    let (index, url) = (target.index.clone(), target.cache_url.clone());
-    background(wasm_bindgen_futures::future_to_promise(async move {
-        index.touch(&url, now).await.map_err(JsValue::from)?;
-        Ok(JsValue::UNDEFINED)
-    }));
+    if touch_due(&target.cache_url, now) {
+        let (index, url) = (target.index.clone(), target.cache_url.clone());
+        background(wasm_bindgen_futures::future_to_promise(async move {
+            index.touch(&url, now).await.map_err(JsValue::from)?;
+            Ok(JsValue::UNDEFINED)
+        }));
+    }
     let marked = [(SOURCE_HEADER, "cache")];
     if !read_body {
         return Ok(Some((remark(&stored, &marked)?, None)));
