@@ -148,6 +148,7 @@ fn answering(body: &str) -> Request {
 fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&str]) -> Target {
     Target {
         request: answering(body),
+        body: None,
         cache_url: cache_url.to_owned(),
         cache_name: GRAPHQL_CACHE,
         bounds: roomy(),

@@ -48,7 +48,6 @@ pub(crate) async fn handle(
     auth: Option<AuthRetry>,
     background: &dyn Fn(Promise),
 ) -> Result<Response, Error> {
-    let outgoing = without_cachet_headers(request, Some(body))?;
     match call.action {
         GraphqlAction::Query { cache_key, tags, strategy } => {
             let origin = web_sys::Url::new(&request.url()).map(|url| url.origin()).unwrap_or_default();
@@ -58,7 +57,8 @@ pub(crate) async fn handle(
                 None => (ANONYMOUS_PARTITION, Strategy::NetworkOnly),
             };
             let target = Target {
-                request: outgoing,
+                request: Clone::clone(request),
+                body: Some(Rc::from(body)),
                 cache_url: format!("{origin}{}", graphql_cache_url(segment, &cache_key)),
                 cache_name: GRAPHQL_CACHE,
                 bounds: config.cache,
@@ -80,6 +80,7 @@ pub(crate) async fn handle(
                     return Ok(answer);
                 }
             }
+            let outgoing = without_cachet_headers(request, Some(body))?;
             let (response, _, answer) = match send(&outgoing, auth.as_ref()).await {
                 Err(failure @ Error::Network { .. }) if queue_offline => {
                     let queued = queue::enqueue(request, body, name, &invalidate, true, config, background);
@@ -98,7 +99,7 @@ pub(crate) async fn handle(
             }
             Ok(answer)
         }
-        GraphqlAction::Subscription => fetch_raw(&outgoing).await,
+        GraphqlAction::Subscription => fetch_raw(&without_cachet_headers(request, Some(body))?).await,
     }
 }
 

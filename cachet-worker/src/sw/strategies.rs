@@ -26,9 +26,11 @@ const STORED_AT_HEADER: &str = "x-cachet-stored-at";
 /// What one request is answered and cached as.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// What goes to the network: the request without cachet's headers (with its body for a POST, so that
-    /// it can be sent again).
+    /// The request as the page sent it. What goes to the network is built from it, and from `body`, only
+    /// when the network is asked ([`Target::outgoing`]): a hit never pays for it.
     pub request: Request,
+    /// The body of `request`, already read (a GraphQL POST); `None` for a GET.
+    pub body: Option<Rc<[u8]>>,
     /// The Cache Storage key: the URL for a GET, a synthetic GET URL for a GraphQL query.
     pub cache_url: String,
     /// The name of the cache the entry lives in; `bounds.max_entries` applies to each cache.
@@ -48,7 +50,8 @@ impl Target {
     /// A GET answered and cached by its own URL in the runtime cache.
     pub fn get(request: &Request, bounds: CacheBounds, index: Rc<TagIndex>) -> Result<Self, Error> {
         Ok(Target {
-            request: without_cachet_headers(request, None)?,
+            request: Clone::clone(request),
+            body: None,
             cache_url: request.url(),
             cache_name: super::RUNTIME_CACHE,
             bounds,
@@ -56,6 +59,12 @@ impl Target {
             tags: None,
             auth: None,
         })
+    }
+
+    /// What goes to the network: the request without cachet's headers, with `body` (so that it can be
+    /// sent again).
+    pub fn outgoing(&self) -> Result<Request, Error> {
+        without_cachet_headers(&self.request, self.body.as_deref())
     }
 }
 
@@ -113,7 +122,7 @@ pub async fn respond(
 ) -> Result<Response, Error> {
     let url = &target.cache_url;
     match strategy {
-        Strategy::NetworkOnly => Ok(send(&target.request, target.auth.as_ref()).await?.2),
+        Strategy::NetworkOnly => Ok(send(&target.outgoing()?, target.auth.as_ref()).await?.2),
         Strategy::CacheOnly => match cached(cache, target, background, false).await? {
             Some((hit, _)) => Ok(hit),
             None => Err(Error::NotCached { url: url.clone() }),
@@ -230,7 +239,7 @@ async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error
 /// evicts the least recently used entries of its cache beyond `cache.maxEntries`. Returns the stored
 /// bytes, if stored, and the answer marked `X-Cachet-Source: network`.
 async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u8>>, Response), Error> {
-    let (response, bytes, answer) = send(&target.request, target.auth.as_ref()).await?;
+    let (response, bytes, answer) = send(&target.outgoing()?, target.auth.as_ref()).await?;
     let storable = response.ok()
         && (bytes.len() as u64) <= target.bounds.max_body_bytes
         && (target.tags.is_none() || result_is_cacheable(&bytes));
