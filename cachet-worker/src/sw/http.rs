@@ -70,22 +70,20 @@ pub async fn fetch_network(request: &Request) -> Result<(Response, Vec<u8>, Resp
 
 /// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.
 pub fn rebuild(response: &Response, bytes: &[u8], extra: &[(&str, &str)]) -> Result<Response, Error> {
-    let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
-    for (name, value) in extra {
-        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
-    }
-    let init = ResponseInit::new();
-    init.set_status(response.status());
-    init.set_status_text(&response.status_text());
-    init.set_headers(&headers);
     let body = Uint8Array::from(bytes);
-    Response::new_with_opt_buffer_source_and_init(Some(&body), &init)
+    Response::new_with_opt_buffer_source_and_init(Some(&body), &init_like(response, extra)?)
         .map_err(|e| Error::js("new Response", e))
 }
 
 /// `response` with `extra` headers set, its body passed on as the same stream (never read): a response's
 /// headers cannot be changed in place, so it is wrapped in a new one.
 pub fn remark(response: &Response, extra: &[(&str, &str)]) -> Result<Response, Error> {
+    Response::new_with_opt_readable_stream_and_init(response.body().as_ref(), &init_like(response, extra)?)
+        .map_err(|e| Error::js("new Response", e))
+}
+
+/// The status and headers of `response`, with `extra` headers set.
+fn init_like(response: &Response, extra: &[(&str, &str)]) -> Result<ResponseInit, Error> {
     let headers = Headers::new_with_headers(&response.headers()).map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in extra {
         headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
@@ -94,8 +92,7 @@ pub fn remark(response: &Response, extra: &[(&str, &str)]) -> Result<Response, E
     init.set_status(response.status());
     init.set_status_text(&response.status_text());
     init.set_headers(&headers);
-    Response::new_with_opt_readable_stream_and_init(response.body().as_ref(), &init)
-        .map_err(|e| Error::js("new Response", e))
+    Ok(init)
 }
 
 /// The whole body of `response`.
