@@ -2,6 +2,7 @@
 //! options, its handle, and the driver that feeds the core's query machine
 //! ([`cachet_core::machines::query`]) and performs its effects.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -63,8 +64,9 @@ impl DataRequest {
         }
     }
 
-    /// Runs the request: the data, whether it came from a cache, and the tags the server added.
-    pub(crate) async fn run<T: DeserializeOwned>(self, client: Client) -> Result<Fetched<T>, Error> {
+    /// Runs the request: the data (decoded by `decode`), whether it came from a cache, and the tags the
+    /// server added.
+    pub(crate) async fn run(self, client: Client, decode: Decode) -> Result<Fetched, Error> {
         match self {
             DataRequest::Rest { url, options } => {
                 let result = client.fetch_with_cache(&url, options).await?;
@@ -73,15 +75,19 @@ impl DataRequest {
                     return Err(Error::Http { url, status: result.response.status, body });
                 }
                 let server_tags = result.response.header(CACHE_TAGS_HEADER).map(parse_tag_list);
+                let what = || format!("the body of {}", result.response.url);
                 Ok(Fetched {
-                    data: result.data()?,
+                    data: decode(result.data()?)
+                        .map_err(|message| Error::Decode { what: what(), message })?,
                     from_cache: result.from_cache,
                     server_tags: server_tags.and_then(Result::ok).unwrap_or_default(),
                 })
             }
             DataRequest::Gql { query, variables, options } => {
-                let result = client.query_gql(&query, variables, options).await?;
-                Ok(Fetched { data: result.data, from_cache: result.from_cache, server_tags: Vec::new() })
+                let result = client.query_gql::<Value>(&query, variables, options).await?;
+                let what = || "the GraphQL `data`".to_owned();
+                let data = decode(result.data).map_err(|message| Error::Decode { what: what(), message })?;
+                Ok(Fetched { data, from_cache: result.from_cache, server_tags: Vec::new() })
             }
         }
     }
@@ -129,16 +135,30 @@ impl<T> UseCachetQueryHandle<T> {
     }
 }
 
+/// A query's data, decoded to the hook's `T` and kept without its type, so that the driver (most of a
+/// query hook's code) is compiled once rather than once per `T`: each `use_cachet_gql::<T>` costs only
+/// its [`decode_as`] and a downcast.
+pub(crate) type Data = Rc<dyn Any>;
+
+/// Decodes JSON into the hook's `T`, as [`Data`]; the error is serde's message.
+pub(crate) type Decode = fn(Value) -> Result<Data, String>;
+
+/// The [`Decode`] of `T`.
+pub(crate) fn decode_as<T: DeserializeOwned + 'static>(value: Value) -> Result<Data, String> {
+    serde_json::from_value::<T>(value).map(|data| Rc::new(data) as Data).map_err(|error| error.to_string())
+}
+
 /// The data of one fetch.
-pub(crate) struct Fetched<T> {
-    pub(crate) data: T,
+pub(crate) struct Fetched {
+    pub(crate) data: Data,
     pub(crate) from_cache: bool,
     pub(crate) server_tags: Vec<String>,
 }
 
 /// Feeds one query's machine and performs its effects. One per hook and request.
-pub(crate) struct Driver<T> {
-    state: RefCell<QueryState<T, Error>>,
+pub(crate) struct Driver {
+    decode: Decode,
+    state: RefCell<QueryState<Data, Error>>,
     request: RefCell<Option<(DataRequest, Client)>>,
     server_tags: RefCell<Vec<String>>,
     live: std::cell::Cell<bool>,
@@ -147,9 +167,10 @@ pub(crate) struct Driver<T> {
     refetch: std::cell::OnceCell<Callback<()>>,
 }
 
-impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
-    pub(crate) fn new(online: bool) -> Self {
+impl Driver {
+    pub(crate) fn new(online: bool, decode: Decode) -> Self {
         Driver {
+            decode,
             state: RefCell::new(QueryState::new(online)),
             request: RefCell::new(None),
             server_tags: RefCell::new(Vec::new()),
@@ -176,7 +197,7 @@ impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
     }
 
     /// Applies one event and starts the fetches it asks for.
-    pub(crate) fn dispatch(self: &Rc<Self>, event: QueryEvent<T, Error>) {
+    pub(crate) fn dispatch(self: &Rc<Self>, event: QueryEvent<Data, Error>) {
         let current = self.state.borrow().clone();
         let (next, effects) = current.reduce(event);
         *self.state.borrow_mut() = next;
@@ -185,7 +206,7 @@ impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
             let Some((request, client)) = self.request.borrow().clone() else { continue };
             let driver = self.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                let event = match request.run::<T>(client).await {
+                let event = match request.run(client, driver.decode).await {
                     Ok(fetched) => {
                         *driver.server_tags.borrow_mut() = fetched.server_tags;
                         let now = js_sys::Date::now() as u64;
@@ -198,7 +219,8 @@ impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
         }
     }
 
-    pub(crate) fn handle(self: &Rc<Self>) -> UseCachetQueryHandle<T> {
+    /// The handle the hook returns; `T` is the type [`Driver::new`]'s `decode` decodes to.
+    pub(crate) fn handle<T: Clone + 'static>(self: &Rc<Self>) -> UseCachetQueryHandle<T> {
         let weak = Rc::downgrade(self);
         let refetch = self.refetch.get_or_init(|| {
             Callback::from(move |()| {
@@ -211,7 +233,7 @@ impl<T: DeserializeOwned + Clone + 'static> Driver<T> {
         UseCachetQueryHandle {
             status: state.status,
             fetch_status: state.fetch_status,
-            data: state.data.clone(),
+            data: state.data.as_ref().and_then(|data| data.downcast_ref::<T>()).cloned(),
             error: state.error.clone(),
             from_cache: state.from_cache,
             live: self.live.get(),

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use yew::prelude::*;
 
 use crate::agent_bridge::use_agent_bridge;
-use crate::query::{DataRequest, Driver, RefetchOptions, UseCachetQueryHandle};
+use crate::query::{decode_as, DataRequest, Decode, Driver, RefetchOptions, UseCachetQueryHandle};
 use crate::use_cachet_client::use_cachet_context;
 
 /// The handle of [`use_cachet_fetch`].
@@ -51,10 +51,16 @@ pub fn use_cachet_fetch<T>(request: DataRequest, refetch: RefetchOptions) -> Use
 where
     T: DeserializeOwned + Clone + PartialEq + 'static,
 {
+    use_query(request, refetch, decode_as::<T>).handle::<T>()
+}
+
+/// The body of [`use_cachet_fetch`], the same for every `T` (see [`crate::query::Data`]).
+#[hook]
+fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> Rc<Driver> {
     let client = use_cachet_context("use_cachet_fetch").client;
     let subscription = *use_memo((), |()| NEXT_SUBSCRIPTION.with(|next| next.replace(next.get() + 1) + 1));
     let online = client.auth_state().online;
-    let driver = (*use_memo(request.clone(), |_| Rc::new(Driver::<T>::new(online)))).clone();
+    let driver = (*use_memo(request.clone(), |_| Rc::new(Driver::new(online, decode)))).clone();
     let rerender = use_force_update();
     driver.update(request.clone(), client.clone(), Rc::new(move || rerender.force_update()));
     let bridge = {
@@ -96,5 +102,5 @@ where
             .then(|| EventListener::new(&window, "focus", move |_| focused.dispatch(QueryEvent::Fetch)));
         move || drop(listener)
     });
-    driver.handle()
+    driver
 }
