@@ -10,55 +10,67 @@ use crate::Harness;
 /// [`Harness::start_with_config`] with a bearer backend, and the app and its Service Worker speak bearer.
 pub const BEARER_CONFIG: &str = r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true, "endpoints": ["/graphql"]}}}"#;
 
-/// Everything the origin stored: every IndexedDB store's records, every Cache Storage entry (URL, headers
-/// and body) but the SW's own wasm, localStorage and sessionStorage, as one text.
-pub const STORED: &str = "(async () => {
-  let found = '';
+/// Everything the origin stored, read in the page: `{"db/store": [records], "cache:name": [[url,
+/// request headers, response headers, body], ...], "localStorage": {..}, "sessionStorage": {..}}`, the
+/// SW's own wasm cache left out. See [`Stored`].
+const STORAGE: &str = "(async () => {
+  const found = {};
   for (const info of await indexedDB.databases()) {
     const db = await new Promise((resolve, reject) => {
       const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
     for (const store of db.objectStoreNames) {
-      found += info.name + '/' + store + '=' + await new Promise((resolve) => {
-        const all = db.transaction(store).objectStore(store).getAll();
-        all.onsuccess = () => resolve(JSON.stringify(all.result)); });
+      found[info.name + '/' + store] = await new Promise((resolve) => {
+        const all = db.transaction(store).objectStore(store).getAll(); all.onsuccess = () => resolve(all.result); });
     }
     db.close();
   }
   for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
     const cache = await caches.open(name);
+    found['cache:' + name] = [];
     for (const request of await cache.keys()) {
       const response = await cache.match(request);
-      found += request.url + JSON.stringify([...request.headers]) + JSON.stringify([...response.headers]);
-      found += await response.text();
+      found['cache:' + name].push([request.url, [...request.headers], [...response.headers], await response.text()]);
     }
   }
-  for (const storage of [localStorage, sessionStorage]) {
-    for (let i = 0; i < storage.length; i++) found += storage.key(i) + '=' + storage.getItem(storage.key(i));
-  }
+  found.localStorage = {...localStorage};
+  found.sessionStorage = {...sessionStorage};
   return found;
 })()";
 
-/// How many records each IndexedDB store of the origin holds (`"db/store": n`), and how many entries
-/// each Cache Storage cache holds but the SW's wasm (`"cache:name": n`).
-pub const STORAGE_COUNTS: &str = "(async () => {
-  const counts = {};
-  for (const info of await indexedDB.databases()) {
-    const db = await new Promise((resolve, reject) => {
-      const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
-    for (const store of db.objectStoreNames) {
-      counts[info.name + '/' + store] = await new Promise((resolve) => {
-        const count = db.transaction(store).objectStore(store).count();
-        count.onsuccess = () => resolve(count.result); });
+/// What the origin stored (see [`Harness::stored`]).
+#[derive(Debug)]
+pub struct Stored(serde_json::Map<String, Value>);
+
+impl Stored {
+    /// All of it as one text, to look for a string anywhere.
+    pub fn text(&self) -> String {
+        Value::Object(self.0.clone()).to_string()
     }
-    db.close();
-  }
-  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
-    counts['cache:' + name] = (await (await caches.open(name)).keys()).length;
-  }
-  return counts;
-})()";
+
+    /// How many records each IndexedDB store (`"db/store"`) and entries each cache (`"cache:name"`) holds.
+    pub fn counts(&self) -> std::collections::BTreeMap<String, usize> {
+        self.0
+            .iter()
+            .filter_map(|(place, held)| held.as_array().map(|held| (place.clone(), held.len())))
+            .collect()
+    }
+
+    /// The records of the IndexedDB store `db/store` (none when it does not exist).
+    pub fn records(&self, store: &str) -> &[Value] {
+        self.0.get(store).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+    }
+}
 
 impl Harness {
+    /// Everything the origin stored: every IndexedDB store, every Cache Storage entry but the SW's own
+    /// wasm, localStorage and sessionStorage.
+    pub async fn stored(&self) -> Result<Stored> {
+        match self.eval(STORAGE).await? {
+            Value::Object(found) if !found.contains_key("error") => Ok(Stored(found)),
+            other => bail!("reading the origin's storage: {other}"),
+        }
+    }
+
     /// Every bearer token the backend handed out so far (login and refresh).
     pub fn issued_tokens(&self) -> Vec<String> {
         self.server.as_ref().map(todo_backend::RunningServer::issued_tokens).unwrap_or_default()
@@ -89,10 +101,10 @@ impl Harness {
     }
 
     /// Evaluates `expression` (a value or a promise) in the page; a rejection comes back as
-    /// `{"error": "..."}`.
+    /// `{"error": kind}`: the `kind` of a `window.cachet` error, else the error's text.
     pub async fn eval(&self, expression: &str) -> Result<Value> {
         self.run_async(&format!(
-            "Promise.resolve().then(() => {expression}).then(done, (e) => done({{error: String(e)}}));"
+            "Promise.resolve().then(() => {expression}).then(done, (e) => done({{error: e.kind || String(e)}}));"
         ))
         .await
     }

@@ -42,15 +42,6 @@ async fn auth_event(harness: &Harness, kind: &str) -> Result<Value> {
     harness.run_async(&script).await
 }
 
-/// Runs `expression` (a promise) in the current window and returns what it resolves to, or
-/// `{error: kind}` when it rejects.
-async fn eval(harness: &Harness, expression: &str) -> Result<Value> {
-    let script = format!(
-        "Promise.resolve().then(() => {expression}).then(done, (error) => done({{error: error.kind || String(error)}}));"
-    );
-    harness.run_async(&script).await
-}
-
 /// Replaces the page's adapter with JavaScript functions: the SPEC's bearer behaviour, refreshes counted
 /// in `window.__refreshes`.
 async fn configure_js_adapter(harness: &Harness) -> Result<()> {
@@ -79,30 +70,6 @@ async fn switch(harness: &Harness, window: &WindowHandle) -> Result<()> {
     Ok(harness.client.switch_to_window(window.clone()).await?)
 }
 
-/// Everything the origin stored: every IndexedDB store, every Cache Storage body but the SW's wasm,
-/// localStorage and sessionStorage.
-const STORED: &str = "(async () => {
-  let found = '';
-  for (const info of await indexedDB.databases()) {
-    const db = await new Promise((resolve, reject) => {
-      const open = indexedDB.open(info.name); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
-    for (const store of db.objectStoreNames) {
-      found += await new Promise((resolve) => {
-        const all = db.transaction(store).objectStore(store).getAll();
-        all.onsuccess = () => resolve(JSON.stringify(all.result)); });
-    }
-    db.close();
-  }
-  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
-    const cache = await caches.open(name);
-    for (const request of await cache.keys()) found += await (await cache.match(request)).text();
-  }
-  for (const storage of [localStorage, sessionStorage]) {
-    for (let i = 0; i < storage.length; i++) found += storage.key(i) + '=' + storage.getItem(storage.key(i));
-  }
-  return found;
-})()";
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     let harness = Harness::start(AuthMode::Bearer).await?;
@@ -116,27 +83,27 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
 
     // Login in the first window; the token expires in 10 s, within the 30 s refresh margin.
     switch(&harness, &first).await?;
-    let token = eval(
-        &harness,
-        "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
+    let token = harness
+        .eval(
+            "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
            body: JSON.stringify({username: 'alice', password: 'alice-password'})})
            .then((r) => r.json())
            .then((body) => cachet.setAuth({...body, expiresAt: Date.now() + 10000}).then(() => body.token))",
-    )
-    .await?;
+        )
+        .await?;
     assert!(token.as_str().is_some_and(|token| token.len() > 10), "{token}");
     assert_eq!(auth_event(&harness, "login").await?, json!({"type": "login"}), "the acting window hears it");
 
     switch(&harness, &second).await?;
     assert_eq!(auth_event(&harness, "login").await?, json!({"type": "login"}));
-    let state = eval(&harness, "cachet.getAuthState()").await?;
+    let state = harness.eval("cachet.getAuthState()").await?;
     assert_eq!(state["authenticated"], json!(true));
     assert_eq!(state["auth"]["token"], token, "the token reached the other window, in memory");
     assert_eq!(state["auth"]["user"]["username"], json!("alice"));
     let query = format!("cachet.queryGql({}, {{}}, {{auth: true}})", json!(GET_TODOS));
-    assert_eq!(eval(&harness, &query).await?, json!({"data": {"todos": []}, "fromCache": false}));
+    assert_eq!(harness.eval(&query).await?, json!({"data": {"todos": []}, "fromCache": false}));
     assert_eq!(
-        eval(&harness, &query).await?["fromCache"],
+        harness.eval(&query).await?["fromCache"],
         json!(true),
         "cached in alice's partition by the SW"
     );
@@ -146,44 +113,42 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     switch(&harness, &first).await?;
     harness.run_async("window.__refreshed = cachet.ensureValidAuth(); done(true);").await?;
     switch(&harness, &second).await?;
-    let from_second = eval(&harness, "cachet.ensureValidAuth().then((auth) => auth.token)").await?;
+    let from_second = harness.eval("cachet.ensureValidAuth().then((auth) => auth.token)").await?;
     switch(&harness, &first).await?;
-    let from_first = eval(&harness, "window.__refreshed.then((auth) => auth.token)").await?;
+    let from_first = harness.eval("window.__refreshed.then((auth) => auth.token)").await?;
     assert_ne!(from_first, token, "a new token");
     assert_eq!(from_first, from_second, "both windows hold the one new token");
     assert_eq!(harness.count("POST /api/refresh"), 1, "one refresh for two windows");
-    assert_eq!(eval(&harness, "Promise.resolve(window.__refreshes)").await?, json!(1), "by the JS adapter");
+    assert_eq!(harness.eval("Promise.resolve(window.__refreshes)").await?, json!(1), "by the JS adapter");
     switch(&harness, &second).await?;
     assert_eq!(auth_event(&harness, "refresh").await?, json!({"type": "refresh"}));
     let fresh =
         format!("cachet.queryGql({}, {{}}, {{auth: true, strategy: 'network-only'}})", json!(GET_TODOS));
-    assert_eq!(eval(&harness, &fresh).await?["data"], json!({"todos": []}), "the new token works");
+    assert_eq!(harness.eval(&fresh).await?["data"], json!({"todos": []}), "the new token works");
 
-    let stored = eval(&harness, STORED).await?;
+    let stored = harness.stored().await?.text();
     let token_text = from_first.as_str().unwrap_or_default();
-    assert!(stored.as_str().is_some_and(|text| text.contains("alice")), "the user is persisted: {stored}");
+    assert!(stored.contains("alice"), "the user is persisted: {stored}");
     for secret in [token.as_str().unwrap_or_default(), token_text] {
-        assert!(!stored.as_str().unwrap_or_default().contains(secret), "a token reached storage: {stored}");
+        assert!(!stored.contains(secret), "a token reached storage: {stored}");
     }
 
     // Clear in the second window logs the first out and purges the SW's caches.
-    assert_eq!(eval(&harness, "cachet.clearAuth()").await?, Value::Null);
+    assert_eq!(harness.eval("cachet.clearAuth()").await?, Value::Null);
     switch(&harness, &first).await?;
     assert_eq!(auth_event(&harness, "clear").await?, json!({"type": "clear"}));
-    let state = eval(&harness, "cachet.getAuthState()").await?;
+    let state = harness.eval("cachet.getAuthState()").await?;
     assert_eq!((state["authenticated"].clone(), state["auth"].clone()), (json!(false), Value::Null));
-    let names = eval(
-        &harness,
-        "caches.keys().then((names) => names.filter((n) => !n.startsWith('cachet-sw-wasm-')))",
-    );
+    let names =
+        harness.eval("caches.keys().then((names) => names.filter((n) => !n.startsWith('cachet-sw-wasm-')))");
     assert_eq!(names.await?, json!([]), "clear-all purged every cachet cache");
-    assert_eq!(eval(&harness, &query).await?, json!({"error": "unauthorized"}), "no token, no data");
+    assert_eq!(harness.eval(&query).await?, json!({"error": "unauthorized"}), "no token, no data");
 
     // One event per change and window, whoever announced it (the other window, or the Service Worker).
     let kinds = "Promise.resolve(window.__seen.filter((e) => e.name === 'sw-auth-state-change').map((e) => e.detail.type))";
-    assert_eq!(eval(&harness, kinds).await?, json!(["login", "refresh", "clear"]));
+    assert_eq!(harness.eval(kinds).await?, json!(["login", "refresh", "clear"]));
     switch(&harness, &second).await?;
-    assert_eq!(eval(&harness, kinds).await?, json!(["login", "refresh", "clear"]));
+    assert_eq!(harness.eval(kinds).await?, json!(["login", "refresh", "clear"]));
     Ok(())
 }
 
@@ -195,18 +160,18 @@ async fn a_mutation_in_one_window_invalidates_the_query_of_the_other() -> Result
     let login = "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
                    body: JSON.stringify({username: 'bob', password: 'bob-password'})})
                  .then((r) => r.json()).then((body) => cachet.setAuth(body))";
-    eval(&harness, login).await?;
-    let state = eval(&harness, "cachet.getAuthState()").await?;
+    harness.eval(login).await?;
+    let state = harness.eval("cachet.getAuthState()").await?;
     assert_eq!(state["auth"]["token"], Value::Null, "cookie auth holds no token");
     assert_eq!(state["auth"]["user"]["username"], json!("bob"));
     let query = format!("cachet.queryGql({}, {{}}, {{auth: true}})", json!(GET_TODOS));
-    assert_eq!(eval(&harness, &query).await?["fromCache"], json!(false));
-    assert_eq!(eval(&harness, &query).await?["fromCache"], json!(true));
+    assert_eq!(harness.eval(&query).await?["fromCache"], json!(false));
+    assert_eq!(harness.eval(&query).await?["fromCache"], json!(true));
 
     let second = harness.client.new_window(false).await?.handle;
     switch(&harness, &second).await?;
     open_plain_page(&harness).await?;
-    let state = eval(&harness, "cachet.getAuthState()").await?;
+    let state = harness.eval("cachet.getAuthState()").await?;
     assert_eq!(
         state["authenticated"],
         json!(true),
@@ -215,7 +180,7 @@ async fn a_mutation_in_one_window_invalidates_the_query_of_the_other() -> Result
     let mutation =
         "cachet.mutateGql('mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }',
                       {title: 'from the other window'}, {auth: true})";
-    assert!(eval(&harness, mutation).await?["data"]["createTodo"]["id"].is_string());
+    assert!(harness.eval(mutation).await?["data"]["createTodo"]["id"].is_string());
 
     switch(&harness, &first).await?;
     let invalidated = harness
@@ -228,7 +193,7 @@ async fn a_mutation_in_one_window_invalidates_the_query_of_the_other() -> Result
     assert_eq!(invalidated, json!({"tags": ["todo", "todos"]}));
     // The page itself re-runs its query on `cache-invalidated`, so this one may be answered by the entry
     // that re-run stored: either way it holds the new todo, never the stale list.
-    let again = eval(&harness, &query).await?;
+    let again = harness.eval(&query).await?;
     assert_eq!(again["data"], json!({"todos": [{"title": "from the other window"}]}));
     Ok(())
 }

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use cachet_e2e::app::{BEARER_CONFIG, STORAGE_COUNTS, STORED};
+use cachet_e2e::app::{Stored, BEARER_CONFIG};
 use cachet_e2e::Harness;
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
@@ -237,15 +237,16 @@ async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()
 
 /// The IndexedDB store of the Service Worker's mutation queue (one record: the queue's state).
 const QUEUE_STORE: &str = "cachet-sw-queue/queue";
-/// How many mutations the queue holds, waiting or dead-lettered, read from the page.
-const QUEUED: &str = "(async () => {
-  const db = await new Promise((resolve, reject) => {
-    const open = indexedDB.open('cachet-sw-queue'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
-  const records = await new Promise((resolve) => {
-    const all = db.transaction('queue').objectStore('queue').getAll(); all.onsuccess = () => resolve(all.result); });
-  db.close();
-  return records.map((text) => JSON.parse(text)).reduce((n, state) => n + state.items.length + state.deadLetters.length, 0);
-})()";
+/// How many mutations the queue holds, waiting or dead-lettered.
+fn queued(stored: &Stored) -> Result<usize> {
+    let mut count = 0;
+    for record in stored.records(QUEUE_STORE) {
+        let state: Value = serde_json::from_str(record.as_str().unwrap_or_default())?;
+        let length = |field: &str| state[field].as_array().map_or(0, Vec::len);
+        count += length("items") + length("deadLetters");
+    }
+    Ok(count)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -> Result<()> {
@@ -266,22 +267,23 @@ async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -
             "document.querySelector('#todos li.pending .title')?.textContent === 'bread'",
         )
         .await?;
-    let counts = harness.eval(STORAGE_COUNTS).await?;
-    let held: u64 = counts.as_object().map(|map| map.values().filter_map(Value::as_u64).sum()).unwrap_or(0);
-    assert!(held >= 3, "the queries and the queued mutation are stored: {counts}");
-    assert_eq!(harness.eval(QUEUED).await?, json!(1), "the queue holds bread");
+    let stored = harness.stored().await?;
+    let counts = stored.counts();
+    assert!(
+        counts.values().sum::<usize>() >= 3,
+        "the queries and the queued mutation are stored: {counts:?}"
+    );
+    assert_eq!(queued(&stored)?, 1, "the queue holds bread");
     harness.stop_service_workers().await?;
 
     // Signing out while the server is down: the logout request fails, the purge happens anyway.
     harness.sign_out().await?;
-    let counts = harness.eval(STORAGE_COUNTS).await?;
+    let stored = harness.stored().await?;
+    let counts = stored.counts();
     // The queue is one record, its state: it stays, empty.
-    let left: Vec<(&String, &Value)> = counts
-        .as_object()
-        .map(|map| map.iter().filter(|(store, n)| n.as_u64() != Some(0) && *store != QUEUE_STORE).collect())
-        .unwrap_or_default();
-    assert!(left.is_empty(), "caches and IndexedDB are empty: {counts}");
-    assert_eq!(harness.eval(QUEUED).await?, json!(0), "the queue holds no mutation");
+    let left: Vec<_> = counts.iter().filter(|(store, n)| **n != 0 && *store != QUEUE_STORE).collect();
+    assert!(left.is_empty(), "caches and IndexedDB are empty: {counts:?}");
+    assert_eq!(queued(&stored)?, 0, "the queue holds no mutation");
     harness.client.switch_to_window(second).await?;
     harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;
 
@@ -306,8 +308,7 @@ async fn no_token_is_at_rest_after_a_bearer_session() -> Result<()> {
 
     let tokens = harness.issued_tokens();
     assert_eq!(tokens.len(), 2, "a login and a refresh: {tokens:?}");
-    let stored = harness.eval(STORED).await?;
-    let stored = stored.as_str().unwrap_or_default();
+    let stored = harness.stored().await?.text();
     // The reader sees what is stored: the user, and the cached list (in the SW's cache).
     assert!(stored.contains("alice"), "the user is persisted: {stored}");
     assert!(stored.contains("eggs"), "the cached GetTodos is read: {stored}");
