@@ -75,18 +75,17 @@ impl DataRequest {
                     return Err(Error::Http { url, status: result.response.status, body });
                 }
                 let server_tags = result.response.header(CACHE_TAGS_HEADER).map(parse_tag_list);
-                let what = || format!("the body of {}", result.response.url);
+                let what = format!("the body of {}", result.response.url);
                 Ok(Fetched {
-                    data: decode(result.data()?)
-                        .map_err(|message| Error::Decode { what: what(), message })?,
+                    data: decode(result.data()?).map_err(|message| Error::Decode { what, message })?,
                     from_cache: result.from_cache,
                     server_tags: server_tags.and_then(Result::ok).unwrap_or_default(),
                 })
             }
             DataRequest::Gql { query, variables, options } => {
                 let result = client.query_gql::<Value>(&query, variables, options).await?;
-                let what = || "the GraphQL `data`".to_owned();
-                let data = decode(result.data).map_err(|message| Error::Decode { what: what(), message })?;
+                let what = "the GraphQL `data`".to_owned();
+                let data = decode(result.data).map_err(|message| Error::Decode { what, message })?;
                 Ok(Fetched { data, from_cache: result.from_cache, server_tags: Vec::new() })
             }
         }

@@ -89,10 +89,10 @@ impl TagIndex {
     }
 
     /// Adds `by` to the known count of `cache`, when one is known.
-    fn adjust(&self, cache: Option<&str>, by: i64) {
+    fn adjust(&self, cache: Option<&str>, by: i32) {
         let mut counts = self.counts.borrow_mut();
         if let Some((_, count)) = cache.and_then(|cache| counts.iter_mut().find(|(name, _)| name == cache)) {
-            *count = u32::try_from((i64::from(*count) + by).max(0)).unwrap_or(u32::MAX);
+            *count = count.saturating_add_signed(by);
         }
     }
 
