@@ -5,10 +5,17 @@
 // Every method returns a promise and waits for the wasm to load, so the page may call them at once.
 // Events (sw-auth-state-change, cache-invalidated, cachet:cache-updated) are dispatched on window by the
 // client itself.
+//
+// The app's cachet.config.json, written here by `cachet generate --bundles` (null in a bundle built for
+// no app in particular): the page starts on it, then follows its Service Worker's config.
+var bundledConfig = /*cachet:config*/null/*cachet:end*/;
 var script = document.currentScript;
 var wasmUrl = new URL('cachet-api_bg.wasm', script ? script.src : location.href);
-var loaded = wasm_bindgen({ module_or_path: wasmUrl });
-var authWithCredentials = null;
+var started = false;
+var loaded = wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
+  wasm_bindgen.start(bundledConfig === null ? undefined : JSON.stringify(bundledConfig));
+  started = true;
+});
 function later(name) {
   return function () {
     var args = arguments;
@@ -18,10 +25,7 @@ function later(name) {
 var api = {
   ready: loaded.then(function () { return undefined; }),
   configure: function (options) {
-    return loaded.then(function () {
-      wasm_bindgen.configure(options || {});
-      authWithCredentials = wasm_bindgen.authWithCredentials();
-    });
+    return loaded.then(function () { wasm_bindgen.configure(options || {}); });
   },
   setAuth: later('setAuth'),
   getAuth: later('getAuth'),
@@ -42,12 +46,17 @@ var api = {
     return later('fetchWithGql')(query, variables, options || {}, endpointIndex);
   },
   invalidateByTag: later('invalidateByTag'),
+  getConfig: later('getConfig'),
 };
-// AUTH_WITH_CREDENTIALS (true for cookie and custom auth): null until the wasm has loaded.
-Object.defineProperty(api, 'AUTH_WITH_CREDENTIALS', { get: function () { return authWithCredentials; } });
-loaded.then(function () {
-  try { authWithCredentials = wasm_bindgen.authWithCredentials(); } catch (notConfigured) { /* until configure */ }
-}, function (error) {
+// AUTH_WITH_CREDENTIALS (true for cookie and custom auth), read live: the adapter in force may change
+// when the page follows its Service Worker's config. null until the wasm has loaded and is configured.
+Object.defineProperty(api, 'AUTH_WITH_CREDENTIALS', {
+  get: function () {
+    if (!started) return null;
+    try { return wasm_bindgen.authWithCredentials(); } catch (notConfigured) { return null; }
+  },
+});
+loaded.catch(function (error) {
   console.error('cachet: loading ' + wasmUrl + ' failed:', error);
 });
 window.cachet = api;

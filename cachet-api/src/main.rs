@@ -2,9 +2,12 @@
 //!
 //! `cachet-api.bundle.js` holds this crate's wasm-bindgen glue (`--target no-modules`, wrapped in a
 //! function so that no global is left behind) and `js/cachet-api.js`, which loads the wasm and exposes
-//! these exports on `window.cachet` with the SPEC's names. At start-up the API initialises itself with
-//! the config of `window.CACHET_CONFIG` (when the page loaded `/cachet-sw-config.js`) and the adapter of
-//! its `features.auth.type`; `configure` replaces both.
+//! these exports on `window.cachet` with the SPEC's names. At start-up ([`start`]) the API initialises
+//! itself with the page's config and the adapter of its `features.auth.type`; `configure` replaces both.
+//! The page's config is `window.CACHET_CONFIG` when the page loaded `/cachet-sw-config.js`, else the one
+//! `cachet generate --bundles` wrote into the bundle, else the default; before its first call the client
+//! asks the Service Worker for its config and follows it where they differ, saying so on the console
+//! (`cachet_client::config_sync`). A page needs only SPEC's two scripts.
 //!
 //! | `window.cachet.` | Resolves to |
 //! |---|---|
@@ -20,6 +23,7 @@
 //! | `mutateGql(mutation, variables?, options?, endpointIndex?)` | `{ data, queued }` |
 //! | `fetchWithGql(query, variables?, options?, endpointIndex?)` | `{ result, fromCache, status, queued }` |
 //! | `invalidateByTag(tags)` | `undefined` |
+//! | `getConfig()` | `{ source, config }`: the config in force (`source`: `default`, `given`, `global`, `bundled`, `service-worker`) |
 //!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
 //! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `storage` or `browser`, with
@@ -39,14 +43,34 @@ use js_adapter::JsAdapter;
 
 thread_local! {
     static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
+    /// The config `cachet generate --bundles` wrote into the bundle (JSON text), if any.
+    static BUNDLED: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-fn main() {
-    // Auto-initialisation with the page's config and the default adapter of its auth type.
-    let started = Client::builder().config_from_global().and_then(|builder| builder.build());
-    match started {
+fn main() {}
+
+/// Called once by the bundle's loader when the wasm has loaded, with the config written into the bundle
+/// (`null` in a bundle built for no app in particular): auto-initialisation with the page's config and
+/// the default adapter of its auth type. The client then follows its Service Worker's config.
+#[wasm_bindgen]
+pub fn start(bundled: Option<String>) {
+    BUNDLED.with(|cell| *cell.borrow_mut() = bundled);
+    match page_builder().and_then(cachet_client::ClientBuilder::build) {
         Ok(client) => CLIENT.with(|cell| *cell.borrow_mut() = Some(client)),
         Err(error) => web_sys::console::warn_1(&format!("cachet: waiting for configure(): {error}").into()),
+    }
+}
+
+/// A builder on the page's config: `window.CACHET_CONFIG` (a page that also loads
+/// `/cachet-sw-config.js`), else the bundled one, else the default.
+fn page_builder() -> Result<cachet_client::ClientBuilder, Error> {
+    let builder = Client::builder().config_from_global()?;
+    if builder.config_ref().is_some() {
+        return Ok(builder);
+    }
+    match BUNDLED.with(|cell| cell.borrow().clone()) {
+        Some(text) => Ok(builder.config_json(&text)?.config_source(cachet_client::ConfigSource::Bundled)),
+        None => Ok(builder),
     }
 }
 
@@ -66,19 +90,19 @@ fn fail(error: Error) -> JsValue {
 #[wasm_bindgen]
 pub fn configure(options: JsValue) -> Result<(), JsValue> {
     let config_value = js_sys::Reflect::get(&options, &"config".into()).unwrap_or(JsValue::UNDEFINED);
-    let mut builder = Client::builder();
-    builder = if config_value.is_undefined() || config_value.is_null() {
-        builder.config_from_global().map_err(fail)?
+    let mut builder = if config_value.is_undefined() || config_value.is_null() {
+        page_builder().map_err(fail)?
     } else {
-        builder.config_json(&to_json(&config_value).to_string()).map_err(fail)?
+        Client::builder().config_json(&to_json(&config_value).to_string()).map_err(fail)?
     };
     let auth = js_sys::Reflect::get(&options, &"auth".into()).unwrap_or(JsValue::UNDEFINED);
     if !auth.is_undefined() && !auth.is_null() {
         let adapter = JsAdapter::from_js(&auth).map_err(fail)?;
+        let source = builder.config_source_ref();
         let mut config: Config = builder_config(&builder);
         config.features.auth.enabled = true;
         config.features.auth.kind = cachet_client::AuthAdapter::auth_type(&adapter);
-        builder = builder.config(config).adapter(adapter);
+        builder = builder.config(config).config_source(source).adapter(adapter);
     }
     let client = builder.build().map_err(fail)?;
     CLIENT.with(|cell| *cell.borrow_mut() = Some(client));
@@ -87,6 +111,16 @@ pub fn configure(options: JsValue) -> Result<(), JsValue> {
 
 fn builder_config(builder: &cachet_client::ClientBuilder) -> Config {
     builder.config_ref().cloned().unwrap_or_default()
+}
+
+/// `getConfig()` (not in SPEC): `{ source, config }`, the config the page runs on and where it came from
+/// (`default`, `given`, `global`, `bundled`, or `service-worker` once the page followed its worker's).
+#[wasm_bindgen(js_name = getConfig)]
+pub async fn get_config() -> Result<JsValue, JsValue> {
+    let client = client()?;
+    client.ready().await;
+    let config = serde_json::to_value(client.config().as_ref()).unwrap_or(Value::Null);
+    Ok(to_js(&json!({ "source": client.config_source().name(), "config": config })))
 }
 
 /// `setAuth(data)`.

@@ -7,8 +7,8 @@
 //!
 //! | File | Written | Content |
 //! |---|---|---|
-//! | `cachet/cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config) and `self.CACHET_ROUTES` (the shim's route table) |
-//! | `cachet/service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
+//! | `service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
+//! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config) and `self.CACHET_ROUTES` (the shim's route table) |
 //! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_worker::sw::install()`, or with auth `install_with` the app's failure check |
 //! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_client::Client`, built on first use), `builder()`, `fetch_with_cache` |
 //! | `src/cachet/config.rs` | every run | `CONFIG_JSON`, `config()`, `AUTH_ENABLED`, `AUTH_TYPE`, `AUTH_WITH_CREDENTIALS`, `AUTH_ROUTE_PATHS`, `GRAPHQL_ENABLED`, `GQL_ENDPOINTS` |
@@ -48,17 +48,21 @@ mod starter;
 
 use std::path::{Path, PathBuf};
 
-pub use bundles::{copy_bundles, stale_bundles, BUNDLE_FILES, DEFAULT_BUNDLES_DIR};
+pub use bundles::{copy_bundles, stale_bundles, with_config, BUNDLE_FILES, CONFIG_SLOT, DEFAULT_BUNDLES_DIR};
 pub use edit::{add_auth, add_graphql, init, Outcome};
 pub use rust::{render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
 
-/// Where the Service Worker settings go, relative to the app directory.
-pub const SW_CONFIG_PATH: &str = "cachet/cachet-sw-config.js";
-/// The Service Worker shim.
-pub const SW_SHIM_PATH: &str = "cachet/service-worker.js";
+/// Where the Service Worker settings go, relative to the app directory: beside the shim, which loads
+/// them with `importScripts('./cachet-sw-config.js')`.
+pub const SW_CONFIG_PATH: &str = "cachet-sw-config.js";
+/// The Service Worker shim, at the app's root: a Service Worker controls only the pages at or below its
+/// script's folder, so the shim is served at `/service-worker.js` (where the injector and
+/// `<CachetProvider>` register it) to control the whole site. A site served from the app directory as
+/// it is, or a trunk build (`copy-file` puts a file at the root of `dist/`), both serve it there.
+pub const SW_SHIM_PATH: &str = "service-worker.js";
 /// The Service Worker binary.
 pub const SW_BIN_PATH: &str = "src/bin/cachet-sw.rs";
 /// The root of the generated module tree (`mod cachet;`).
@@ -177,7 +181,7 @@ pub fn generated_files(config: &Config) -> Vec<Generated> {
     files
 }
 
-/// The content of `cachet/cachet-sw-config.js`.
+/// The content of `cachet-sw-config.js`.
 pub fn render_sw_config(config: &Config) -> String {
     // Serialising a struct of strings into a String cannot fail.
     let routes = serde_json::to_string(&config.sw_routes()).unwrap_or_default();

@@ -24,7 +24,7 @@ fn init_then_add_auth_and_graphql_write_the_spec_defaults_once() {
     let dir = app.path();
     let (code, text) = cachet(dir, &["init"]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("cachet.config.json") && text.contains("cachet/cachet-sw-config.js"), "{text}");
+    assert!(text.contains("cachet.config.json") && text.contains("cachet-sw-config.js"), "{text}");
     assert_eq!(config(dir), json!({"features": {"graphql": {"enabled": false, "endpoints": ["/graphql"]}}}));
     assert_eq!(cachet(dir, &["init"]), (0, "cachet: nothing to change\n".to_owned()));
 
@@ -35,7 +35,7 @@ fn init_then_add_auth_and_graphql_write_the_spec_defaults_once() {
     );
     assert_eq!(cachet(dir, &["add", "graphql"]).0, 0);
     assert_eq!(config(dir)["features"]["graphql"], json!({"enabled": true, "endpoints": ["/graphql"]}));
-    let generated = std::fs::read_to_string(dir.join("cachet/cachet-sw-config.js")).unwrap();
+    let generated = std::fs::read_to_string(dir.join("cachet-sw-config.js")).unwrap();
     assert!(generated.contains(r#""graphqlEndpoints":["/graphql"]"#), "regenerated after add: {generated}");
 
     let before = std::fs::read(dir.join("cachet.config.json")).unwrap();

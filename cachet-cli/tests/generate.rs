@@ -21,8 +21,8 @@ fn the_example_apps_generated_files_are_up_to_date_with_its_config() {
 fn each_feature_brings_its_files_and_every_rewritten_file_has_the_header() {
     use cachet_cli::{Ownership, ADAPTER_PATH, AUTH_MODULE_PATH, CHECK_PATH, GRAPHQL_MODULE_PATH};
     let always = [
-        "cachet/cachet-sw-config.js",
-        "cachet/service-worker.js",
+        "cachet-sw-config.js",
+        "service-worker.js",
         "src/bin/cachet-sw.rs",
         "src/cachet/mod.rs",
         "src/cachet/config.rs",
@@ -118,7 +118,7 @@ fn generate_writes_once_then_changes_nothing_and_check_notices_edits() {
 
     let first = cachet(&["generate", "--dir", dir]);
     assert!(first.status.success(), "{first:?}");
-    assert!(String::from_utf8_lossy(&first.stdout).contains("wrote cachet/cachet-sw-config.js"));
+    assert!(String::from_utf8_lossy(&first.stdout).contains("wrote cachet-sw-config.js"));
     let written = std::fs::read_to_string(app.path().join(cachet_cli::SW_CONFIG_PATH)).unwrap();
     assert!(
         written.contains(
@@ -134,7 +134,7 @@ fn generate_writes_once_then_changes_nothing_and_check_notices_edits() {
     std::fs::write(app.path().join(cachet_cli::SW_CONFIG_PATH), "// edited by hand\n").unwrap();
     let check = cachet(&["generate", "--dir", dir, "--check"]);
     assert_eq!(check.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&check.stderr).contains("cachet/cachet-sw-config.js"));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("cachet-sw-config.js"));
 }
 
 #[test]
@@ -171,20 +171,43 @@ fn bundles_are_copied_only_when_asked_for_and_a_missing_build_is_named() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("client-injector.bundle.js"), "{missing:?}");
 
     std::fs::write(built.path().join("client-injector.bundle.js"), "navigator.serviceWorker;\n").unwrap();
+    // A bundle of another cachet version, without the config slot: named, nothing copied.
     std::fs::write(built.path().join("cachet-api.bundle.js"), "(function () {})();\n").unwrap();
     std::fs::write(built.path().join("cachet-api_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let old_bundle = cachet(&["generate", "--dir", dir, &flag]);
+    assert_eq!(old_bundle.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&old_bundle.stderr).contains("no config slot"), "{old_bundle:?}");
+    assert!(!app.path().join("cachet/cachet-api.bundle.js").exists());
+
+    // The app's config goes into the slot: the page starts on it with two scripts.
+    let built_api = "(function () { var bundledConfig = /*cachet:config*/null/*cachet:end*/; })();\n";
+    std::fs::write(built.path().join("cachet-api.bundle.js"), built_api).unwrap();
+    std::fs::write(app.path().join("cachet.config.json"), r#"{"features":{"graphql":{"enabled":true}}}"#)
+        .unwrap();
     let copied = cachet(&["generate", "--dir", dir, &flag]);
     assert!(copied.status.success(), "{copied:?}");
     let api = std::fs::read_to_string(app.path().join("cachet/cachet-api.bundle.js")).unwrap();
-    assert_eq!(api, format!("{}\n(function () {{}})();\n", cachet_cli::GENERATED_HEADER));
+    let config =
+        cachet_core::config::Config::from_json_str(r#"{"features":{"graphql":{"enabled":true}}}"#).unwrap();
+    let expected = built_api.replace("null", &serde_json::to_string(&config).unwrap());
+    assert_eq!(api, format!("{}\n{expected}", cachet_cli::GENERATED_HEADER));
+    assert!(api.contains(r#""graphql":{"enabled":true,"endpoints":["/graphql"]}"#), "{api}");
     assert_eq!(std::fs::read(app.path().join("cachet/cachet-api_bg.wasm")).unwrap(), b"\0asm\x01\0\0\0");
     assert_eq!(cachet(&["generate", "--dir", dir, &flag, "--check"]).status.code(), Some(0));
     assert!(
         String::from_utf8_lossy(&cachet(&["generate", "--dir", dir, &flag]).stdout).contains("up to date")
     );
 
-    std::fs::write(built.path().join("cachet-api.bundle.js"), "(function () { 2 })();\n").unwrap();
+    std::fs::write(built.path().join("cachet-api.bundle.js"), built_api.replace("var", "let")).unwrap();
     let check = cachet(&["generate", "--dir", dir, &flag, "--check"]);
     assert_eq!(check.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&check.stderr).contains("cachet/cachet-api.bundle.js"));
+
+    // A config change is a stale bundle too.
+    std::fs::write(built.path().join("cachet-api.bundle.js"), built_api).unwrap();
+    assert_eq!(cachet(&["generate", "--dir", dir, &flag, "--check"]).status.code(), Some(0));
+    std::fs::write(app.path().join("cachet.config.json"), "{}").unwrap();
+    let changed = cachet(&["generate", "--dir", dir, &flag, "--check"]);
+    assert_eq!(changed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&changed.stderr).contains("cachet/cachet-api.bundle.js"));
 }

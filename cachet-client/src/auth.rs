@@ -45,7 +45,7 @@ impl Client {
     pub async fn get_auth(&self) -> Result<Option<AuthData>, Error> {
         let inner = &self.inner;
         inner.ready().await;
-        if let Some(auth) = inner.adapter.get_auth().await? {
+        if let Some(auth) = inner.adapter().get_auth().await? {
             inner.adopt(auth.clone()).await?;
             return Ok(Some(auth));
         }
@@ -55,7 +55,7 @@ impl Client {
         if let Some(record) = inner.store.load().await? {
             return Ok(Some(record.to_auth()));
         }
-        let fetched = inner.adapter.fetch_user(&inner.http, None).await?;
+        let fetched = inner.adapter().fetch_user(&inner.http, None).await?;
         if let Some(auth) = &fetched {
             inner.adopt(auth.clone()).await?;
         }
@@ -119,7 +119,7 @@ impl Client {
 
     /// The adapter's headers for the current auth (`Authorization: Bearer <token>` in bearer mode).
     pub fn auth_headers(&self) -> Vec<(String, String)> {
-        self.inner.adapter.get_headers(self.inner.auth.borrow().as_ref())
+        self.inner.adapter().get_headers(self.inner.auth.borrow().as_ref())
     }
 
     /// `withAuthHeaders(request)`: `request` with the adapter's headers, the `X-Cachet-Auth: 1` mark (the
@@ -138,13 +138,13 @@ impl Client {
             return false;
         };
         let same_origin = web_sys::Url::new(&location).is_ok_and(|page| page.origin() == parsed.origin());
-        same_origin && self.inner.config.is_auth_route(&parsed.pathname())
+        same_origin && self.inner.config().is_auth_route(&parsed.pathname())
     }
 
     /// `AUTH_WITH_CREDENTIALS`: whether auth requests send cookies (`credentials: 'include'`): true for
     /// cookie and custom auth, false for bearer.
     pub fn auth_with_credentials(&self) -> bool {
-        self.inner.adapter.auth_type().with_credentials()
+        self.inner.adapter().auth_type().with_credentials()
     }
 
     /// `getAuthState()`: `{ authenticated, auth, online }`, once the persisted auth is restored.

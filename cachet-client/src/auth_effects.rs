@@ -11,7 +11,9 @@
 
 use std::rc::Rc;
 
+use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::machines::auth::{AuthEffect, AuthEvent};
+use cachet_core::partition::Identity;
 use cachet_core::protocol::{AuthChangeKind, PageToSw};
 
 use crate::client::Inner;
@@ -91,8 +93,13 @@ impl Inner {
         self.cache.borrow_mut().clear();
         let stored = self.store.clear().await;
         let cleared = self.sw_request(|request_id| PageToSw::ClearAll { request_id }).await;
-        let identity =
-            self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition: None }).await;
+        let identity = self
+            .sw_request(|request_id| PageToSw::SetIdentity {
+                request_id,
+                partition: None,
+                authorization: None,
+            })
+            .await;
         stored.and(cleared).and(identity)
     }
 
@@ -139,9 +146,29 @@ impl Inner {
         self.sync_identity().await
     }
 
-    /// Tells the Service Worker the current user's partition (or none).
+    /// Tells the Service Worker the current user's partition (or none) and vouches for the
+    /// `Authorization` this page sends for them ([`cachet_core::partition`]).
     pub(crate) async fn sync_identity(self: &Rc<Self>) -> Result<(), Error> {
-        let partition = self.auth.borrow().as_ref().and_then(AuthData::partition);
-        self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition }).await
+        let identity = self.identity();
+        let (partition, authorization) = match identity {
+            Some(Identity { partition, credentials }) => (Some(partition), credentials.into_iter().next()),
+            None => (None, None),
+        };
+        self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition, authorization }).await
+    }
+
+    /// The signed-in user as this page knows them: their partition and the fingerprint of the
+    /// `Authorization` the adapter adds for them, if any. The pipeline partitions the in-page cache by it
+    /// with the worker's rule.
+    pub(crate) fn identity(&self) -> Option<Identity> {
+        let auth = self.auth.borrow();
+        let partition = auth.as_ref().and_then(AuthData::partition)?;
+        let authorization = self
+            .adapter()
+            .get_headers(auth.as_ref())
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            .map(|(_, value)| auth_fingerprint(&value));
+        Some(Identity { partition, credentials: authorization.into_iter().collect() })
     }
 }

@@ -12,7 +12,8 @@ use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use gloo::events::EventListener;
 use web_sys::BroadcastChannel;
 
-use crate::adapter::{AuthAdapter, BearerAdapter, CookieAdapter};
+use crate::adapter::AuthAdapter;
+use crate::config_sync::ConfigSource;
 use crate::dedup::InFlight;
 use crate::events::{dispatch_window_event, EventStream, Subscribers, Subscription};
 use crate::http::Http;
@@ -68,6 +69,7 @@ impl Default for ClientOptions {
 #[derive(Default)]
 pub struct ClientBuilder {
     config: Option<Config>,
+    config_source: ConfigSource,
     adapter: Option<Rc<dyn AuthAdapter>>,
     http: Option<Http>,
     options: ClientOptions,
@@ -105,8 +107,14 @@ impl std::fmt::Debug for Client {
 
 /// The state of one client.
 pub(crate) struct Inner {
-    pub(crate) config: Config,
-    pub(crate) adapter: Rc<dyn AuthAdapter>,
+    /// The config in force: the page's at first, the Service Worker's once it answered and differed
+    /// ([`crate::config_sync`]).
+    pub(crate) config: RefCell<Rc<Config>>,
+    /// Where the config in force came from, for the console.
+    pub(crate) config_source: Cell<ConfigSource>,
+    pub(crate) adapter: RefCell<Rc<dyn AuthAdapter>>,
+    /// Whether the adapter is the default of the config's auth type (it then follows the config).
+    pub(crate) adapter_from_config: bool,
     pub(crate) http: Http,
     pub(crate) options: ClientOptions,
     /// THE auth-failure check (default: the config's rule).
@@ -137,15 +145,32 @@ impl Drop for Inner {
 }
 
 impl ClientBuilder {
-    /// The config (`cachet.config.json`); default: [`Config::default`].
+    /// The config (`cachet.config.json`); default: [`Config::default`]. Once a Service Worker answers,
+    /// the client follows the worker's config where the two differ, and says so on the console.
     pub fn config(mut self, config: Config) -> Self {
         self.config = Some(config);
+        self.config_source = ConfigSource::Given;
+        self
+    }
+
+    /// Names where the config given to [`Self::config`] came from (for the console message).
+    pub fn config_source(mut self, source: ConfigSource) -> Self {
+        self.config_source = source;
         self
     }
 
     /// The config set so far, if any.
     pub fn config_ref(&self) -> Option<&Config> {
         self.config.as_ref()
+    }
+
+    /// Where the config set so far came from ([`ConfigSource::Default`] when none was set).
+    pub fn config_source_ref(&self) -> ConfigSource {
+        if self.config.is_some() {
+            self.config_source
+        } else {
+            ConfigSource::Default
+        }
     }
 
     /// The config from the text of `cachet.config.json`.
@@ -161,7 +186,7 @@ impl ClientBuilder {
             .and_then(|window| js_sys::Reflect::get(&window, &"CACHET_CONFIG".into()).ok())
             .filter(|value| !value.is_undefined() && !value.is_null());
         match value.and_then(|value| js_sys::JSON::stringify(&value).ok()).and_then(|text| text.as_string()) {
-            Some(text) => self.config_json(&text),
+            Some(text) => Ok(self.config_json(&text)?.config_source(ConfigSource::Global)),
             None => Ok(self),
         }
     }
@@ -204,16 +229,12 @@ impl ClientBuilder {
     pub fn build(self) -> Result<Client, Error> {
         let window = web_sys::window()
             .ok_or_else(|| Error::Usage("cachet-client runs in a page (no window here)".into()))?;
+        let config_source = self.config_source_ref();
         let config = self.config.unwrap_or_default();
-        let adapter: Rc<dyn AuthAdapter> = match (self.adapter, config.features.auth.kind) {
-            (Some(adapter), _) => adapter,
-            (None, AuthType::Cookie) => Rc::new(CookieAdapter::default()),
-            (None, AuthType::Bearer) => Rc::new(BearerAdapter::default()),
-            (None, AuthType::Custom) => {
-                return Err(Error::Usage(
-                    "features.auth.type is custom: give the client your AuthAdapter".into(),
-                ))
-            }
+        let adapter_from_config = self.adapter.is_none();
+        let adapter: Rc<dyn AuthAdapter> = match self.adapter {
+            Some(adapter) => adapter,
+            None => config_adapter(config.features.auth.kind)?,
         };
         let channel =
             |name: &str| BroadcastChannel::new(name).map_err(|e| Error::js("new BroadcastChannel", e));
@@ -234,21 +255,45 @@ impl ClientBuilder {
             sw: SwLink::new(),
             listeners: RefCell::new(Vec::new()),
             ready: RefCell::new(None),
-            config,
-            adapter,
+            config: RefCell::new(Rc::new(config)),
+            config_source: Cell::new(config_source),
+            adapter: RefCell::new(adapter),
+            adapter_from_config,
             options: self.options,
             failure_check: self.failure_check.unwrap_or(rule_check),
         });
         inner.listen(&window);
         let restoring = inner.clone();
-        let ready = async move { restoring.restore().await }.boxed_local().shared();
+        let ready = async move {
+            restoring.follow_worker_config().await;
+            restoring.restore().await
+        }
+        .boxed_local()
+        .shared();
         *inner.ready.borrow_mut() = Some(ready.clone());
         wasm_bindgen_futures::spawn_local(ready);
         Ok(Client { inner })
     }
 }
 
+/// [`crate::adapter::default_adapter`] for `auth_type`, or the error that `custom` needs the app's own.
+pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
+    crate::adapter::default_adapter(auth_type)
+        .map(Rc::from)
+        .ok_or_else(|| Error::Usage("features.auth.type is custom: give the client your AuthAdapter".into()))
+}
+
 impl Inner {
+    /// The config in force.
+    pub(crate) fn config(&self) -> Rc<Config> {
+        self.config.borrow().clone()
+    }
+
+    /// The auth adapter in force.
+    pub(crate) fn adapter(&self) -> Rc<dyn AuthAdapter> {
+        self.adapter.borrow().clone()
+    }
+
     /// Resolves once the persisted auth has been restored.
     pub(crate) async fn ready(&self) {
         let ready = self.ready.borrow().clone();
@@ -329,9 +374,14 @@ impl Client {
         ClientBuilder::default()
     }
 
-    /// The config this client follows.
-    pub fn config(&self) -> &Config {
-        &self.inner.config
+    /// The config this client follows (the Service Worker's, once it answered).
+    pub fn config(&self) -> Rc<Config> {
+        self.inner.config()
+    }
+
+    /// Where the config in force came from.
+    pub fn config_source(&self) -> ConfigSource {
+        self.inner.config_source.get()
     }
 
     /// Calls `callback` with every [`ClientEvent`] until the returned [`Subscription`] is dropped.

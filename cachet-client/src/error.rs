@@ -67,6 +67,20 @@ pub enum Error {
     /// or `custom` auth without an adapter).
     #[error("{0}")]
     Usage(String),
+    /// The call needs a feature that is off in the config the client runs on (which follows the Service
+    /// Worker's): it is refused rather than sent without what it asked for (an `auth: true` query sent
+    /// unmarked could be cached where another user would read it).
+    #[error(
+        "{call} needs {key} on in cachet.config.json ({enable}), but the config this page runs on has it off"
+    )]
+    FeatureOff {
+        /// The call and option that needs it, e.g. `queryGql(…, { auth: true })`.
+        call: &'static str,
+        /// The config key, e.g. `features.auth.enabled`.
+        key: &'static str,
+        /// How to turn it on, e.g. `cachet add auth, then cachet generate`.
+        enable: &'static str,
+    },
     /// IndexedDB failed while reading or writing the persisted (non-secret) auth record.
     #[error("IndexedDB {operation} failed: {message}")]
     Storage {
@@ -95,8 +109,8 @@ impl Error {
     }
 
     /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
-    /// `network`, `http`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `storage` or
-    /// `browser`.
+    /// `network`, `http`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`,
+    /// `storage` or `browser`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Network { .. } => "network",
@@ -106,6 +120,7 @@ impl Error {
             Error::Decode { .. } => "decode",
             Error::ServiceWorker(_) => "service-worker",
             Error::Core(_) | Error::Usage(_) => "invalid",
+            Error::FeatureOff { .. } => "feature-off",
             Error::Storage { .. } => "storage",
             Error::Js { .. } => "browser",
         }

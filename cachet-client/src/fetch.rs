@@ -105,10 +105,16 @@ impl Client {
         if let Some(tags) = tags {
             request.set_header(TAGS_HEADER, &format_tag_list(&checked_tags(tags, "tags")?));
         }
+        self.inner.ready().await;
         if auth {
+            crate::graphql::refuse_when_off(
+                &self.inner.config(),
+                "fetchWithCache with { auth: true }",
+                true,
+                false,
+            )?;
             request.set_header(AUTH_HEADER, "1");
         }
-        self.inner.ready().await;
         let answer = self.inner.execute(request, auth).await?;
         Ok(FetchResult { response: answer.response, from_cache: answer.from_cache })
     }

@@ -94,7 +94,18 @@ impl Client {
         variables: Option<Value>,
         options: &GqlOptions,
     ) -> Result<GqlResponse, Error> {
-        let endpoints = &self.inner.config.features.graphql.endpoints;
+        // The config may follow the Service Worker's once the client is ready: decide on that one.
+        self.inner.ready().await;
+        let config = self.inner.config();
+        // Never degrade to a request without what was asked for: an auth query sent unmarked, a mutation
+        // to queue sent where no worker queues it.
+        if options.auth {
+            refuse_when_off(&config, "queryGql / mutateGql / fetchWithGql with { auth: true }", true, true)?;
+        }
+        if options.queue_offline {
+            refuse_when_off(&config, "mutateGql with { queueOffline: true }", false, true)?;
+        }
+        let endpoints = &config.features.graphql.endpoints;
         let endpoint = endpoints.get(options.endpoint_index).ok_or_else(|| {
             Error::Usage(format!(
                 "endpoint index {} is past the {} configured GraphQL endpoint(s) {endpoints:?}",
@@ -133,7 +144,6 @@ impl Client {
         if options.auth {
             request.set_header(AUTH_HEADER, "1");
         }
-        self.inner.ready().await;
         let answer = self.inner.execute(request, options.auth).await?;
         let response = answer.response;
         let url = if response.url.is_empty() { endpoint.clone() } else { response.url.clone() };
@@ -179,6 +189,30 @@ impl Client {
         let data = data_of(response.result)?;
         Ok(MutationResult { data, queued: None })
     }
+}
+
+/// [`Error::FeatureOff`] when `call` needs auth or GraphQL and the config has it off.
+pub(crate) fn refuse_when_off(
+    config: &cachet_core::config::Config,
+    call: &'static str,
+    auth: bool,
+    graphql: bool,
+) -> Result<(), Error> {
+    if graphql && !config.features.graphql.enabled {
+        return Err(Error::FeatureOff {
+            call,
+            key: "features.graphql.enabled",
+            enable: "`cachet add graphql`, then `cachet generate`",
+        });
+    }
+    if auth && !config.features.auth.enabled {
+        return Err(Error::FeatureOff {
+            call,
+            key: "features.auth.enabled",
+            enable: "`cachet add auth`, then `cachet generate`; or `configure({ auth })`",
+        });
+    }
+    Ok(())
 }
 
 /// `data` of a GraphQL result, or its `errors` as [`Error::Graphql`].

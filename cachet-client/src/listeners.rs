@@ -83,6 +83,9 @@ impl Inner {
                 "controllerchange",
                 on(&weak, |inner, _| {
                     inner.sw_notify(&PageToSw::ConnectivityChanged { online: inner.state.get().online });
+                    // A new worker may run on another config: follow it.
+                    let following = inner.clone();
+                    wasm_bindgen_futures::spawn_local(async move { following.follow_worker_config().await });
                     // Only a tab holding auth tells the new worker the user: a logged-out tab saying
                     // "nobody" at the same moment would race a logged-in one (clear_auth forgets the
                     // user itself).

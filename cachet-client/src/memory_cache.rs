@@ -76,6 +76,11 @@ impl MemoryCache {
         before - self.entries.len()
     }
 
+    /// Follows new bounds (the Service Worker's config): the next store evicts past them.
+    pub(crate) fn rebound(&mut self, bounds: CacheBounds) {
+        self.bounds = bounds;
+    }
+
     /// Removes everything (`clearAuth`, or another tab logged out).
     pub(crate) fn clear(&mut self) {
         self.entries.clear();

@@ -84,19 +84,22 @@ impl Inner {
         let absolute_url = parsed.as_ref().map(web_sys::Url::href).unwrap_or_else(|| request.url.clone());
         let lookup = |name: &str| request.header(name).map(str::to_owned);
         let class = if same_origin {
-            classify_request(&request.method, &path_and_query, &lookup, request.body.as_deref(), &self.config)
-                .unwrap_or_else(|error| {
-                    web_sys::console::warn_1(
-                        &format!("cachet: {}: {error}; sent as it is", request.url).into(),
-                    );
-                    RequestClass::Other
-                })
+            classify_request(
+                &request.method,
+                &path_and_query,
+                &lookup,
+                request.body.as_deref(),
+                &self.config(),
+            )
+            .unwrap_or_else(|error| {
+                web_sys::console::warn_1(&format!("cachet: {}: {error}; sent as it is", request.url).into());
+                RequestClass::Other
+            })
         } else {
             RequestClass::Other
         };
-        let identity = self.auth.borrow().as_ref().and_then(crate::AuthData::partition);
-        let partition = partition_for(&lookup, identity.as_deref());
-        let routes = self.config.sw_routes();
+        let partition = partition_for(&lookup, self.identity().as_ref());
+        let routes = self.config().sw_routes();
         let sw_routes_it = same_origin
             && match request.method.as_str() {
                 "POST" => routes.graphql_endpoints.contains(&path),
@@ -280,10 +283,10 @@ impl Inner {
     pub(crate) fn with_adapter_headers(&self, request: &HttpRequest, auth: bool) -> HttpRequest {
         let mut request = request.clone();
         if auth {
-            for (name, value) in self.adapter.get_headers(self.auth.borrow().as_ref()) {
+            for (name, value) in self.adapter().get_headers(self.auth.borrow().as_ref()) {
                 request.set_header(&name, &value);
             }
-            if self.adapter.auth_type().with_credentials() {
+            if self.adapter().auth_type().with_credentials() {
                 request.credentials = Credentials::Include;
             }
         }
@@ -295,7 +298,7 @@ impl Inner {
     pub(crate) fn is_auth_failure(&self, response: &HttpResponse) -> bool {
         let headers = |name: &str| response.header(name).map(str::to_owned);
         let view = FailureResponse::new(response.status, &headers, &response.body);
-        (self.failure_check)(&self.config.features.auth.failure, &view)
+        (self.failure_check)(&self.config().features.auth.failure, &view)
     }
 }
 

@@ -67,6 +67,11 @@ impl RefreshCoordinator {
         }
     }
 
+    /// Whether the auth type refreshes (the config followed another type).
+    pub(crate) fn set_refreshes(&self, can_refresh: bool) {
+        self.state.borrow_mut().can_refresh = can_refresh;
+    }
+
     /// The auth generation a request sent now is sent with.
     pub(crate) fn generation(&self) -> u64 {
         self.state.borrow().generation
@@ -191,12 +196,20 @@ impl Inner {
             }
         }
         let epoch = self.epoch.get();
-        match self.adapter.refresh(&self.http, &current).await? {
+        match self.adapter().refresh(&self.http, &current).await? {
             Some(mut fresh) if self.epoch.get() == epoch => {
                 if fresh.user.is_none() {
                     fresh.user = current.user.clone();
                 }
                 self.keep_auth(fresh).await?;
+                if origin == Origin::Page {
+                    // The worker learns a refresh it asked for from the page's answer itself.
+                    if let Err(error) = self.sync_identity().await {
+                        web_sys::console::warn_1(
+                            &format!("cachet: telling the service worker the new token: {error}").into(),
+                        );
+                    }
+                }
                 self.apply_auth(AuthEvent::TokenRefreshed, origin).await?;
                 Ok(true)
             }

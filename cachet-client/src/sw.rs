@@ -26,10 +26,10 @@ use crate::locks::with_timeout;
 use crate::refresh::{Origin, RefreshOutcome};
 use crate::Error;
 
-/// Requests waiting for their `ack` / `nack`.
+/// Requests waiting for their answer (`ack`, `nack`, `config`).
 pub(crate) struct SwLink {
     next_id: Cell<u64>,
-    pending: RefCell<HashMap<u64, oneshot::Sender<Result<(), String>>>>,
+    pending: RefCell<HashMap<u64, oneshot::Sender<SwToPage>>>,
 }
 
 impl SwLink {
@@ -68,6 +68,16 @@ impl Inner {
         let Some(worker) = self.service_worker().await else {
             return Ok(());
         };
+        self.sw_request_to(&worker, make).await.map(drop)
+    }
+
+    /// Sends the message `make(request_id)` to `worker` and awaits its answer: `Ok("")` for an `ack`,
+    /// the config text for a `config`.
+    pub(crate) async fn sw_request_to(
+        &self,
+        worker: &ServiceWorker,
+        make: impl FnOnce(u64) -> PageToSw,
+    ) -> Result<String, Error> {
         let request_id = self.sw.next_id.get() + 1;
         self.sw.next_id.set(request_id);
         let (sender, answer) = oneshot::channel();
@@ -80,8 +90,10 @@ impl Inner {
         let outcome = with_timeout(self.options.service_worker_timeout, answer).await;
         self.sw.pending.borrow_mut().remove(&request_id);
         match outcome {
-            Some(Ok(Ok(()))) => Ok(()),
-            Some(Ok(Err(message))) => Err(Error::ServiceWorker(message)),
+            Some(Ok(SwToPage::Ack { .. })) => Ok(String::new()),
+            Some(Ok(SwToPage::Config { config, .. })) => Ok(config),
+            Some(Ok(SwToPage::Nack { message, .. })) => Err(Error::ServiceWorker(message)),
+            Some(Ok(other)) => Err(Error::ServiceWorker(format!("unexpected answer {}", other.to_wire()))),
             Some(Err(_)) | None => Err(Error::ServiceWorker(format!(
                 "no answer to {} within {:?}",
                 message.to_wire(),
@@ -107,8 +119,9 @@ impl Inner {
             return;
         };
         match message {
-            SwToPage::Ack { request_id } => self.settle_sw_request(request_id, Ok(())),
-            SwToPage::Nack { request_id, message } => self.settle_sw_request(request_id, Err(message)),
+            SwToPage::Ack { request_id }
+            | SwToPage::Nack { request_id, .. }
+            | SwToPage::Config { request_id, .. } => self.settle_sw_request(request_id, message),
             SwToPage::RefreshRequest { id, failed } => {
                 let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {
                     return;
@@ -128,9 +141,9 @@ impl Inner {
         }
     }
 
-    fn settle_sw_request(&self, request_id: u64, outcome: Result<(), String>) {
+    fn settle_sw_request(&self, request_id: u64, answer: SwToPage) {
         if let Some(sender) = self.sw.pending.borrow_mut().remove(&request_id) {
-            let _ = sender.send(outcome);
+            let _ = sender.send(answer);
         }
     }
 

@@ -1,28 +1,46 @@
 //! Which cache partition a request's entry lives in, so that one user is never answered with another
-//! user's entries, even when a purge failed.
+//! user's entries, even when a purge failed or a page forgot to mark its requests.
 //!
-//! | request | identity known to the Service Worker | partition |
-//! |---|---|---|
-//! | not marked | any | [`Partition::Shared`] ([`ANONYMOUS_PARTITION`]) |
-//! | marked `X-Cachet-Auth: 1` | `Some(p)` (set by the page with `set-identity`) | [`Partition::User`]`(p)` |
-//! | marked | `None` | [`Partition::Uncached`]: network only, nothing stored or served from the cache |
+//! The Service Worker decides this from what it sees itself: the request's `Authorization` header and
+//! the [`Identity`] a page set with `set-identity` (persisted by the worker). The page's marker
+//! `X-Cachet-Auth: 1` only ever makes a request *less* shareable; forgetting it never makes one more so.
 //!
-//! The page client marks the requests it sends with auth (`{ auth: true }`). The header is cachet's: the
-//! Service Worker strips it before the network, like every `X-Cachet-*` header.
+//! | `Authorization` on the request | identity known to the worker | marked `X-Cachet-Auth: 1` | partition |
+//! |---|---|---|---|
+//! | present, its fingerprint one the identity vouched for | `Some(user)` | any | [`Partition::User`]`(user)` |
+//! | present, any other | any (none, or another user) | any | [`Partition::Uncached`]: network only |
+//! | absent | `Some(user)` | any | [`Partition::User`]`(user)`: while someone is signed in, plain clients (a `fetch`, urql) are cached in that user's partition, never a shared one |
+//! | absent | `None` | yes | [`Partition::Uncached`] |
+//! | absent | `None` | no | [`Partition::Shared`] ([`ANONYMOUS_PARTITION`]): only while nobody is signed in |
+//!
+//! A token is bound to a user when the page says so: `set-identity {partition, authorization}` (the
+//! [`auth_fingerprint`] of the page's current `Authorization`), and when the page answers a
+//! `refresh-request` with a new header ([`Identity::vouch`]). The identity remembers the last
+//! [`MAX_CREDENTIALS`] fingerprints of its user (other tabs may still hold the previous token for a
+//! moment); another user's `set-identity` replaces them all. A token nobody vouched for is never stored
+//! and never answered from a cache: at worst a request goes to the network, never to another user's data.
+//!
+//! The page client runs the same rule over its in-page cache, with its own current auth as the identity.
 
-use crate::cache_key::ANONYMOUS_PARTITION;
+use serde::{Deserialize, Serialize};
+
+use crate::cache_key::{auth_fingerprint, ANONYMOUS_PARTITION};
 
 /// The request header that marks a request as authenticated (`1` or `true`).
 pub const AUTH_HEADER: &str = "x-cachet-auth";
 
+/// How many `Authorization` fingerprints an [`Identity`] remembers.
+pub const MAX_CREDENTIALS: usize = 8;
+
 /// Where a request's cache entry lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Partition {
-    /// Not authenticated: the shared partition.
+    /// Nobody is signed in and the request carries no credentials: the shared partition.
     Shared,
-    /// Authenticated: this user's partition (a [`crate::cache_key::partition_id`]).
+    /// This user's partition (a [`crate::cache_key::partition_id`]).
     User(String),
-    /// Authenticated but no user is known: never cached.
+    /// Credentials the worker cannot tie to the signed-in user, or a marked request with no user known:
+    /// never cached.
     Uncached,
 }
 
@@ -37,35 +55,202 @@ impl Partition {
     }
 }
 
-/// The partition of a request, from its headers (looked up by lowercase name) and the current identity.
-pub fn partition_for(headers: &dyn Fn(&str) -> Option<String>, identity: Option<&str>) -> Partition {
-    let marked = headers(AUTH_HEADER).is_some_and(|value| matches!(value.trim(), "1" | "true"));
-    match (marked, identity) {
-        (false, _) => Partition::Shared,
-        (true, Some(identity)) => Partition::User(identity.to_owned()),
-        (true, None) => Partition::Uncached,
+/// The signed-in user as the Service Worker knows it: their partition and the `Authorization` values
+/// (by [`auth_fingerprint`]) a page vouched for as theirs, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Identity {
+    /// [`crate::cache_key::partition_id`] of the user.
+    pub partition: String,
+    /// Fingerprints of this user's `Authorization` values, at most [`MAX_CREDENTIALS`], newest last.
+    #[serde(default)]
+    pub credentials: Vec<String>,
+}
+
+impl Identity {
+    /// What `set-identity {partition, authorization}` makes of `current`: the same user keeps the
+    /// fingerprints already vouched for and adds the new one; another user (or none) replaces them.
+    pub fn after_set(
+        current: Option<Identity>,
+        partition: Option<String>,
+        authorization: Option<String>,
+    ) -> Option<Identity> {
+        let partition = partition?;
+        let mut identity = match current {
+            Some(current) if current.partition == partition => current,
+            _ => Identity { partition, credentials: Vec::new() },
+        };
+        if let Some(fingerprint) = authorization {
+            identity.vouch(fingerprint);
+        }
+        Some(identity)
     }
+
+    /// Records `fingerprint` as this user's (newest last), dropping the oldest past [`MAX_CREDENTIALS`].
+    pub fn vouch(&mut self, fingerprint: String) {
+        self.credentials.retain(|known| *known != fingerprint);
+        self.credentials.push(fingerprint);
+        let excess = self.credentials.len().saturating_sub(MAX_CREDENTIALS);
+        self.credentials.drain(..excess);
+    }
+
+    /// Whether `fingerprint` was vouched for as this user's.
+    pub fn knows(&self, fingerprint: &str) -> bool {
+        self.credentials.iter().any(|known| known == fingerprint)
+    }
+
+    /// The persisted form.
+    pub fn to_json(&self) -> String {
+        // Serialising two strings cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads the persisted form back; a record that is not one is a [`crate::Error::StoredState`].
+    pub fn from_json(text: &str) -> Result<Identity, crate::Error> {
+        let identity: Identity = serde_json::from_str(text)
+            .map_err(|error| crate::Error::StoredState { what: "identity", message: error.to_string() })?;
+        identity.check().map_err(|message| crate::Error::StoredState { what: "identity", message })?;
+        Ok(identity)
+    }
+
+    /// Checks what a page sent or the store gave back: the partition is 1 to 64 ASCII letters, digits,
+    /// `-` or `_` (it becomes a path segment of cache URLs), each credential a hex fingerprint.
+    pub fn check(&self) -> Result<(), String> {
+        let segment = |text: &str| {
+            (1..=64).contains(&text.len())
+                && text.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+        };
+        let hex =
+            |text: &str| (1..=64).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_hexdigit());
+        if !segment(&self.partition) {
+            return Err(format!("partition {:?}: expected 1 to 64 of A-Z a-z 0-9 - _", self.partition));
+        }
+        match self.credentials.iter().find(|fingerprint| !hex(fingerprint)) {
+            Some(bad) => Err(format!("credential {bad:?}: expected a hex fingerprint")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The partition of a request, from its headers (looked up by lowercase name) and the current identity:
+/// the table of this module.
+pub fn partition_for(headers: &dyn Fn(&str) -> Option<String>, identity: Option<&Identity>) -> Partition {
+    let authorization = headers("authorization").filter(|value| !value.trim().is_empty());
+    if let Some(authorization) = authorization {
+        let fingerprint = auth_fingerprint(&authorization);
+        return match identity {
+            Some(identity) if identity.knows(&fingerprint) => Partition::User(identity.partition.clone()),
+            _ => Partition::Uncached,
+        };
+    }
+    match identity {
+        Some(identity) => Partition::User(identity.partition.clone()),
+        None if is_marked(headers) => Partition::Uncached,
+        None => Partition::Shared,
+    }
+}
+
+/// Whether the page marked the request as authenticated (`X-Cachet-Auth: 1` or `true`): the Service
+/// Worker then runs refresh-and-retry on it (SPEC §5.6).
+pub fn is_marked(headers: &dyn Fn(&str) -> Option<String>) -> bool {
+    headers(AUTH_HEADER).is_some_and(|value| matches!(value.trim(), "1" | "true"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn alice(credentials: &[&str]) -> Identity {
+        Identity {
+            partition: "a1".into(),
+            credentials: credentials.iter().map(|c| auth_fingerprint(c)).collect(),
+        }
+    }
+
     #[test]
-    fn partitions_follow_the_mark_and_the_identity() {
-        let table: [(Option<&str>, Option<&str>, Partition); 6] = [
-            (None, None, Partition::Shared),
-            (None, Some("a1"), Partition::Shared),
-            (Some("0"), Some("a1"), Partition::Shared),
-            (Some("1"), Some("a1"), Partition::User("a1".into())),
-            (Some(" true "), Some("b2"), Partition::User("b2".into())),
-            (Some("1"), None, Partition::Uncached),
+    fn partitions_follow_the_credentials_the_identity_and_the_mark() {
+        let signed_in = alice(&["Bearer A"]);
+        // (X-Cachet-Auth, Authorization, identity, expected)
+        type Row<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a Identity>, Partition);
+        let table: Vec<Row<'_>> = vec![
+            (None, None, None, Partition::Shared),
+            (Some("0"), None, None, Partition::Shared),
+            (Some("1"), None, None, Partition::Uncached),
+            (Some(" true "), None, None, Partition::Uncached),
+            // Signed in: plain clients go to the user's partition, marked or not.
+            (None, None, Some(&signed_in), Partition::User("a1".into())),
+            (Some("1"), None, Some(&signed_in), Partition::User("a1".into())),
+            // The user's own token.
+            (None, Some("Bearer A"), Some(&signed_in), Partition::User("a1".into())),
+            (Some("1"), Some("Bearer A"), Some(&signed_in), Partition::User("a1".into())),
+            // Anyone else's token, whatever the marker says: never cached.
+            (None, Some("Bearer B"), Some(&signed_in), Partition::Uncached),
+            (Some("1"), Some("Bearer B"), Some(&signed_in), Partition::Uncached),
+            (None, Some("Bearer A"), None, Partition::Uncached),
+            (Some("0"), Some("Bearer A"), None, Partition::Uncached),
+            // A blank header is no credential.
+            (None, Some("  "), None, Partition::Shared),
         ];
-        for (mark, identity, expected) in table {
-            let headers = |name: &str| (name == AUTH_HEADER).then(|| mark.map(str::to_owned)).flatten();
-            assert_eq!(partition_for(&headers, identity), expected, "{mark:?} {identity:?}");
+        for (mark, authorization, identity, expected) in table {
+            let headers = |name: &str| match name {
+                AUTH_HEADER => mark.map(str::to_owned),
+                "authorization" => authorization.map(str::to_owned),
+                _ => None,
+            };
+            assert_eq!(
+                partition_for(&headers, identity),
+                expected,
+                "{mark:?} {authorization:?} {identity:?}"
+            );
         }
         assert_eq!(Partition::Shared.segment(), Some(ANONYMOUS_PARTITION));
         assert_eq!(Partition::Uncached.segment(), None);
+    }
+
+    #[test]
+    fn set_identity_keeps_the_same_users_tokens_and_drops_another_users() {
+        let fingerprint = |token: &str| auth_fingerprint(&format!("Bearer {token}"));
+        let first = Identity::after_set(None, Some("a1".into()), Some(fingerprint("A1")));
+        let refreshed = Identity::after_set(first, Some("a1".into()), Some(fingerprint("A2")));
+        let refreshed = refreshed.expect("alice");
+        assert!(refreshed.knows(&fingerprint("A1")) && refreshed.knows(&fingerprint("A2")));
+        let bob = Identity::after_set(Some(refreshed), Some("b2".into()), Some(fingerprint("B1")));
+        let bob = bob.expect("bob");
+        assert_eq!(bob.partition, "b2");
+        assert!(!bob.knows(&fingerprint("A1")) && !bob.knows(&fingerprint("A2")));
+        assert!(bob.knows(&fingerprint("B1")));
+        assert_eq!(Identity::after_set(Some(bob), None, Some(fingerprint("B1"))), None);
+    }
+
+    #[test]
+    fn an_identity_remembers_the_newest_credentials_only() {
+        let mut identity = Identity { partition: "a1".into(), credentials: Vec::new() };
+        for token in 0..(MAX_CREDENTIALS + 3) {
+            identity.vouch(format!("{token:016x}"));
+        }
+        identity.vouch(format!("{:016x}", MAX_CREDENTIALS + 2)); // again: no duplicate
+        assert_eq!(identity.credentials.len(), MAX_CREDENTIALS);
+        assert!(!identity.knows(&format!("{:016x}", 2)));
+        assert!(identity.knows(&format!("{:016x}", 3)));
+        assert_eq!(identity.credentials.last(), Some(&format!("{:016x}", MAX_CREDENTIALS + 2)));
+    }
+
+    #[test]
+    fn a_stored_identity_round_trips_and_a_corrupt_one_is_a_typed_error() {
+        let identity = alice(&["Bearer A"]);
+        assert_eq!(Identity::from_json(&identity.to_json()), Ok(identity));
+        let corrupt_records = [
+            "",
+            "\"a1\"",
+            "{\"partition\":7}",
+            "{\"partition\":\"../x\"}",
+            "{\"partition\":\"a1\",\"credentials\":[\"<>\"]}",
+        ];
+        for corrupt in corrupt_records {
+            match Identity::from_json(corrupt) {
+                Err(crate::Error::StoredState { what: "identity", .. }) => {}
+                other => panic!("{corrupt}: {other:?}"),
+            }
+        }
     }
 }

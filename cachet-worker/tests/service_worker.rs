@@ -252,9 +252,9 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
     for kept in ["cachet-sw-wasm-test", "the-apps-own-cache"] {
         open_cache(kept).await.unwrap();
     }
-    cachet_worker::sw::identity::set(Some("partition-of-someone")).await.unwrap();
+    cachet_worker::sw::identity::set(Some("partition-of-someone".into()), None).await.unwrap();
     assert_eq!(
-        cachet_worker::sw::identity::current().await.unwrap().as_deref(),
+        cachet_worker::sw::identity::current().await.unwrap().map(|identity| identity.partition).as_deref(),
         Some("partition-of-someone")
     );
 

@@ -97,7 +97,7 @@ async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
     // Something in the other stores of the worker.
     let index = TagIndex::open().await.unwrap();
     index.record("https://t.invalid/kept", "c", &["kept".into()], 1).await.unwrap();
-    cachet_worker::sw::identity::set(Some("someone")).await.unwrap();
+    cachet_worker::sw::identity::set(Some("someone".into()), None).await.unwrap();
 
     for (garbage, expected) in [
         (JsValue::from_str(r#"{"items": "#), "EOF while parsing"),
@@ -127,7 +127,10 @@ async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
     assert_eq!(kept[0].1, "{not json");
 
     assert_eq!(index.urls_tagged(&["kept".into()]).await.unwrap(), ["https://t.invalid/kept"]);
-    assert_eq!(cachet_worker::sw::identity::current().await.unwrap().as_deref(), Some("someone"));
+    assert_eq!(
+        cachet_worker::sw::identity::current().await.unwrap().map(|identity| identity.partition).as_deref(),
+        Some("someone")
+    );
     index.remove(&["https://t.invalid/kept".into()]).await.unwrap();
 }
 

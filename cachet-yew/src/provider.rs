@@ -45,7 +45,7 @@ pub struct CachetContext {
 /// Properties of [`CachetProvider`].
 #[derive(Debug, Properties, PartialEq)]
 pub struct CachetProviderProps {
-    /// The config. Default: `window.CACHET_CONFIG`, which the generated `cachet/cachet-sw-config.js` sets
+    /// The config. Default: `window.CACHET_CONFIG`, which the generated `cachet-sw-config.js` sets
     /// when the page loads it, else the defaults. Ignored when `client` is given.
     #[prop_or_default]
     pub config: Option<Rc<Config>>,

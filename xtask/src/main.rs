@@ -126,10 +126,22 @@ fn screenshot(root: &std::path::Path, out: &str) -> Result<()> {
     })
 }
 
-/// Builds the todo app, its Service Worker and its agent into `dist/` with trunk.
+/// Builds the todo app, its Service Worker and its agent into `dist/` with trunk, then writes the
+/// example app's config into `dist/cachet/cachet-api.bundle.js`, as `cachet generate --bundles` does for
+/// an app: the plain page needs only SPEC's two scripts.
 fn build_app(path: &std::ffi::OsStr) -> Result<()> {
     run::step("build the todo app with trunk (release, wasm-opt -Oz)", || {
         run::command(path, "trunk", &["build", "--release"])
+    })?;
+    run::step("write the app's config into dist/cachet/cachet-api.bundle.js", || {
+        let config = cachet_cli::read_config(std::path::Path::new("examples/todo-app"))
+            .map_err(|error| anyhow::anyhow!("{error}"))?;
+        let bundle_path = std::path::Path::new("dist/cachet/cachet-api.bundle.js");
+        let bundle = std::fs::read_to_string(bundle_path)?;
+        let configured = cachet_cli::with_config(&bundle, &config)
+            .ok_or_else(|| anyhow::anyhow!("{}: no config slot", bundle_path.display()))?;
+        std::fs::write(bundle_path, configured)?;
+        Ok(())
     })
 }
 

@@ -172,3 +172,48 @@ async fn errors_say_which_stage_failed() {
     assert!(matches!(client.query_gql::<Value>(GET_TODOS, None, past_the_list).await, Err(Error::Usage(_))));
     assert_eq!(server.count(|seen| seen.operation() == "Broken"), 2, "GraphQL errors are never cached");
 }
+
+#[wasm_bindgen_test]
+async fn an_auth_call_on_a_config_without_auth_or_graphql_is_refused_never_sent_unmarked() {
+    fresh_database("feature-off").await;
+    let server = graphql_server();
+    let off = |json: &str| {
+        Client::builder()
+            .config_json(json)
+            .unwrap()
+            .options(options("feature-off"))
+            .http(server.http())
+            .build()
+            .unwrap()
+    };
+    let no_graphql = off(r#"{"features": {"auth": {"enabled": true}}}"#);
+    let no_auth = off(r#"{"features": {"graphql": {"enabled": true}}}"#);
+    let cases = [
+        (&no_graphql, "features.graphql.enabled", "cachet add graphql"),
+        (&no_auth, "features.auth.enabled", "cachet add auth"),
+    ];
+    for (client, key, enable) in cases {
+        let error =
+            client.query_gql::<Value>(GET_TODOS, None, GqlOptions::with_auth(true)).await.unwrap_err();
+        match &error {
+            Error::FeatureOff { key: named, .. } => assert_eq!(*named, key),
+            other => panic!("{key}: not FeatureOff: {other:?}"),
+        }
+        assert_eq!(error.kind(), "feature-off");
+        assert!(error.to_string().contains(enable), "{error}");
+        let mutation = GqlOptions { queue_offline: true, ..GqlOptions::with_auth(true) };
+        let refused = client.mutate_gql::<Value>(CREATE_TODO, Some(json!({"title": "x"})), mutation).await;
+        assert!(matches!(refused, Err(Error::FeatureOff { .. })), "{refused:?}");
+    }
+    let rest = no_auth.fetch_with_cache("/api/list", FetchOptions::new().auth(true)).await.unwrap_err();
+    assert!(matches!(rest, Error::FeatureOff { key: "features.auth.enabled", .. }), "{rest:?}");
+    assert_eq!(server.seen().len(), 0, "nothing reached the network unmarked");
+    // A mutation to queue offline needs GraphQL on (the worker's queue), auth or not.
+    let queue_only = GqlOptions { queue_offline: true, ..GqlOptions::default() };
+    let refused = no_graphql.mutate_gql::<Value>(CREATE_TODO, Some(json!({"title": "x"})), queue_only).await;
+    assert!(matches!(refused, Err(Error::FeatureOff { key: "features.graphql.enabled", .. })), "{refused:?}");
+    assert_eq!(server.seen().len(), 0, "nothing reached the network unmarked");
+    // Without auth the same calls go through (the worker decides their partition).
+    no_auth.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
+    assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 1);
+}

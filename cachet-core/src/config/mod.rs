@@ -41,6 +41,7 @@
 //! `features.graphql.endpoints[1]`.
 
 mod auth_failure;
+mod diff;
 mod read;
 mod routes;
 
@@ -48,6 +49,7 @@ use crate::strategy::Strategy;
 pub use auth_failure::{
     rule_check, AuthFailureRule, FailureCheck, FailureResponse, HeaderRule, JsonFieldRule,
 };
+pub use diff::ConfigDifference;
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
 pub use routes::SwRoutes;
 use serde::Serialize;

@@ -18,13 +18,24 @@ pub enum PageToSw {
         /// `navigator.onLine`.
         online: bool,
     },
-    /// The user whose cache partition the entries of requests marked `X-Cachet-Auth: 1` go to (`null`: no
-    /// user: such requests are then not cached). Answered by [`SwToPage::Ack`] once persisted.
+    /// The signed-in user, whose cache partition holds the entries of every request while they are
+    /// signed in (`null`: nobody; see [`crate::partition`]). Answered by [`SwToPage::Ack`] once persisted.
     SetIdentity {
         /// Correlates the answer.
         request_id: u64,
         /// [`crate::cache_key::partition_id`] of the user's identity.
         partition: Option<String>,
+        /// [`crate::cache_key::auth_fingerprint`] of the page's current `Authorization` (bearer), vouched
+        /// for as this user's: requests carrying it are cached in the user's partition, requests carrying
+        /// any `Authorization` nobody vouched for are never cached.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        authorization: Option<String>,
+    },
+    /// Asks for the config the Service Worker runs on; answered by [`SwToPage::Config`]. The page follows
+    /// the worker's config when the two differ.
+    ConfigRequest {
+        /// Correlates the answer.
+        request_id: u64,
     },
     /// Asks for a [`StateSnapshot`] (devtools).
     SnapshotRequest {
@@ -71,6 +82,15 @@ pub enum SwToPage {
         request_id: u64,
         /// The state.
         snapshot: StateSnapshot,
+    },
+    /// The answer to [`PageToSw::ConfigRequest`].
+    Config {
+        /// The request's id.
+        request_id: u64,
+        /// The worker's config as `cachet.config.json` text, as the worker read it (`{}`: the defaults).
+        config: String,
+        /// The worker's build (`CACHET_BUILD`).
+        build: String,
     },
     /// A request was carried out.
     Ack {

@@ -93,13 +93,22 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"connectivity-changed","online":false}"#,
         ),
         (
-            PageToSw::SetIdentity { request_id: 4, partition: Some("ab12".into()) },
+            PageToSw::SetIdentity { request_id: 4, partition: Some("ab12".into()), authorization: None },
             r#"{"v":1,"type":"set-identity","requestId":4,"partition":"ab12"}"#,
         ),
         (
-            PageToSw::SetIdentity { request_id: 5, partition: None },
+            PageToSw::SetIdentity {
+                request_id: 6,
+                partition: Some("ab12".into()),
+                authorization: Some("0123456789abcdef".into()),
+            },
+            r#"{"v":1,"type":"set-identity","requestId":6,"partition":"ab12","authorization":"0123456789abcdef"}"#,
+        ),
+        (
+            PageToSw::SetIdentity { request_id: 5, partition: None, authorization: None },
             r#"{"v":1,"type":"set-identity","requestId":5,"partition":null}"#,
         ),
+        (PageToSw::ConfigRequest { request_id: 9 }, r#"{"v":1,"type":"config-request","requestId":9}"#),
         (PageToSw::SnapshotRequest { request_id: 2 }, r#"{"v":1,"type":"snapshot-request","requestId":2}"#),
         (
             PageToSw::InvalidateTags { request_id: 3, tags: vec!["dashboard".into()] },
@@ -119,6 +128,10 @@ fn page_and_sw_messages() {
         (
             SwToPage::Snapshot { request_id: 2, snapshot },
             r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","online":true,"authenticated":false,"partition":"06be370dc282def6","cacheEntries":12,"refreshInFlight":false,"queue":{"pending":2,"inFlight":4,"deadLetters":1}}}"#,
+        ),
+        (
+            SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },
+            r#"{"v":1,"type":"config","requestId":9,"config":"{}","build":"b1"}"#,
         ),
         (SwToPage::Ack { request_id: 1 }, r#"{"v":1,"type":"ack","requestId":1}"#),
         (

@@ -5,7 +5,8 @@
 //! |---|---|
 //! | `clear-all {requestId}` | [`clear_all`], then acks and broadcasts `clear-all-done {requestId}` |
 //! | `invalidate-tags {requestId, tags}` | removes every GraphQL entry carrying one of `tags`, broadcasts `cache-invalidated`, acks |
-//! | `set-identity {requestId, partition}` | persists the user partition for requests marked `X-Cachet-Auth: 1`, acks |
+//! | `set-identity {requestId, partition, authorization?}` | persists the signed-in user and the fingerprint of their `Authorization` (`cachet_core::partition`), acks; an unusable partition is nacked |
+//! | `config-request {requestId}` | answers `config {requestId, config, build}`: the config this worker runs on |
 //! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
 //! | any other kind | nacks it with "not supported by this build": it is not handled yet |
 //!
@@ -40,8 +41,15 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
         PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_graphql_tags(&tags).await),
-        PageToSw::SetIdentity { request_id, partition } => {
-            (request_id, identity::set(partition.as_deref()).await)
+        PageToSw::SetIdentity { request_id, partition, authorization } => {
+            (request_id, identity::set(partition, authorization).await)
+        }
+        PageToSw::ConfigRequest { request_id } => {
+            let build = js_sys::Reflect::get(&js_sys::global(), &"CACHET_BUILD".into())
+                .ok()
+                .and_then(|build| build.as_string())
+                .unwrap_or_default();
+            return answer(event, &SwToPage::Config { request_id, config: super::config_text(), build });
         }
         PageToSw::ConnectivityChanged { online } => {
             return replay(if online { Trigger::Online } else { Trigger::Offline }, event, config).await;
@@ -60,8 +68,13 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
         Ok(()) => SwToPage::Ack { request_id },
         Err(error) => SwToPage::Nack { request_id, message: error.to_string() },
     };
+    answer(event, &reply);
+}
+
+/// Posts `reply` to the page that sent `event`.
+fn answer(event: &ExtendableMessageEvent, reply: &SwToPage) {
     if let Some(client) = event.source().and_then(|source| source.dyn_into::<Client>().ok()) {
-        if let Err(error) = client.post_message(&JsValue::from_str(&encode_message(&reply))) {
+        if let Err(error) = client.post_message(&JsValue::from_str(&encode_message(reply))) {
             web_sys::console::error_1(&Error::js("Client.postMessage", error).to_string().into());
         }
     }
@@ -97,5 +110,5 @@ pub async fn clear_all() -> Result<(), Error> {
     }
     tag_index::shared().await?.clear().await?;
     queue_store::clear().await?;
-    identity::set(None).await
+    identity::forget().await
 }

@@ -138,19 +138,37 @@ pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
     install();
 }
 
+thread_local! {
+    /// The text of the config this worker runs on (`{}` for the defaults), as pages ask for it.
+    static CONFIG_TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// The config this worker runs on, as `cachet.config.json` text: what it answers a `config-request`
+/// with. Sent as read rather than serialised again, which would link `Serialize` for the whole config
+/// into the worker for this one message.
+pub fn config_text() -> String {
+    CONFIG_TEXT.with(|text| text.borrow().clone())
+}
+
 /// The config `cachet generate` wrote into `cachet-sw-config.js` (`self.CACHET_CONFIG`). A missing or
 /// invalid one is reported on the console, naming what is wrong, and the defaults are used.
 fn read_config(scope: &ServiceWorkerGlobalScope) -> Config {
     let value = js_sys::Reflect::get(scope, &"CACHET_CONFIG".into()).unwrap_or(JsValue::UNDEFINED);
-    if value.is_undefined() {
+    let text = if value.is_undefined() {
         web_sys::console::warn_1(&"cachet: self.CACHET_CONFIG is missing; using the default config".into());
-        return Config::default();
-    }
-    let text = js_sys::JSON::stringify(&value).ok().and_then(|text| text.as_string()).unwrap_or_default();
-    Config::from_json_str(&text).unwrap_or_else(|error| {
-        web_sys::console::error_1(
-            &format!("cachet: invalid CACHET_CONFIG: {error}; using the default config").into(),
-        );
-        Config::default()
-    })
+        String::from("{}")
+    } else {
+        js_sys::JSON::stringify(&value).ok().and_then(|text| text.as_string()).unwrap_or_default()
+    };
+    let (config, text) = match Config::from_json_str(&text) {
+        Ok(config) => (config, text),
+        Err(error) => {
+            web_sys::console::error_1(
+                &format!("cachet: invalid CACHET_CONFIG: {error}; using the default config").into(),
+            );
+            (Config::default(), String::from("{}"))
+        }
+    };
+    CONFIG_TEXT.with(|slot| *slot.borrow_mut() = text);
+    config
 }

@@ -149,6 +149,13 @@ async fn ask_page(client_id: Option<&str>, failed: Option<String>) -> Result<Pag
     let reply_text = first?.as_string().ok_or(Error::PageSilent { waited_ms: PAGE_REPLY_TIMEOUT_MS })?;
     match decode_message::<PageReply>(&reply_text) {
         Ok(PageReply::RefreshReply { id: answered, ok, authorization }) if answered == id => {
+            // The page vouches for its header as the signed-in user's: answers to it may be cached in
+            // that user's partition (`cachet_core::partition`).
+            if let (true, Some(header)) = (ok, authorization.as_deref()) {
+                if let Err(error) = super::identity::vouch(header).await {
+                    web_sys::console::warn_1(&format!("cachet: {error}").into());
+                }
+            }
             Ok(PageAnswer { ok, authorization })
         }
         Ok(_) => Err(Error::Protocol(format!("a reply to another request: {reply_text}"))),

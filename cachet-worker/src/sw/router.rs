@@ -2,7 +2,7 @@
 
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::Config;
-use cachet_core::partition::{partition_for, Partition};
+use cachet_core::partition::{is_marked, partition_for, Partition};
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{FetchEvent, Response};
@@ -37,13 +37,16 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     };
-    // The identity is read only for requests marked as authenticated.
-    let partition = match partition_for(&lookup, None) {
-        Partition::Shared => Partition::Shared,
-        _ => partition_for(&lookup, identity::current().await?.as_deref()),
+    // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
+    // keeps), never from a page-side marker alone: see `cachet_core::partition`.
+    let partition = match identity::current().await {
+        Ok(identity) => partition_for(&lookup, identity.as_ref()),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: {error}; {url} is not cached").into());
+            Partition::Uncached
+        }
     };
-    let auth =
-        AuthRetry::for_request(config, partition != Partition::Shared, event.client_id().unwrap_or_default());
+    let auth = AuthRetry::for_request(config, is_marked(&lookup), event.client_id().unwrap_or_default());
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
             let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;

@@ -152,15 +152,18 @@ pub async fn respond(
     }
 }
 
-/// Re-fetches `target`, stores the fresh copy and broadcasts `cache-updated` when its body differs from
-/// `before`, the body of the stale copy that was served.
+/// Re-fetches `target`, stores the fresh copy and broadcasts `cache-updated {url}` when its body differs
+/// from `before`, the body of the stale copy that was served.
 async fn revalidate(cache: &Cache, target: &Target, before: &[u8]) -> Result<(), Error> {
     // An offline background re-fetch is not an error worth reporting: the stale copy stays.
     let Ok((Some(after), _)) = fetch_and_store(cache, target).await else {
         return Ok(());
     };
     if before != after.as_slice() {
-        broadcast::broadcast(&SwEvent::CacheUpdated { url: target.cache_url.clone() })?;
+        // A GET is announced by the URL the page asked for (its entry may live under a partitioned cache
+        // URL); a GraphQL document by its document URL, as the page client announces its own.
+        let url = if target.tags.is_none() { target.request.url() } else { target.cache_url.clone() };
+        broadcast::broadcast(&SwEvent::CacheUpdated { url })?;
     }
     Ok(())
 }

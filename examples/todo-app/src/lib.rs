@@ -12,7 +12,7 @@
 //! | offline adds | `CreateTodo` with `queue_offline`: queued by the Service Worker when the server is unreachable, shown as pending until replayed |
 //! | the indicator | `online` of `use_cachet_auth` |
 //!
-//! The config is the one `cachet generate` wrote to `cachet/cachet-sw-config.js`: `index.html` loads that
+//! The config is the one `cachet generate` wrote to `cachet-sw-config.js`: `index.html` loads that
 //! file, which sets `window.CACHET_CONFIG`, and `<CachetProvider>` reads it, so the page and the Service
 //! Worker (which loads the same file) always agree, and one build serves cookie and bearer backends alike
 //! (the end-to-end tests swap that one file).

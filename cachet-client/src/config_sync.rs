@@ -1,0 +1,171 @@
+//! The page follows its Service Worker's config.
+//!
+//! A page starts on the config it was given ([`ConfigSource`]: `ClientBuilder::config`, the
+//! `window.CACHET_CONFIG` of `cachet-sw-config.js`, the config `cachet generate --bundles` wrote into the
+//! bundle, or the default). The worker, which holds the data, runs on the config its own
+//! `cachet-sw-config.js` set. Whenever a worker is there (controlling the page, or active for it, or
+//! being installed for it on a first visit), the client asks it (`config-request`) before its first call
+//! and again when a new worker takes control (`controllerchange`). When the two differ (a stale bundle, a
+//! new worker, a hand-written config), the client says so on the console, naming every key that differs
+//! ([`cachet_core::config::Config::differences`]), and follows the worker's: its routes, GraphQL
+//! endpoints, failure rule, strategies and bounds, and its auth type when the adapter is the default
+//! one. An adapter the app gave is kept (the app wrote it), with a warning when its type differs.
+//!
+//! A worker that does not answer within `service_worker_timeout` (an older build, a broken one) leaves
+//! the page on its own config, with a warning. Isolation does not depend on any of this: the worker
+//! decides partitions from what it sees ([`cachet_core::partition`]).
+
+use std::rc::Rc;
+
+use cachet_core::config::Config;
+use cachet_core::protocol::PageToSw;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::ServiceWorker;
+
+use crate::client::{config_adapter, Inner};
+use crate::locks::with_timeout;
+use crate::sw::container;
+
+/// Where the config in force came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ConfigSource {
+    /// No config was given: [`Config::default`].
+    #[default]
+    Default,
+    /// `ClientBuilder::config` (or `configure({ config })`).
+    Given,
+    /// `window.CACHET_CONFIG`, set by `cachet-sw-config.js`.
+    Global,
+    /// The config `cachet generate --bundles` wrote into `cachet-api.bundle.js`.
+    Bundled,
+    /// The Service Worker's, after it answered a `config-request`.
+    ServiceWorker,
+}
+
+impl ConfigSource {
+    /// A short name: `default`, `given`, `global`, `bundled` or `service-worker`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigSource::Default => "default",
+            ConfigSource::Given => "given",
+            ConfigSource::Global => "global",
+            ConfigSource::Bundled => "bundled",
+            ConfigSource::ServiceWorker => "service-worker",
+        }
+    }
+
+    /// How the console names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ConfigSource::Default => "the default config",
+            ConfigSource::Given => "the config given to the client",
+            ConfigSource::Global => "window.CACHET_CONFIG (cachet-sw-config.js)",
+            ConfigSource::Bundled => "the config in cachet-api.bundle.js",
+            ConfigSource::ServiceWorker => "the Service Worker's config",
+        }
+    }
+}
+
+impl Inner {
+    /// Asks the page's Service Worker for its config, when there is one, and follows it where it
+    /// differs. Never fails: what goes wrong is said on the console and the page keeps its config.
+    pub(crate) async fn follow_worker_config(self: &Rc<Self>) {
+        let Some(worker) = self.worker_for_config().await else {
+            return;
+        };
+        let answer = with_timeout(self.options.service_worker_timeout, self.ask_config(&worker)).await;
+        match answer {
+            Some(Ok(config)) => self.adopt_config(config),
+            Some(Err(error)) => web_sys::console::warn_1(
+                &format!(
+                    "cachet: the Service Worker's config is unusable ({error}); this page keeps {}",
+                    self.config_source.get().describe()
+                )
+                .into(),
+            ),
+            None => web_sys::console::warn_1(
+                &format!(
+                    "cachet: the Service Worker did not tell its config within {:?}; this page keeps {}",
+                    self.options.service_worker_timeout,
+                    self.config_source.get().describe()
+                )
+                .into(),
+            ),
+        }
+    }
+
+    /// The controller, else the registration's active worker, else (a first visit) the worker being
+    /// installed, once it is active; `None` when the page has no registration at all.
+    async fn worker_for_config(&self) -> Option<ServiceWorker> {
+        let container = container()?;
+        if let Some(controller) = container.controller() {
+            return Some(controller);
+        }
+        let registration = JsFuture::from(container.get_registration()).await.ok()?;
+        let registration: web_sys::ServiceWorkerRegistration = registration.dyn_into().ok()?;
+        if let Some(active) = registration.active() {
+            return Some(active);
+        }
+        registration.installing().or_else(|| registration.waiting())?;
+        let ready = with_timeout(self.options.service_worker_timeout, async {
+            let ready = container.ready().ok()?;
+            JsFuture::from(ready).await.ok()
+        })
+        .await
+        .flatten()?;
+        ready.dyn_into::<web_sys::ServiceWorkerRegistration>().ok()?.active()
+    }
+
+    async fn ask_config(&self, worker: &ServiceWorker) -> Result<Config, crate::Error> {
+        let text = self.sw_request_to(worker, |request_id| PageToSw::ConfigRequest { request_id }).await?;
+        Config::from_json_str(&text).map_err(|error| crate::Error::ServiceWorker(format!("config: {error}")))
+    }
+
+    /// Follows `worker_config` where it differs from the config in force, and says so.
+    pub(crate) fn adopt_config(&self, worker_config: Config) {
+        let current = self.config();
+        let differences = current.differences(&worker_config);
+        if differences.is_empty() {
+            return;
+        }
+        let listed: Vec<String> = differences.iter().map(ToString::to_string).collect();
+        let message = format!(
+            "cachet: this page's config ({}) differs from its Service Worker's; following the worker's. \
+             Differences (here = the page's, there = the worker's): {}",
+            self.config_source.get().describe(),
+            listed.join("; ")
+        );
+        if self.config_source.get() == ConfigSource::Default {
+            // Nothing was given to disagree with: following the worker is the expected course.
+            web_sys::console::info_1(&message.into());
+        } else {
+            web_sys::console::warn_1(&message.into());
+        }
+        let new_kind = worker_config.features.auth.kind;
+        if self.adapter_from_config {
+            match config_adapter(new_kind) {
+                Ok(adapter) => {
+                    self.refresh.set_refreshes(adapter.auth_type().refreshes());
+                    *self.adapter.borrow_mut() = adapter;
+                }
+                Err(error) => {
+                    web_sys::console::warn_1(&format!("cachet: {error}; the adapter is kept").into())
+                }
+            }
+        } else if self.adapter().auth_type() != new_kind && worker_config.features.auth.enabled {
+            web_sys::console::warn_1(
+                &format!(
+                    "cachet: the page's auth adapter is {:?} but the Service Worker's config says {:?}; the adapter is kept",
+                    self.adapter().auth_type(),
+                    new_kind
+                )
+                .into(),
+            );
+        }
+        self.cache.borrow_mut().rebound(worker_config.cache);
+        *self.config.borrow_mut() = Rc::new(worker_config);
+        self.config_source.set(ConfigSource::ServiceWorker);
+    }
+}

@@ -1,0 +1,83 @@
+//! Where two configs differ, key by key: the page compares the config it started with to the one its
+//! Service Worker runs on, and names the keys on the console when they disagree (the page then follows
+//! the worker's, which holds the data).
+
+use serde_json::Value;
+
+use super::Config;
+
+/// One key whose value differs: its JSON path and both values as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigDifference {
+    /// The key, e.g. `features.graphql.enabled`.
+    pub path: String,
+    /// Its value in the config compared (`Config::differences`' `self`).
+    pub here: String,
+    /// Its value in the other config.
+    pub there: String,
+}
+
+impl std::fmt::Display for ConfigDifference {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}: {} here, {} there", self.path, self.here, self.there)
+    }
+}
+
+impl Config {
+    /// Every key whose value differs between `self` and `other`, sorted by path; empty when they are
+    /// equal.
+    pub fn differences(&self, other: &Config) -> Vec<ConfigDifference> {
+        let mut found = Vec::new();
+        let (here, there) = (serde_json::to_value(self), serde_json::to_value(other));
+        if let (Ok(here), Ok(there)) = (here, there) {
+            walk(String::new(), &here, &there, &mut found);
+        }
+        found.sort_by(|left, right| left.path.cmp(&right.path));
+        found
+    }
+}
+
+fn walk(path: String, here: &Value, there: &Value, found: &mut Vec<ConfigDifference>) {
+    match (here, there) {
+        (Value::Object(left), Value::Object(right)) => {
+            for (key, value) in left {
+                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                walk(child, value, right.get(key).unwrap_or(&Value::Null), found);
+            }
+            for (key, value) in right.iter().filter(|(key, _)| !left.contains_key(*key)) {
+                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                walk(child, &Value::Null, value, found);
+            }
+        }
+        _ if here != there => {
+            found.push(ConfigDifference { path, here: here.to_string(), there: there.to_string() })
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_configs_have_no_difference_and_others_name_each_key() {
+        let page = Config::default();
+        assert!(page.differences(&Config::default()).is_empty());
+        let worker = Config::from_json_str(
+            r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true}},
+                "cache": {"maxEntries": 50}}"#,
+        )
+        .expect("valid");
+        let named: Vec<String> = page.differences(&worker).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            named,
+            [
+                "cache.maxEntries: 200 here, 50 there",
+                "features.auth.enabled: false here, true there",
+                "features.auth.type: \"cookie\" here, \"bearer\" there",
+                "features.graphql.enabled: false here, true there",
+            ]
+        );
+    }
+}
