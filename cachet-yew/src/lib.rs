@@ -11,6 +11,7 @@
 //! | [`use_cachet_gql`] | a GraphQL query: status × fetch status, data, error, `from_cache`, `refetch` |
 //! | [`use_cachet_fetch`] | the same for any [`DataRequest`], REST or GraphQL, with [`RefetchOptions`] |
 //! | [`use_cachet_mutation`] | a GraphQL mutation (`invalidate`, `queue_offline`) |
+//! | [`use_cachet_query`], [`use_cachet_typed_mutation`] | the same, typed by `graphql_client`'s `#[derive(GraphQLQuery)]` (checked against the schema at compile time) |
 //! | [`use_cachet_sw_event`] | the latest raw Service Worker event |
 //! | [`use_cachet_client`] | the page client itself |
 //!
@@ -70,6 +71,7 @@ mod use_cachet_client;
 mod use_cachet_fetch;
 mod use_cachet_gql;
 mod use_cachet_mutation;
+mod use_cachet_query;
 mod use_cachet_sw_event;
 
 pub use agent_bridge::AgentMode;
@@ -83,4 +85,5 @@ pub use use_cachet_client::use_cachet_client;
 pub use use_cachet_fetch::{use_cachet_fetch, UseCachetFetchHandle};
 pub use use_cachet_gql::{use_cachet_gql, UseCachetGqlHandle};
 pub use use_cachet_mutation::{use_cachet_mutation, MutationStatus, UseCachetMutationHandle};
+pub use use_cachet_query::{use_cachet_query, use_cachet_typed_mutation, UseCachetTypedMutationHandle};
 pub use use_cachet_sw_event::use_cachet_sw_event;

@@ -35,7 +35,7 @@ pub struct UseCachetMutationHandle<T> {
     state: UseStateHandle<(MutationStatus, Option<MutationResult<T>>, Option<Error>)>,
     context: crate::CachetContext,
     mutation: AttrValue,
-    options: GqlOptions,
+    pub(crate) options: GqlOptions,
 }
 
 impl<T: DeserializeOwned + Clone + PartialEq + 'static> UseCachetMutationHandle<T> {
@@ -52,8 +52,17 @@ impl<T: DeserializeOwned + Clone + PartialEq + 'static> UseCachetMutationHandle<
         &self,
         variables: Option<Value>,
     ) -> LocalBoxFuture<'static, Result<MutationResult<T>, Error>> {
+        self.run(self.mutation.clone(), variables, self.options.clone())
+    }
+
+    /// Runs `mutation` (the typed hooks give their document at each call) with `variables` and `options`.
+    pub(crate) fn run(
+        &self,
+        mutation: AttrValue,
+        variables: Option<Value>,
+        options: GqlOptions,
+    ) -> LocalBoxFuture<'static, Result<MutationResult<T>, Error>> {
         let (state, client) = (self.state.clone(), self.context.client.clone());
-        let (mutation, options) = (self.mutation.clone(), self.options.clone());
         Box::pin(async move {
             state.set((MutationStatus::Running, None, None));
             let outcome = client.mutate_gql::<T>(&mutation, variables, options).await;

@@ -506,3 +506,60 @@ async fn the_auth_hook_follows_login_and_logout() {
     until(&root, "signed out again", |html| html.contains("authenticated: false, user: ")).await;
     app.destroy();
 }
+
+/// `query GetTodos { todos }`, typed from `tests/graphql/` and checked against its schema at compile time.
+#[derive(graphql_client::GraphQLQuery)]
+#[graphql(
+    schema_path = "tests/graphql/schema.graphql",
+    query_path = "tests/graphql/get_todos.graphql",
+    response_derives = "Clone, PartialEq, Debug"
+)]
+struct GetTodos;
+
+/// `mutation CreateTodo { createTodo { id } }`, typed.
+#[derive(graphql_client::GraphQLQuery)]
+#[graphql(
+    schema_path = "tests/graphql/schema.graphql",
+    query_path = "tests/graphql/create_todo.graphql",
+    response_derives = "Clone, PartialEq, Debug"
+)]
+struct CreateTodo;
+
+/// The typed query and mutation, beside the string form of the very same document.
+#[function_component]
+fn TypedTodos() -> Html {
+    let typed = cachet_yew::use_cachet_query::<GetTodos>(get_todos::Variables, GqlOptions::default());
+    let by_hand = use_cachet_gql::<get_todos::ResponseData>(
+        include_str!("graphql/get_todos.graphql"),
+        None,
+        GqlOptions::default(),
+    );
+    let create = cachet_yew::use_cachet_typed_mutation::<CreateTodo>(GqlOptions::default());
+    let on_create = Callback::from(move |_| create.mutate(create_todo::Variables));
+    let count = |data: Option<&get_todos::ResponseData>| {
+        data.map(|data| data.todos.len().to_string()).unwrap_or_else(|| "no".into())
+    };
+    html! {
+        <>
+            <p id="typed">{ format!("{} typed, {} by hand", count(typed.data.as_ref()), count(by_hand.data.as_ref())) }</p>
+            <button id="typed-create" onclick={on_create}>{ "create" }</button>
+        </>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn typed_operations_share_the_string_forms_cache_and_tags() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-typed"), html! { <TypedTodos /> });
+    until(&root, "both forms with data", |html| html.contains("1 typed, 1 by hand")).await;
+    assert_eq!(server.hits("GetTodos"), 1, "one document, one cache key: the two forms share one request");
+
+    // The typed mutation invalidates the tags derived from its operation name: both forms re-run.
+    click(&root, "#typed-create");
+    until(&root, "both forms re-run after the typed CreateTodo", |html| html.contains("2 typed, 2 by hand"))
+        .await;
+    assert_eq!(server.hits("CreateTodo"), 1);
+    assert_eq!(server.hits("GetTodos"), 2, "one re-run for the two forms");
+    app.destroy();
+}
