@@ -20,6 +20,7 @@
 
 pub mod cachet;
 mod hello;
+mod operations;
 mod session;
 mod todos;
 

@@ -1,47 +1,24 @@
-//! The todo list: a cached GraphQL query, and the mutations that invalidate it.
+//! The todo list: a cached GraphQL query, and the mutations that invalidate it, typed by `graphql_client`
+//! (see [`crate::operations`]).
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use cachet_client::{ClientEvent, GqlOptions, SwEvent};
-use cachet_yew::{use_cachet_client, use_cachet_gql, use_cachet_mutation, MutationStatus};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use cachet_yew::{use_cachet_client, use_cachet_query, use_cachet_typed_mutation, MutationStatus};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-/// The list query: cached by the Service Worker (cache-first), tagged `gettodos` and `todos`.
-pub(crate) const GET_TODOS: &str = "query GetTodos { todos { id title done } }";
-/// The summary query: tagged explicitly `summary` (instead of `todosummary`, `todo-summary`).
-pub(crate) const TODO_SUMMARY: &str = "query TodoSummary { todos { done } }";
-const CREATE_TODO: &str = "mutation CreateTodo($title: String!) { createTodo(title: $title) { id } }";
-const UPDATE_TODO: &str =
-    "mutation UpdateTodo($id: ID!, $done: Boolean!) { updateTodo(id: $id, done: $done) { id } }";
-const DELETE_TODO: &str = "mutation DeleteTodo($id: ID!) { deleteTodo(id: $id) }";
+use crate::operations::{
+    create_todo, delete_todo, get_todos, todo_summary, update_todo, CreateTodo, DeleteTodo, GetTodos,
+    TodoSummary, UpdateTodo,
+};
+
 /// The explicit tag of the summary, which every mutation names in `invalidate`.
 const SUMMARY_TAG: &str = "summary";
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-struct Todo {
-    id: String,
-    title: String,
-    done: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-struct TodosData {
-    todos: Vec<Todo>,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-struct Done {
-    done: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-struct SummaryData {
-    todos: Vec<Done>,
-}
+/// One todo, as `GetTodos` returns it.
+type Todo = get_todos::GetTodosTodos;
 
 /// Options of every mutation here: with auth, and invalidating the summary besides the derived tags.
 fn mutation_options() -> GqlOptions {
@@ -73,7 +50,7 @@ impl Reducible for Pending {
 /// The add form, the summary and the list.
 #[function_component]
 pub(crate) fn Todos() -> Html {
-    let todos = use_cachet_gql::<TodosData>(GET_TODOS, None, GqlOptions::with_auth(true));
+    let todos = use_cachet_query::<GetTodos>(get_todos::Variables, GqlOptions::with_auth(true));
     let pending = use_reducer(Pending::default);
     let client = use_cachet_client();
     {
@@ -126,7 +103,7 @@ struct AddTodoProps {
 #[function_component]
 fn AddTodo(props: &AddTodoProps) -> Html {
     let options = GqlOptions { queue_offline: true, ..mutation_options() };
-    let create = use_cachet_mutation::<Value>(CREATE_TODO, options);
+    let create = use_cachet_typed_mutation::<CreateTodo>(options);
     let input = use_node_ref();
     let onsubmit = {
         let (create, input, on_queued) = (create.clone(), input.clone(), props.on_queued.clone());
@@ -140,8 +117,8 @@ fn AddTodo(props: &AddTodoProps) -> Html {
                 return;
             }
             field.set_value("");
-            let (future, on_queued) =
-                (create.mutate_async(Some(json!({ "title": title }))), on_queued.clone());
+            let variables = create_todo::Variables { title: title.clone() };
+            let (future, on_queued) = (create.mutate_async(variables), on_queued.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 if let Ok(result) = future.await {
                     if let Some(id) = result.queued {
@@ -166,7 +143,7 @@ fn AddTodo(props: &AddTodoProps) -> Html {
 #[function_component]
 fn Summary() -> Html {
     let options = GqlOptions { tags: Some(vec![SUMMARY_TAG.to_owned()]), ..GqlOptions::with_auth(true) };
-    let summary = use_cachet_gql::<SummaryData>(TODO_SUMMARY, None, options);
+    let summary = use_cachet_query::<TodoSummary>(todo_summary::Variables, options);
     let text = match &summary.data {
         Some(data) => {
             let done = data.todos.iter().filter(|todo| todo.done).count();
@@ -185,15 +162,15 @@ struct TodoItemProps {
 #[function_component]
 fn TodoItem(props: &TodoItemProps) -> Html {
     let todo = &props.todo;
-    let update = use_cachet_mutation::<Value>(UPDATE_TODO, mutation_options());
-    let delete = use_cachet_mutation::<Value>(DELETE_TODO, mutation_options());
+    let update = use_cachet_typed_mutation::<UpdateTodo>(mutation_options());
+    let delete = use_cachet_typed_mutation::<DeleteTodo>(mutation_options());
     let toggle = {
         let (update, id, done) = (update.clone(), todo.id.clone(), todo.done);
-        Callback::from(move |_| update.mutate(Some(json!({ "id": id, "done": !done }))))
+        Callback::from(move |_| update.mutate(update_todo::Variables { id: id.clone(), done: !done }))
     };
     let remove = {
         let (delete, id) = (delete.clone(), todo.id.clone());
-        Callback::from(move |_| delete.mutate(Some(json!({ "id": id }))))
+        Callback::from(move |_| delete.mutate(delete_todo::Variables { id: id.clone() }))
     };
     let error = update.error.as_ref().or(delete.error.as_ref()).map(ToString::to_string);
     html! {

@@ -25,6 +25,13 @@ pub fn build_schema(db: Arc<Db>) -> TodoSchema {
     Schema::build(QueryRoot, MutationRoot, EmptySubscription).data(db).finish()
 }
 
+/// The schema in GraphQL SDL: what `examples/todo-app/graphql/schema.graphql` holds, for the app's typed
+/// operations (`graphql_client` checks them against it at compile time). A test fails when the file is
+/// stale; `CACHET_UPDATE_SCHEMA=1 cargo test -p todo-backend --test schema` rewrites it.
+pub fn schema_sdl() -> String {
+    Schema::build(QueryRoot, MutationRoot, EmptySubscription).finish().sdl()
+}
+
 /// The operation a request runs: its `operationName`, else the document's first named
 /// operation, else `None` (anonymous or unparsable).
 pub fn operation_name(request: &async_graphql::Request) -> Option<String> {
