@@ -98,6 +98,17 @@ impl Harness {
         Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
     }
 
+    /// A new deployment of the Service Worker's settings: rewrites the served `cachet-sw-config.js` from
+    /// `config` (a `cachet.config.json` text) with the CLI's generator. The browser installs the new
+    /// worker at its next update check (`registration.update()`), which compares imported scripts too.
+    pub fn redeploy_sw_config(&self, config: &str) -> Result<()> {
+        let config = cachet_core::config::Config::from_json_str(config)
+            .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
+        let path = self._scratch.path().join("dist/cachet-sw-config.js");
+        std::fs::write(path, cachet_cli::render_sw_config(&config))?;
+        Ok(())
+    }
+
     /// The browser's profile directory (unique to this harness).
     pub fn profile_dir(&self) -> PathBuf {
         self._scratch.path().join("chromium-profile")

@@ -174,6 +174,37 @@ async fn a_page_on_another_config_than_its_worker_says_so_and_follows_the_worker
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_worker_on_another_config_is_followed_by_the_open_page() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    record_console(&harness).await?;
+    harness.open_plain_page("auth=cookie").await?;
+    assert_eq!(harness.eval("cachet.getConfig()").await?["source"], json!("bundled"));
+    let app_config =
+        std::fs::read_to_string(cachet_e2e::workspace_root().join("examples/todo-app/cachet.config.json"))?;
+    let mut deployed: Value = serde_json::from_str(&app_config)?;
+    deployed["cache"] = json!({"maxEntries": 50});
+    harness.redeploy_sw_config(&deployed.to_string())?;
+    let changed = harness
+        .run_async(
+            "navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
+             navigator.serviceWorker.getRegistration().then((registration) => registration.update());",
+        )
+        .await?;
+    assert_eq!(changed, json!(true), "the new worker took control");
+    let line = harness
+        .wait_for(
+            "the page to say it follows the new worker",
+            "window.__console.find((line) => line.includes('cache.maxEntries: 200 here, 50 there'))",
+        )
+        .await?;
+    assert!(line.as_str().is_some_and(|line| line.starts_with("warn: ")), "{line}");
+    let config = harness.eval("cachet.getConfig()").await?;
+    assert_eq!(config["source"], json!("service-worker"), "{config}");
+    assert_eq!(config["config"]["cache"]["maxEntries"], json!(50));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_users_answer_ever_reaches_another_user() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Bearer, BEARER_CONFIG).await?;
     harness.open_plain_page("auth=bearer").await?;
