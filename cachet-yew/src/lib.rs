@@ -85,5 +85,7 @@ pub use use_cachet_client::use_cachet_client;
 pub use use_cachet_fetch::{use_cachet_fetch, UseCachetFetchHandle};
 pub use use_cachet_gql::{use_cachet_gql, UseCachetGqlHandle};
 pub use use_cachet_mutation::{use_cachet_mutation, MutationStatus, UseCachetMutationHandle};
-pub use use_cachet_query::{use_cachet_query, use_cachet_typed_mutation, UseCachetTypedMutationHandle};
+pub use use_cachet_query::{
+    use_cachet_query, use_cachet_query_with, use_cachet_typed_mutation, UseCachetTypedMutationHandle,
+};
 pub use use_cachet_sw_event::use_cachet_sw_event;

@@ -92,19 +92,35 @@ impl DataRequest {
     }
 }
 
-/// When a query fetches again, besides mount, a change of its request, `refetch()` and a matching
-/// `cache-invalidated`.
+/// When a query fetches, besides mount, a change of its request, `refetch()` and a matching
+/// `cache-invalidated`; the decisions are the core's query machine's
+/// ([`cachet_core::machines::query`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefetchOptions {
     /// When the window gets the focus back (default false).
     pub on_focus: bool,
     /// When the browser comes back online (default true).
     pub on_reconnect: bool,
+    /// Whether the query may fetch at all (default true). A dependent query passes `false` until the
+    /// value it needs is known; what was asked meanwhile (mount, an invalidation) is fetched on enabling.
+    pub enabled: bool,
+    /// Polling: fetch again every so often (default none), skipped while offline, while the tab is
+    /// hidden and while a fetch runs.
+    pub refetch_interval: Option<std::time::Duration>,
+    /// When the request changes (new variables), show the previous request's data until the new one's
+    /// arrives (default false); the handle's `placeholder` says so.
+    pub keep_previous_data: bool,
 }
 
 impl Default for RefetchOptions {
     fn default() -> Self {
-        RefetchOptions { on_focus: false, on_reconnect: true }
+        RefetchOptions {
+            on_focus: false,
+            on_reconnect: true,
+            enabled: true,
+            refetch_interval: None,
+            keep_previous_data: false,
+        }
     }
 }
 
@@ -124,6 +140,8 @@ pub struct UseCachetQueryHandle<T> {
     pub from_cache: bool,
     /// Whether the agent has registered the query's tags: from then on no invalidation is missed.
     pub live: bool,
+    /// `data` is the previous request's, shown while this one loads (`keep_previous_data`).
+    pub placeholder: bool,
     refetch: Callback<()>,
 }
 
@@ -131,6 +149,21 @@ impl<T> UseCachetQueryHandle<T> {
     /// Fetches again now (a fetch already running is not duplicated).
     pub fn refetch(&self) {
         self.refetch.emit(());
+    }
+
+    /// The same handle with its data mapped by `select` (a part of it, a count): computed from the data
+    /// the query already has, never a new fetch.
+    pub fn select<U>(&self, select: impl FnOnce(&T) -> U) -> UseCachetQueryHandle<U> {
+        UseCachetQueryHandle {
+            status: self.status,
+            fetch_status: self.fetch_status,
+            data: self.data.as_ref().map(select),
+            error: self.error.clone(),
+            from_cache: self.from_cache,
+            live: self.live,
+            placeholder: self.placeholder,
+            refetch: self.refetch.clone(),
+        }
     }
 }
 
@@ -167,10 +200,13 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    pub(crate) fn new(online: bool, decode: Decode) -> Self {
+    /// A driver showing `previous` (another request's data) until its own arrives; fetches only once
+    /// `enabled`.
+    pub(crate) fn new(online: bool, decode: Decode, previous: Option<Data>, enabled: bool) -> Self {
+        let state = QueryState { enabled, ..QueryState::keeping(online, previous) };
         Driver {
             decode,
-            state: RefCell::new(QueryState::new(online)),
+            state: RefCell::new(state),
             request: RefCell::new(None),
             server_tags: RefCell::new(Vec::new()),
             live: std::cell::Cell::new(false),
@@ -193,6 +229,11 @@ impl Driver {
     pub(crate) fn set_live(&self) {
         self.live.set(true);
         self.rerender();
+    }
+
+    /// The data held now (for the next request's placeholder).
+    pub(crate) fn data(&self) -> Option<Data> {
+        self.state.borrow().data.clone()
     }
 
     /// Applies one event and starts the fetches it asks for.
@@ -236,6 +277,7 @@ impl Driver {
             error: state.error.clone(),
             from_cache: state.from_cache,
             live: self.live.get(),
+            placeholder: state.placeholder,
             refetch: refetch.clone(),
         }
     }

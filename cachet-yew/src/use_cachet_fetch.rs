@@ -60,7 +60,15 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
     let client = use_cachet_context("use_cachet_fetch").client;
     let subscription = *use_memo((), |()| NEXT_SUBSCRIPTION.with(|next| next.replace(next.get() + 1) + 1));
     let online = client.auth_state().online;
-    let driver = (*use_memo(request.clone(), |_| Rc::new(Driver::new(online, decode)))).clone();
+    // The driver of the request before this one, for `keep_previous_data`.
+    let previous = use_mut_ref(|| None::<Rc<Driver>>);
+    let driver = (*use_memo(request.clone(), |_| {
+        let kept =
+            refetch.keep_previous_data.then(|| previous.borrow().as_ref().and_then(|driver| driver.data()));
+        Rc::new(Driver::new(online, decode, kept.flatten(), refetch.enabled))
+    }))
+    .clone();
+    *previous.borrow_mut() = Some(driver.clone());
     let rerender = use_force_update();
     driver.update(request.clone(), client.clone(), Rc::new(move || rerender.force_update()));
     let bridge = {
@@ -93,8 +101,28 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
             move || bridge.send(&AgentRequest::Unsubscribe { subscription })
         }
     });
+    let enabling = driver.clone();
+    use_effect_with(refetch.enabled, move |enabled| enabling.dispatch(QueryEvent::Enabled(*enabled)));
     let mounted = driver.clone();
     use_effect_with(request.clone(), move |_| mounted.dispatch(QueryEvent::Fetch));
+    let polled = driver.clone();
+    use_effect_with((request.clone(), refetch.refetch_interval), move |(_, interval)| {
+        let polling = interval.map(|interval| {
+            let document = gloo::utils::document();
+            let visible = polled.clone();
+            visible.dispatch(QueryEvent::Visible(!document.hidden()));
+            let watched = document.clone();
+            let listener = EventListener::new(&document, "visibilitychange", move |_| {
+                visible.dispatch(QueryEvent::Visible(!watched.hidden()))
+            });
+            let millis = u32::try_from(interval.as_millis()).unwrap_or(u32::MAX).max(1);
+            let ticking = polled.clone();
+            let timer =
+                gloo::timers::callback::Interval::new(millis, move || ticking.dispatch(QueryEvent::Tick));
+            (listener, timer)
+        });
+        move || drop(polling)
+    });
     let focused = driver.clone();
     use_effect_with((request, refetch.on_focus), move |(_, on_focus)| {
         let window = gloo::utils::window();

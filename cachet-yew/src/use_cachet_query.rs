@@ -65,6 +65,27 @@ where
     use_cachet_fetch(DataRequest::gql(body.query, variables, options), RefetchOptions::default())
 }
 
+/// [`use_cachet_query`] with [`RefetchOptions`]: `enabled` (dependent queries), `refetch_interval`
+/// (polling, paused offline and in a hidden tab), `keep_previous_data` (new variables show the previous
+/// data as a placeholder), refetch on focus or reconnect.
+///
+/// # Panics
+/// When used outside `<CachetProvider>`.
+#[hook]
+pub fn use_cachet_query_with<Q>(
+    variables: Q::Variables,
+    options: GqlOptions,
+    refetch: RefetchOptions,
+) -> UseCachetQueryHandle<Q::ResponseData>
+where
+    Q: GraphQLQuery,
+    Q::ResponseData: DeserializeOwned + Clone + PartialEq + 'static,
+{
+    let body = Q::build_query(variables);
+    let (variables, options) = parts(&body, options);
+    use_cachet_fetch(DataRequest::gql(body.query, variables, options), refetch)
+}
+
 /// The handle of [`use_cachet_typed_mutation`]: [`UseCachetMutationHandle`] whose `mutate` takes `Q`'s
 /// typed variables. `Clone + PartialEq` whatever `Q` is (the derive's unit struct implements neither).
 pub struct UseCachetTypedMutationHandle<Q: GraphQLQuery>

@@ -41,13 +41,17 @@ impl FakeServer {
         let name = if path.ends_with("/graphql") {
             let body: Value = serde_json::from_str(body).unwrap();
             let query = body["query"].as_str().unwrap().to_owned();
-            query.split_whitespace().nth(1).unwrap().to_owned()
+            query.split_whitespace().nth(1).unwrap().split('(').next().unwrap().to_owned()
         } else {
             path.to_owned()
         };
         *self.hits.borrow_mut().entry(name.clone()).or_default() += 1;
         match name.as_str() {
-            "GetTodos" | "ListTodos" | "FocusTodos" => {
+            "GetPage" => {
+                let body: Value = serde_json::from_str(body).unwrap();
+                (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
+            }
+            "GetTodos" | "ListTodos" | "FocusTodos" | "DependentTodos" | "PolledTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
             }
             "CreateTodo" => {
@@ -75,6 +79,10 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
                 Err(_) => String::new(),
             };
             let path = web_sys::Url::new(&request.url()).unwrap().pathname();
+            if body.contains("GetPage") {
+                // Slow enough for the placeholder to be seen.
+                gloo::timers::future::TimeoutFuture::new(150).await;
+            }
             let (answer, headers) = server.answer(&path, &body);
             let init = web_sys::ResponseInit::new();
             let response_headers = web_sys::Headers::new().unwrap();
@@ -561,5 +569,113 @@ async fn typed_operations_share_the_string_forms_cache_and_tags() {
         .await;
     assert_eq!(server.hits("CreateTodo"), 1);
     assert_eq!(server.hits("GetTodos"), 2, "one re-run for the two forms");
+    app.destroy();
+}
+
+#[derive(Clone, PartialEq, serde::Deserialize)]
+struct Page {
+    page: u32,
+}
+
+/// A query waiting for a value (`enabled`), a polled one, paged variables keeping the previous page, and a
+/// `select`.
+#[function_component]
+fn QueryOptions() -> Html {
+    let network_only = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    let user = use_state(|| None::<u32>);
+    let dependent = use_cachet_fetch::<Todos>(
+        DataRequest::gql(
+            "query DependentTodos { todos }",
+            user.map(|user| json!({ "user": user })),
+            network_only.clone(),
+        ),
+        RefetchOptions { enabled: user.is_some(), ..RefetchOptions::default() },
+    );
+    let polled = use_cachet_fetch::<Todos>(
+        DataRequest::gql("query PolledTodos { todos }", None, network_only),
+        RefetchOptions {
+            refetch_interval: Some(std::time::Duration::from_millis(30)),
+            ..RefetchOptions::default()
+        },
+    );
+    let page = use_state(|| 1u32);
+    let paged = use_cachet_fetch::<Page>(
+        DataRequest::gql(
+            "query GetPage($page: Int!) { page(n: $page) }",
+            Some(json!({ "page": *page })),
+            GqlOptions::default(),
+        ),
+        RefetchOptions { keep_previous_data: true, ..RefetchOptions::default() },
+    );
+    let count = polled.select(|data| data.todos.len());
+    let on_user = {
+        let user = user.clone();
+        Callback::from(move |_| user.set(Some(7)))
+    };
+    let on_next = {
+        let page = page.clone();
+        Callback::from(move |_| page.set(*page + 1))
+    };
+    let paged_text = match (&paged.data, paged.placeholder) {
+        (Some(data), true) => format!("page {} (placeholder)", data.page),
+        (Some(data), false) => format!("page {} (own)", data.page),
+        (None, _) => "no page".to_owned(),
+    };
+    html! {
+        <>
+            <p id="dependent">{ format!("dependent: {:?} {:?}", dependent.status, dependent.data.map(|data| data.todos.len())) }</p>
+            <p id="polled">{ format!("polled: {:?} selected {:?}", polled.fetch_status, count.data) }</p>
+            <p id="paged">{ paged_text }</p>
+            <button id="set-user" onclick={on_user}>{ "user" }</button>
+            <button id="next-page" onclick={on_next}>{ "next" }</button>
+        </>
+    }
+}
+
+/// Sets `document.hidden` and fires `visibilitychange`, as the browser does when the tab is hidden.
+fn set_hidden(hidden: bool) {
+    let document = gloo::utils::document();
+    let descriptor = js_sys::Object::new();
+    js_sys::Reflect::set(&descriptor, &"value".into(), &hidden.into()).unwrap();
+    js_sys::Reflect::set(&descriptor, &"configurable".into(), &true.into()).unwrap();
+    js_sys::Reflect::define_property(&document, &"hidden".into(), &descriptor).unwrap();
+    document.dispatch_event(&web_sys::Event::new("visibilitychange").unwrap()).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn dependent_polled_and_paged_queries_follow_their_options() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(2);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-options"), html! { <QueryOptions /> });
+    until(&root, "the first page and a polled answer", |html| {
+        html.contains("page 1 (own)") && html.contains("selected Some(2)")
+    })
+    .await;
+    // Enabled: the dependent query has not run while its value was unknown.
+    assert_eq!(server.hits("DependentTodos"), 0, "a disabled query fetches nothing");
+    assert!(root.inner_html().contains("dependent: Pending None"));
+    click(&root, "#set-user");
+    until(&root, "the dependent query, once enabled", |html| html.contains("dependent: Success Some(2)"))
+        .await;
+    assert_eq!(server.hits("DependentTodos"), 1);
+
+    // Polling: every 30 ms while visible...
+    let polled = server.clone();
+    let before = server.hits("PolledTodos");
+    until(&root, "three more polls", move |_| polled.hits("PolledTodos") >= before + 3).await;
+    // ...none while hidden (an absence: a bounded wait of ten intervals)...
+    set_hidden(true);
+    let hidden_at = server.hits("PolledTodos");
+    gloo::timers::future::TimeoutFuture::new(300).await;
+    assert_eq!(server.hits("PolledTodos"), hidden_at, "a hidden tab does not poll");
+    // ...and again once visible.
+    set_hidden(false);
+    let polled = server.clone();
+    until(&root, "polling again once visible", move |_| polled.hits("PolledTodos") > hidden_at).await;
+
+    // New variables: the previous page stays, marked, until the next one arrives.
+    click(&root, "#next-page");
+    until(&root, "page 1 kept while page 2 loads", |html| html.contains("page 1 (placeholder)")).await;
+    until(&root, "page 2", |html| html.contains("page 2 (own)")).await;
     app.destroy();
 }

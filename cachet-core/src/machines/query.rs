@@ -10,9 +10,14 @@
 //! | an answer of a superseded fetch (older `seq`) | ignored | none |
 //! | [`QueryEvent::Online`] | `Paused` becomes `Fetching` | `StartFetch` |
 //! | [`QueryEvent::Offline`] | a running fetch keeps running (the Service Worker may answer from its cache) | none |
+//! | [`QueryEvent::Enabled`]`(false)` | no fetch starts (`Fetch`, `Invalidated`, `Online`, `Tick` are remembered as wanted) | none |
+//! | [`QueryEvent::Enabled`]`(true)` after `false` | fetches when a fetch was wanted meanwhile or no data arrived yet | `StartFetch` then |
+//! | [`QueryEvent::Tick`] (the polling interval) | a fetch, only when enabled, online, visible and idle | `StartFetch` then |
+//! | [`QueryEvent::Visible`]`(v)` | remembered: a hidden tab does not poll | none |
 //!
 //! Data is kept across refetches and errors: status says how the *last* fetch ended, `data` is the
-//! last data that arrived.
+//! last data that arrived. A query may start with the data of the request it replaces
+//! ([`QueryState::keeping`]: new variables loading): `placeholder` says so until its own data arrives.
 
 /// How the last fetch ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,6 +60,14 @@ pub struct QueryState<T, E> {
     pub online: bool,
     /// Number of the current fetch; answers carrying another number are ignored.
     pub seq: u64,
+    /// Whether fetches may start (dependent queries wait for a value).
+    pub enabled: bool,
+    /// A fetch was wanted while disabled: it starts when enabled.
+    pub wanted: bool,
+    /// Whether the tab is visible (polling pauses while hidden).
+    pub visible: bool,
+    /// `data` is the previous request's, shown while this one's first data loads.
+    pub placeholder: bool,
 }
 
 /// An input.
@@ -86,6 +99,12 @@ pub enum QueryEvent<T, E> {
     Online,
     /// The browser went offline.
     Offline,
+    /// The query may fetch (`true`) or must wait (`false`).
+    Enabled(bool),
+    /// The polling interval elapsed.
+    Tick,
+    /// The tab became visible (`true`) or hidden.
+    Visible(bool),
 }
 
 /// What the edge must do.
@@ -110,7 +129,18 @@ impl<T, E> QueryState<T, E> {
             from_cache: false,
             online,
             seq: 0,
+            enabled: true,
+            wanted: false,
+            visible: true,
+            placeholder: false,
         }
+    }
+
+    /// [`Self::new`] showing `previous` (the data of the request this query replaces) until its own
+    /// data arrives: `placeholder` is set, the status stays `Pending`.
+    pub fn keeping(online: bool, previous: Option<T>) -> Self {
+        let placeholder = previous.is_some();
+        QueryState { data: previous, placeholder, ..QueryState::new(online) }
     }
 
     /// Applies one event.
@@ -119,7 +149,23 @@ impl<T, E> QueryState<T, E> {
         match event {
             QueryEvent::Fetch if self.fetch_status == FetchStatus::Fetching => {}
             QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects),
+            QueryEvent::Enabled(enabled) => {
+                let was = self.enabled;
+                self.enabled = enabled;
+                let never_fetched =
+                    self.status == QueryStatus::Pending && self.fetch_status == FetchStatus::Idle;
+                if enabled && !was && (self.wanted || never_fetched) {
+                    self.start(&mut effects);
+                }
+            }
+            QueryEvent::Tick => {
+                if self.visible && self.online && self.fetch_status == FetchStatus::Idle {
+                    self.start(&mut effects);
+                }
+            }
+            QueryEvent::Visible(visible) => self.visible = visible,
             QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
+                self.placeholder = false;
                 self.status = QueryStatus::Success;
                 self.fetch_status = FetchStatus::Idle;
                 self.data = Some(data);
@@ -151,6 +197,11 @@ impl<T, E> QueryState<T, E> {
     }
 
     fn start(&mut self, effects: &mut Vec<QueryEffect>) {
+        if !self.enabled {
+            self.wanted = true;
+            return;
+        }
+        self.wanted = false;
         if !self.online {
             self.fetch_status = FetchStatus::Paused;
             return;

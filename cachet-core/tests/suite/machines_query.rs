@@ -90,3 +90,59 @@ fn invalidation_supersedes_a_running_fetch() {
     let (_, effects) = state.reduce(QueryEvent::Online);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 4 }]);
 }
+
+#[test]
+fn a_disabled_query_fetches_nothing_until_enabled_then_what_was_wanted() {
+    let disabled = State::new(true).reduce(QueryEvent::Enabled(false)).0;
+    let (state, effects) = run(disabled, vec![QueryEvent::Fetch, QueryEvent::Invalidated, QueryEvent::Tick]);
+    assert_eq!(effects, [], "a dependent query waits for its value");
+    assert_eq!(
+        (state.status, state.fetch_status, state.wanted),
+        (QueryStatus::Pending, FetchStatus::Idle, true)
+    );
+    let (state, effects) = state.reduce(QueryEvent::Enabled(true));
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
+    let (state, effects) = run(state, vec![resolved(1, "v1"), QueryEvent::Enabled(true)]);
+    assert_eq!(effects, [], "enabled again while enabled: nothing");
+    // Disabled with data: nothing wanted, nothing fetched when enabled again.
+    let (state, effects) = run(state, vec![QueryEvent::Enabled(false), QueryEvent::Enabled(true)]);
+    assert_eq!((effects, state.data), (vec![], Some("v1")));
+    // An invalidation while disabled is fetched on enabling.
+    let (_, effects) =
+        run(state, vec![QueryEvent::Enabled(false), QueryEvent::Invalidated, QueryEvent::Enabled(true)]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    // Disabled from the start with no data: enabling fetches even with nothing asked meanwhile.
+    let (_, effects) = run(State::new(true), vec![QueryEvent::Enabled(false), QueryEvent::Enabled(true)]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
+}
+
+#[test]
+fn polling_ticks_fetch_only_when_visible_online_and_idle() {
+    let (state, _) = run(State::new(true), vec![QueryEvent::Fetch, resolved(1, "v1")]);
+    let (state, effects) = state.reduce(QueryEvent::Tick);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    let (state, effects) = state.reduce(QueryEvent::Tick);
+    assert_eq!(effects, [], "a fetch is running: the tick is skipped, not queued");
+    let (state, effects) = run(state, vec![resolved(2, "v2"), QueryEvent::Visible(false), QueryEvent::Tick]);
+    assert_eq!(effects, [], "a hidden tab does not poll");
+    let (state, effects) = run(state, vec![QueryEvent::Visible(true), QueryEvent::Offline, QueryEvent::Tick]);
+    assert_eq!(effects, [], "an offline browser does not poll");
+    assert_eq!(state.fetch_status, FetchStatus::Idle, "a skipped tick leaves nothing paused");
+    let (_, effects) = run(state, vec![QueryEvent::Online, QueryEvent::Tick]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
+}
+
+#[test]
+fn new_variables_show_the_previous_data_as_a_placeholder_until_their_own() {
+    let state = State::keeping(true, Some("page 1"));
+    assert_eq!((state.data, state.placeholder, state.status), (Some("page 1"), true, QueryStatus::Pending));
+    let (state, _) = run(state, vec![QueryEvent::Fetch, QueryEvent::Failed { seq: 1, error: "500" }]);
+    assert_eq!(
+        (state.data, state.placeholder),
+        (Some("page 1"), true),
+        "still the placeholder after an error"
+    );
+    let (state, _) = run(state, vec![QueryEvent::Fetch, resolved(2, "page 2")]);
+    assert_eq!((state.data, state.placeholder), (Some("page 2"), false));
+    assert!(!State::keeping(true, None).placeholder);
+}
