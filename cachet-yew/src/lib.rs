@@ -82,10 +82,11 @@ pub use query::{DataRequest, RefetchOptions, UseCachetQueryHandle};
 pub use sw_registration::register_service_worker;
 pub use use_cachet_auth::{use_cachet_auth, UseCachetAuthHandle};
 pub use use_cachet_client::use_cachet_client;
-pub use use_cachet_fetch::{use_cachet_fetch, UseCachetFetchHandle};
+pub use use_cachet_fetch::{use_cachet_fetch, use_cachet_fetch_suspense, UseCachetFetchHandle};
 pub use use_cachet_gql::{use_cachet_gql, UseCachetGqlHandle};
 pub use use_cachet_mutation::{use_cachet_mutation, MutationStatus, UseCachetMutationHandle};
 pub use use_cachet_query::{
-    use_cachet_query, use_cachet_query_with, use_cachet_typed_mutation, UseCachetTypedMutationHandle,
+    use_cachet_query, use_cachet_query_suspense, use_cachet_query_with, use_cachet_typed_mutation,
+    UseCachetTypedMutationHandle,
 };
 pub use use_cachet_sw_event::use_cachet_sw_event;

@@ -197,6 +197,11 @@ pub(crate) struct Driver {
     rerender: RefCell<Option<Rc<dyn Fn()>>>,
     /// Made once, so that handles of one driver compare equal.
     refetch: std::cell::OnceCell<Callback<()>>,
+    /// Suspended renders waiting for the first data or error (the Suspense form).
+    suspended: RefCell<Vec<yew::suspense::SuspensionHandle>>,
+    /// The first fetch was started by a suspended render (which runs no effects): the mount effect,
+    /// once it runs, does not fetch a second time.
+    started_in_render: std::cell::Cell<bool>,
 }
 
 impl Driver {
@@ -212,7 +217,26 @@ impl Driver {
             live: std::cell::Cell::new(false),
             rerender: RefCell::new(None),
             refetch: std::cell::OnceCell::new(),
+            suspended: RefCell::new(Vec::new()),
+            started_in_render: std::cell::Cell::new(false),
         }
+    }
+
+    /// For a suspended render: starts the first fetch now (a suspended component runs no effects), once.
+    pub(crate) fn start_in_render(self: &Rc<Self>) {
+        if !self.started_in_render.replace(true) {
+            self.dispatch(QueryEvent::Fetch);
+        }
+    }
+
+    /// For the mount effect: whether it should fetch (not when a suspended render already did).
+    pub(crate) fn mount_fetches(&self) -> bool {
+        !self.started_in_render.get()
+    }
+
+    /// Resumes `suspension` once the query has data or an error.
+    pub(crate) fn resume_when_settled(&self, suspension: yew::suspense::SuspensionHandle) {
+        self.suspended.borrow_mut().push(suspension);
     }
 
     /// What the next fetch runs, and how to re-render the component.
@@ -240,7 +264,13 @@ impl Driver {
     pub(crate) fn dispatch(self: &Rc<Self>, event: QueryEvent<Data, Error>) {
         let current = self.state.borrow().clone();
         let (next, effects) = current.reduce(event);
+        let settled = next.data.is_some() || next.error.is_some();
         *self.state.borrow_mut() = next;
+        if settled {
+            for suspension in self.suspended.borrow_mut().drain(..) {
+                suspension.resume();
+            }
+        }
         self.rerender();
         for QueryEffect::StartFetch { seq } in effects {
             let Some((request, client)) = self.request.borrow().clone() else { continue };

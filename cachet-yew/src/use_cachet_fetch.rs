@@ -54,6 +54,51 @@ where
     use_query(request, refetch, decode_as::<T>).handle::<T>()
 }
 
+/// [`use_cachet_fetch`] that suspends (Yew's `<Suspense>`) until the first data or error: the component
+/// renders only with them, and the `<Suspense fallback>` meanwhile. Later refetches keep the data shown
+/// and do not suspend again. A query that is not `enabled` suspends until it is.
+///
+/// # Panics
+/// When used outside `<CachetProvider>`.
+///
+/// # Example
+/// ```no_run
+/// use cachet_yew::{use_cachet_fetch_suspense, DataRequest, RefetchOptions};
+/// use yew::prelude::*;
+///
+/// #[derive(Clone, PartialEq, serde::Deserialize)]
+/// struct Hello { message: String }
+///
+/// #[function_component]
+/// fn Greeting() -> HtmlResult {
+///     let hello = use_cachet_fetch_suspense::<Hello>(DataRequest::get("/api/hello"), RefetchOptions::default())?;
+///     Ok(html! { <p>{ hello.data.map(|hello| hello.message).unwrap_or_default() }</p> })
+/// }
+///
+/// #[function_component]
+/// fn Page() -> Html {
+///     html! { <Suspense fallback={ html! { <p>{ "loading" }</p> } }><Greeting /></Suspense> }
+/// }
+/// ```
+#[hook]
+pub fn use_cachet_fetch_suspense<T>(
+    request: DataRequest,
+    refetch: RefetchOptions,
+) -> yew::suspense::SuspensionResult<UseCachetFetchHandle<T>>
+where
+    T: DeserializeOwned + Clone + PartialEq + 'static,
+{
+    let driver = use_query(request, refetch, decode_as::<T>);
+    let handle = driver.handle::<T>();
+    if handle.data.is_some() || handle.error.is_some() {
+        return Ok(handle);
+    }
+    driver.start_in_render();
+    let (suspension, resume) = yew::suspense::Suspension::new();
+    driver.resume_when_settled(resume);
+    Err(suspension)
+}
+
 /// The body of [`use_cachet_fetch`], the same for every `T` (see [`crate::query::Data`]).
 #[hook]
 fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> Rc<Driver> {
@@ -104,7 +149,11 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
     let enabling = driver.clone();
     use_effect_with(refetch.enabled, move |enabled| enabling.dispatch(QueryEvent::Enabled(*enabled)));
     let mounted = driver.clone();
-    use_effect_with(request.clone(), move |_| mounted.dispatch(QueryEvent::Fetch));
+    use_effect_with(request.clone(), move |_| {
+        if mounted.mount_fetches() {
+            mounted.dispatch(QueryEvent::Fetch)
+        }
+    });
     let polled = driver.clone();
     use_effect_with((request.clone(), refetch.refetch_interval), move |(_, interval)| {
         let polling = interval.map(|interval| {

@@ -86,6 +86,28 @@ where
     use_cachet_fetch(DataRequest::gql(body.query, variables, options), refetch)
 }
 
+/// [`use_cachet_query`] that suspends (Yew's `<Suspense>`) until the first data or error, as bounce's
+/// `use_query` does; see [`crate::use_cachet_fetch_suspense`].
+///
+/// # Panics
+/// When used outside `<CachetProvider>`.
+#[hook]
+pub fn use_cachet_query_suspense<Q>(
+    variables: Q::Variables,
+    options: GqlOptions,
+) -> yew::suspense::SuspensionResult<UseCachetQueryHandle<Q::ResponseData>>
+where
+    Q: GraphQLQuery,
+    Q::ResponseData: DeserializeOwned + Clone + PartialEq + 'static,
+{
+    let body = Q::build_query(variables);
+    let (variables, options) = parts(&body, options);
+    crate::use_cachet_fetch_suspense(
+        DataRequest::gql(body.query, variables, options),
+        RefetchOptions::default(),
+    )
+}
+
 /// The handle of [`use_cachet_typed_mutation`]: [`UseCachetMutationHandle`] whose `mutate` takes `Q`'s
 /// typed variables. `Clone + PartialEq` whatever `Q` is (the derive's unit struct implements neither).
 pub struct UseCachetTypedMutationHandle<Q: GraphQLQuery>

@@ -51,7 +51,7 @@ impl FakeServer {
                 let body: Value = serde_json::from_str(body).unwrap();
                 (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
             }
-            "GetTodos" | "ListTodos" | "FocusTodos" | "DependentTodos" | "PolledTodos" => {
+            "GetTodos" | "ListTodos" | "FocusTodos" | "DependentTodos" | "PolledTodos" | "SuspendedTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
             }
             "CreateTodo" => {
@@ -79,7 +79,7 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
                 Err(_) => String::new(),
             };
             let path = web_sys::Url::new(&request.url()).unwrap().pathname();
-            if body.contains("GetPage") {
+            if body.contains("GetPage") || body.contains("SuspendedTodos") {
                 // Slow enough for the placeholder to be seen.
                 gloo::timers::future::TimeoutFuture::new(150).await;
             }
@@ -677,5 +677,42 @@ async fn dependent_polled_and_paged_queries_follow_their_options() {
     click(&root, "#next-page");
     until(&root, "page 1 kept while page 2 loads", |html| html.contains("page 1 (placeholder)")).await;
     until(&root, "page 2", |html| html.contains("page 2 (own)")).await;
+    app.destroy();
+}
+
+/// The Suspense form: renders only with data; the fallback meanwhile.
+#[function_component]
+fn SuspendedTodos() -> HtmlResult {
+    let todos = cachet_yew::use_cachet_fetch_suspense::<Todos>(
+        // Network-only: a second fetch would reach the server (cache-first would answer it from memory).
+        DataRequest::gql(
+            "query SuspendedTodos { todos }",
+            None,
+            GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() },
+        ),
+        RefetchOptions::default(),
+    )?;
+    let count = todos.data.map(|data| data.todos.len()).unwrap_or_default();
+    Ok(html! { <p id="suspended">{ format!("{count} suspended todos, {:?}", todos.fetch_status) }</p> })
+}
+
+#[wasm_bindgen_test]
+async fn the_suspense_form_shows_the_fallback_until_the_first_data_then_fetches_no_more() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(3);
+    let fallback = html! { <p id="fallback">{ "loading" }</p> };
+    let (root, app) = mount(
+        client_on(&server, "cachet-yew-test-suspense"),
+        html! { <Suspense {fallback}><SuspendedTodos /></Suspense> },
+    );
+    until(&root, "the fallback while the first fetch runs", |html| html.contains(r#"id="fallback""#)).await;
+    until(&root, "the data once it arrived", |html| {
+        html.contains("3 suspended todos, Idle") && !html.contains("fallback")
+    })
+    .await;
+    // An absence: a second fetch after the resume would reach the server within its 150 ms delay.
+    gloo::timers::future::TimeoutFuture::new(400).await;
+    assert!(root.inner_html().contains("3 suspended todos, Idle"), "{}", root.inner_html());
+    assert_eq!(server.hits("SuspendedTodos"), 1, "the fetch started while suspended is the only one");
     app.destroy();
 }
