@@ -187,6 +187,37 @@ pub(crate) struct Fetched {
     pub(crate) server_tags: Vec<String>,
 }
 
+thread_local! {
+    /// The page's live query drivers, for optimistic updates (a mutation guesses the data of the queries
+    /// its invalidation will hit).
+    static LIVE: RefCell<Vec<std::rc::Weak<Driver>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A mutation's guess for the data of one type: `None` for data of another type.
+pub(crate) type Guess = Rc<dyn Fn(&dyn Any) -> Option<Data>>;
+
+/// Shows `guess` in every live query whose tags `tags` hit and whose data it applies to; returns those
+/// queries, to roll back if the mutation fails.
+pub(crate) fn guess_hit_queries(tags: &[String], guess: &Guess) -> Vec<Rc<Driver>> {
+    let live: Vec<Rc<Driver>> = LIVE.with(|live| {
+        let mut live = live.borrow_mut();
+        live.retain(|driver| driver.strong_count() > 0);
+        live.iter().filter_map(std::rc::Weak::upgrade).collect()
+    });
+    live.into_iter()
+        .filter(|driver| {
+            let request = driver.request.borrow().as_ref().map(|(request, _)| request.clone());
+            request.is_some_and(|request| cachet_core::tags::is_hit(&driver.tags(&request), tags))
+        })
+        .filter_map(|driver| {
+            let data = driver.data()?;
+            let guessed = guess(data.as_ref())?;
+            driver.dispatch(QueryEvent::Optimistic(guessed));
+            Some(driver)
+        })
+        .collect()
+}
+
 /// Feeds one query's machine and performs its effects. One per hook and request.
 pub(crate) struct Driver {
     decode: Decode,
@@ -220,6 +251,11 @@ impl Driver {
             suspended: RefCell::new(Vec::new()),
             started_in_render: std::cell::Cell::new(false),
         }
+    }
+
+    /// Makes this driver one of the page's live queries (for optimistic updates), while it lives.
+    pub(crate) fn register(self: &Rc<Self>) {
+        LIVE.with(|live| live.borrow_mut().push(Rc::downgrade(self)));
     }
 
     /// For a suspended render: starts the first fetch now (a suspended component runs no effects), once.

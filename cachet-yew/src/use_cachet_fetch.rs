@@ -110,7 +110,9 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
     let driver = (*use_memo(request.clone(), |_| {
         let kept =
             refetch.keep_previous_data.then(|| previous.borrow().as_ref().and_then(|driver| driver.data()));
-        Rc::new(Driver::new(online, decode, kept.flatten(), refetch.enabled))
+        let driver = Rc::new(Driver::new(online, decode, kept.flatten(), refetch.enabled));
+        driver.register();
+        driver
     }))
     .clone();
     *previous.borrow_mut() = Some(driver.clone());

@@ -1,11 +1,18 @@
 //! `use_cachet_mutation`: a GraphQL mutation; the queries it invalidates re-run by themselves.
 
+use std::any::Any;
+use std::rc::Rc;
+
 use cachet_client::{Error, GqlOptions, MutationResult};
+use cachet_core::graphql::operation_of;
+use cachet_core::machines::query::QueryEvent;
+use cachet_core::tags::{invalidation_tags, merge_tags, parse_tag_list};
 use futures::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yew::prelude::*;
 
+use crate::query::{guess_hit_queries, Data, Guess};
 use crate::use_cachet_client::use_cachet_context;
 
 /// Where a mutation stands.
@@ -55,6 +62,20 @@ impl<T: DeserializeOwned + Clone + PartialEq + 'static> UseCachetMutationHandle<
         self.run(self.mutation.clone(), variables, self.options.clone())
     }
 
+    /// Runs the mutation with `variables`, showing `guess(data)` meanwhile in every query of data type `D`
+    /// that the mutation's invalidation will hit (its derived tags and `invalidate`): until the re-run
+    /// after the invalidation brings the server's data, or, if the mutation fails, back to the data
+    /// before. A document-level guess: the app computes the whole new data, cachet applies and reverts
+    /// it (no normalised cache). A mutation queued offline keeps the guess until its replay invalidates.
+    pub fn mutate_optimistic<D: Clone + 'static>(
+        &self,
+        variables: Option<Value>,
+        guess: impl Fn(&D) -> D + 'static,
+    ) -> LocalBoxFuture<'static, Result<MutationResult<T>, Error>> {
+        let guess = type_erased(guess);
+        self.run_guessing(self.mutation.clone(), variables, self.options.clone(), Some(guess))
+    }
+
     /// Runs `mutation` (the typed hooks give their document at each call) with `variables` and `options`.
     pub(crate) fn run(
         &self,
@@ -62,6 +83,21 @@ impl<T: DeserializeOwned + Clone + PartialEq + 'static> UseCachetMutationHandle<
         variables: Option<Value>,
         options: GqlOptions,
     ) -> LocalBoxFuture<'static, Result<MutationResult<T>, Error>> {
+        self.run_guessing(mutation, variables, options, None)
+    }
+
+    /// [`Self::run`], with an optimistic `guess` for the queries the mutation will invalidate.
+    pub(crate) fn run_guessing(
+        &self,
+        mutation: AttrValue,
+        variables: Option<Value>,
+        options: GqlOptions,
+        guess: Option<Guess>,
+    ) -> LocalBoxFuture<'static, Result<MutationResult<T>, Error>> {
+        let guessed = match guess {
+            Some(guess) => guess_hit_queries(&invalidated_tags(&mutation, &options), &guess),
+            None => Vec::new(),
+        };
         let (state, client) = (self.state.clone(), self.context.client.clone());
         Box::pin(async move {
             state.set((MutationStatus::Running, None, None));
@@ -70,9 +106,29 @@ impl<T: DeserializeOwned + Clone + PartialEq + 'static> UseCachetMutationHandle<
                 Ok(result) => (MutationStatus::Success, Some(result.clone()), None),
                 Err(error) => (MutationStatus::Error, None, Some(error.clone())),
             });
+            if outcome.is_err() {
+                for driver in guessed {
+                    driver.dispatch(QueryEvent::RollBack);
+                }
+            }
             outcome
         })
     }
+}
+
+/// `guess` for data of type `D`, without its type.
+pub(crate) fn type_erased<D: Clone + 'static>(guess: impl Fn(&D) -> D + 'static) -> Guess {
+    Rc::new(move |data: &dyn Any| data.downcast_ref::<D>().map(|data| Rc::new(guess(data)) as Data))
+}
+
+/// The tags a mutation invalidates: those derived from its operation name and `options.invalidate`, as
+/// the Service Worker and the page client derive them (`cachet_core::tags`).
+fn invalidated_tags(mutation: &str, options: &GqlOptions) -> Vec<String> {
+    let derived = operation_of(mutation, options.operation_name.as_deref())
+        .map(|operation| invalidation_tags(operation.kind, operation.name.as_deref()))
+        .unwrap_or_default();
+    let explicit = parse_tag_list(&options.invalidate.join(",")).unwrap_or_default();
+    merge_tags(&derived, &explicit)
 }
 
 /// A mutation through the page client. On success the tags derived from its operation name and those of

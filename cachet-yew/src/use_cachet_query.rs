@@ -180,6 +180,20 @@ where
         let (variables, options) = parts(&body, self.inner.options.clone());
         self.inner.run(AttrValue::from(body.query), variables, options)
     }
+
+    /// [`UseCachetMutationHandle::mutate_optimistic`] with `Q`'s typed variables: `guess` is shown in
+    /// every query of data type `D` the mutation will invalidate, until the server's data replaces it, or
+    /// rolled back if the mutation fails.
+    pub fn mutate_optimistic<D: Clone + 'static>(
+        &self,
+        variables: Q::Variables,
+        guess: impl Fn(&D) -> D + 'static,
+    ) -> LocalBoxFuture<'static, Result<MutationResult<Q::ResponseData>, Error>> {
+        let body = Q::build_query(variables);
+        let (variables, options) = parts(&body, self.inner.options.clone());
+        let guess = crate::use_cachet_mutation::type_erased(guess);
+        self.inner.run_guessing(AttrValue::from(body.query), variables, options, Some(guess))
+    }
 }
 
 /// The typed mutation `Q`: [`use_cachet_mutation`] with `Q`'s document and `ResponseData`; it invalidates

@@ -47,6 +47,12 @@ impl FakeServer {
         };
         *self.hits.borrow_mut().entry(name.clone()).or_default() += 1;
         match name.as_str() {
+            "GuessedAdd" => {
+                self.todos.set(self.todos.get() + 1);
+                (json!({ "data": { "add": true } }), vec![])
+            }
+            // Answered 422 by `client_on`: a failed mutation, which invalidates nothing.
+            "RefusedAdd" => (json!({ "errors": [{ "message": "refused" }] }), vec![]),
             "GetPage" => {
                 let body: Value = serde_json::from_str(body).unwrap();
                 (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
@@ -79,7 +85,10 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
                 Err(_) => String::new(),
             };
             let path = web_sys::Url::new(&request.url()).unwrap().pathname();
-            if body.contains("GetPage") || body.contains("SuspendedTodos") {
+            if ["GetPage", "SuspendedTodos", "GuessedAdd", "RefusedAdd"]
+                .iter()
+                .any(|slow| body.contains(slow))
+            {
                 // Slow enough for the placeholder to be seen.
                 gloo::timers::future::TimeoutFuture::new(150).await;
             }
@@ -91,6 +100,9 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
                 response_headers.set(name, value).unwrap();
             }
             init.set_headers(&response_headers);
+            if body.contains("RefusedAdd") {
+                init.set_status(422);
+            }
             Ok(web_sys::Response::new_with_opt_str_and_init(Some(&answer.to_string()), &init).unwrap())
         })
     });
@@ -714,5 +726,50 @@ async fn the_suspense_form_shows_the_fallback_until_the_first_data_then_fetches_
     gloo::timers::future::TimeoutFuture::new(400).await;
     assert!(root.inner_html().contains("3 suspended todos, Idle"), "{}", root.inner_html());
     assert_eq!(server.hits("SuspendedTodos"), 1, "the fetch started while suspended is the only one");
+    app.destroy();
+}
+
+/// A list and two mutations that guess its next data: one the server accepts, one it refuses.
+#[function_component]
+fn GuessingTodos() -> Html {
+    let todos = use_cachet_gql::<Todos>("query GetTodos { todos }", None, GqlOptions::default());
+    let options = GqlOptions { invalidate: vec!["todos".into()], ..GqlOptions::default() };
+    let accepted = use_cachet_mutation::<Value>("mutation GuessedAdd { add }", options.clone());
+    let refused = use_cachet_mutation::<Value>("mutation RefusedAdd { add }", options);
+    let guess = |data: &Todos| Todos { todos: data.todos.iter().copied().chain([99]).collect() };
+    let on_accepted = Callback::from(move |_| {
+        let future = accepted.mutate_optimistic(None, guess);
+        wasm_bindgen_futures::spawn_local(async move { drop(future.await) });
+    });
+    let on_refused = Callback::from(move |_| {
+        let future = refused.mutate_optimistic(None, guess);
+        wasm_bindgen_futures::spawn_local(async move { drop(future.await) });
+    });
+    html! {
+        <>
+            <p id="guessing">{ format!("todos {:?}", todos.data.map(|data| data.todos)) }</p>
+            <button id="accepted" onclick={on_accepted}>{ "accepted" }</button>
+            <button id="refused" onclick={on_refused}>{ "refused" }</button>
+        </>
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_optimistic_guess_shows_until_the_server_answers_and_rolls_back_on_failure() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-optimistic"), html! { <GuessingTodos /> });
+    until(&root, "the list", |html| html.contains("todos Some([0])")).await;
+    click(&root, "#accepted");
+    until(&root, "the guess at once", |html| html.contains("todos Some([0, 99])")).await;
+    assert_eq!(server.hits("GuessedAdd"), 0, "shown before the server answered");
+    until(&root, "the server's data after the re-run", |html| html.contains("todos Some([0, 1])")).await;
+    assert_eq!((server.hits("GuessedAdd"), server.hits("GetTodos")), (1, 2));
+
+    click(&root, "#refused");
+    until(&root, "the second guess", |html| html.contains("todos Some([0, 1, 99])")).await;
+    until(&root, "rolled back once refused", |html| html.contains("todos Some([0, 1])")).await;
+    assert_eq!(server.hits("RefusedAdd"), 1);
+    assert_eq!(server.hits("GetTodos"), 2, "a refused mutation invalidates nothing");
     app.destroy();
 }

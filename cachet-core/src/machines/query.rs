@@ -14,6 +14,9 @@
 //! | [`QueryEvent::Enabled`]`(true)` after `false` | fetches when a fetch was wanted meanwhile or no data arrived yet | `StartFetch` then |
 //! | [`QueryEvent::Tick`] (the polling interval) | a fetch, only when enabled, online, visible and idle | `StartFetch` then |
 //! | [`QueryEvent::Visible`]`(v)` | remembered: a hidden tab does not poll | none |
+//! | [`QueryEvent::Optimistic`]`(data)` (a mutation's guess) | `data` shown, the data before the first guess kept aside | none |
+//! | [`QueryEvent::RollBack`] (the mutation failed) | the data kept aside is shown again | none |
+//! | [`QueryEvent::Resolved`] after a guess | the server's data replaces the guess (the re-run after invalidation) | none |
 //!
 //! Data is kept across refetches and errors: status says how the *last* fetch ended, `data` is the
 //! last data that arrived. A query may start with the data of the request it replaces
@@ -68,6 +71,8 @@ pub struct QueryState<T, E> {
     pub visible: bool,
     /// `data` is the previous request's, shown while this one's first data loads.
     pub placeholder: bool,
+    /// While `data` is a mutation's guess: the data it replaced, to show again if the mutation fails.
+    pub before_guess: Option<Option<T>>,
 }
 
 /// An input.
@@ -105,6 +110,10 @@ pub enum QueryEvent<T, E> {
     Tick,
     /// The tab became visible (`true`) or hidden.
     Visible(bool),
+    /// A mutation's guess of the data, shown until the server's arrives.
+    Optimistic(T),
+    /// The mutation behind the guess failed: show the data from before it.
+    RollBack,
 }
 
 /// What the edge must do.
@@ -133,6 +142,7 @@ impl<T, E> QueryState<T, E> {
             wanted: false,
             visible: true,
             placeholder: false,
+            before_guess: None,
         }
     }
 
@@ -164,8 +174,18 @@ impl<T, E> QueryState<T, E> {
                 }
             }
             QueryEvent::Visible(visible) => self.visible = visible,
+            QueryEvent::Optimistic(guess) => {
+                let before = self.data.replace(guess);
+                self.before_guess.get_or_insert(before);
+            }
+            QueryEvent::RollBack => {
+                if let Some(before) = self.before_guess.take() {
+                    self.data = before;
+                }
+            }
             QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
                 self.placeholder = false;
+                self.before_guess = None;
                 self.status = QueryStatus::Success;
                 self.fetch_status = FetchStatus::Idle;
                 self.data = Some(data);

@@ -146,3 +146,21 @@ fn new_variables_show_the_previous_data_as_a_placeholder_until_their_own() {
     assert_eq!((state.data, state.placeholder), (Some("page 2"), false));
     assert!(!State::keeping(true, None).placeholder);
 }
+
+#[test]
+fn a_guess_shows_until_the_server_answers_and_rolls_back_when_the_mutation_fails() {
+    let (state, _) = run(State::new(true), vec![QueryEvent::Fetch, resolved(1, "one")]);
+    let (state, effects) =
+        run(state, vec![QueryEvent::Optimistic("one, two?"), QueryEvent::Optimistic("one, two?, three?")]);
+    assert_eq!((effects, state.data), (vec![], Some("one, two?, three?")), "a guess fetches nothing");
+    let (rolled_back, _) = state.clone().reduce(QueryEvent::RollBack);
+    assert_eq!(rolled_back.data, Some("one"), "back to the data before the first guess");
+    assert_eq!(rolled_back.before_guess, None);
+    // The mutation succeeded: its invalidation re-runs the query, whose answer replaces the guess.
+    let (state, effects) = state.reduce(QueryEvent::Invalidated);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    let (state, _) = state.reduce(resolved(2, "one, two, three"));
+    assert_eq!((state.data, state.before_guess), (Some("one, two, three"), None));
+    let (state, _) = state.reduce(QueryEvent::RollBack);
+    assert_eq!(state.data, Some("one, two, three"), "nothing to roll back once the server answered");
+}
