@@ -37,18 +37,21 @@ fn parts<V: serde::Serialize>(body: &QueryBody<V>, options: GqlOptions) -> (Opti
 /// When used outside `<CachetProvider>`.
 ///
 /// # Example
-/// ```ignore
-/// // graphql/schema.graphql holds the server's schema, graphql/get_todos.graphql `query GetTodos { todos { id title } }`.
+/// ```no_run
+/// use cachet_client::GqlOptions;
+/// use cachet_yew::use_cachet_query;
+/// use yew::prelude::*;
+///
+/// // The schema file is the server's; the query file holds `query GetTodos { todos }`.
 /// #[derive(graphql_client::GraphQLQuery)]
-/// #[graphql(schema_path = "graphql/schema.graphql", query_path = "graphql/get_todos.graphql",
+/// #[graphql(schema_path = "tests/graphql/schema.graphql", query_path = "tests/graphql/get_todos.graphql",
 ///           response_derives = "Clone, PartialEq, Debug")]
 /// struct GetTodos;
 ///
 /// #[function_component]
-/// fn TodoList() -> Html {
+/// fn TodoCount() -> Html {
 ///     let todos = use_cachet_query::<GetTodos>(get_todos::Variables, GqlOptions::with_auth(true));
-///     let items = todos.data.iter().flat_map(|data| data.todos.iter()).map(|todo| html! { <li>{ &todo.title }</li> });
-///     html! { <ul>{ for items }</ul> }
+///     html! { <p>{ todos.data.map(|data| data.todos.len()).unwrap_or_default() }</p> }
 /// }
 /// ```
 #[hook]
@@ -71,6 +74,32 @@ where
 ///
 /// # Panics
 /// When used outside `<CachetProvider>`.
+///
+/// # Example
+/// ```no_run
+/// use std::time::Duration;
+/// use cachet_client::GqlOptions;
+/// use cachet_yew::{use_cachet_query_with, RefetchOptions};
+/// use yew::prelude::*;
+///
+/// #[derive(graphql_client::GraphQLQuery)]
+/// #[graphql(schema_path = "tests/graphql/schema.graphql", query_path = "tests/graphql/get_todos.graphql",
+///           response_derives = "Clone, PartialEq, Debug")]
+/// struct GetTodos;
+///
+/// #[derive(Properties, PartialEq)]
+/// struct Props { signed_in: bool }
+///
+/// #[function_component]
+/// fn LiveCount(props: &Props) -> Html {
+///     // Waits until signed in, then polls every 10 s (not while offline or hidden); a count of it.
+///     let refetch = RefetchOptions { enabled: props.signed_in, refetch_interval: Some(Duration::from_secs(10)),
+///                                    ..RefetchOptions::default() };
+///     let todos = use_cachet_query_with::<GetTodos>(get_todos::Variables, GqlOptions::with_auth(true), refetch);
+///     let count = todos.select(|data| data.todos.len());
+///     html! { <p>{ count.data.unwrap_or_default() }</p> }
+/// }
+/// ```
 #[hook]
 pub fn use_cachet_query_with<Q>(
     variables: Q::Variables,
@@ -91,6 +120,29 @@ where
 ///
 /// # Panics
 /// When used outside `<CachetProvider>`.
+///
+/// # Example
+/// ```no_run
+/// use cachet_client::GqlOptions;
+/// use cachet_yew::use_cachet_query_suspense;
+/// use yew::prelude::*;
+///
+/// #[derive(graphql_client::GraphQLQuery)]
+/// #[graphql(schema_path = "tests/graphql/schema.graphql", query_path = "tests/graphql/get_todos.graphql",
+///           response_derives = "Clone, PartialEq, Debug")]
+/// struct GetTodos;
+///
+/// #[function_component]
+/// fn TodoCount() -> HtmlResult {
+///     let todos = use_cachet_query_suspense::<GetTodos>(get_todos::Variables, GqlOptions::default())?;
+///     Ok(html! { <p>{ todos.data.map(|data| data.todos.len()).unwrap_or_default() }</p> })
+/// }
+///
+/// #[function_component]
+/// fn Page() -> Html {
+///     html! { <Suspense fallback={ html! { <p>{ "loading" }</p> } }><TodoCount /></Suspense> }
+/// }
+/// ```
 #[hook]
 pub fn use_cachet_query_suspense<Q>(
     variables: Q::Variables,
@@ -202,6 +254,37 @@ where
 ///
 /// # Panics
 /// When used outside `<CachetProvider>`.
+///
+/// # Example
+/// ```no_run
+/// use cachet_client::GqlOptions;
+/// use cachet_yew::use_cachet_typed_mutation;
+/// use yew::prelude::*;
+///
+/// #[derive(graphql_client::GraphQLQuery)]
+/// #[graphql(schema_path = "tests/graphql/schema.graphql", query_path = "tests/graphql/create_todo.graphql",
+///           response_derives = "Clone, PartialEq, Debug")]
+/// struct CreateTodo;
+///
+/// #[derive(graphql_client::GraphQLQuery)]
+/// #[graphql(schema_path = "tests/graphql/schema.graphql", query_path = "tests/graphql/get_todos.graphql",
+///           response_derives = "Clone, PartialEq, Debug")]
+/// struct GetTodos;
+///
+/// #[function_component]
+/// fn AddTodo() -> Html {
+///     let create = use_cachet_typed_mutation::<CreateTodo>(GqlOptions::with_auth(true));
+///     let onclick = Callback::from(move |_| {
+///         // Every GetTodos list shows one more item at once; rolled back if the server refuses.
+///         let guess = |data: &get_todos::ResponseData| {
+///             get_todos::ResponseData { todos: data.todos.iter().copied().chain([0]).collect() }
+///         };
+///         let done = create.mutate_optimistic(create_todo::Variables, guess);
+///         wasm_bindgen_futures::spawn_local(async move { drop(done.await) });
+///     });
+///     html! { <button {onclick}>{ "add" }</button> }
+/// }
+/// ```
 #[hook]
 pub fn use_cachet_typed_mutation<Q>(options: GqlOptions) -> UseCachetTypedMutationHandle<Q>
 where

@@ -198,6 +198,11 @@ fn test(root: &std::path::Path) -> Result<()> {
         args.extend(["--exclude", "cachet-e2e"]);
         run::cargo(&path, &args)
     })?;
+    // Doc examples are not compiled for wasm32 (rustdoc skips a cross target's doctests): compile the
+    // hooks' examples natively (`no_run`: yew builds for the host too), so that every one stays true.
+    run::step("doc examples of cachet-yew compile (native, no_run)", || {
+        run::cargo(&path, &["test", "--doc", "-p", "cachet-yew"])
+    })?;
     run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
         run::cargo(
             &path,
