@@ -684,6 +684,14 @@ async fn dependent_polled_and_paged_queries_follow_their_options() {
     set_hidden(false);
     let polled = server.clone();
     until(&root, "polling again once visible", move |_| polled.hits("PolledTodos") > hidden_at).await;
+    // ...none while the hub says the browser is offline, and again once back online.
+    dispatch_on_window("offline");
+    let offline_at = server.hits("PolledTodos");
+    gloo::timers::future::TimeoutFuture::new(300).await;
+    assert_eq!(server.hits("PolledTodos"), offline_at, "an offline browser does not poll");
+    dispatch_on_window("online");
+    let polled = server.clone();
+    until(&root, "polling again once online", move |_| polled.hits("PolledTodos") >= offline_at + 3).await;
 
     // New variables: the previous page stays, marked, until the next one arrives.
     click(&root, "#next-page");
