@@ -48,6 +48,8 @@ pub struct AppState {
     /// Held by a GraphQL request with an `Idempotency-Key` from the lookup of its key to the write of
     /// its answer ([`crate::idempotency`]).
     pub idempotency: Arc<tokio::sync::Mutex<()>>,
+    /// Milliseconds each GraphQL answer waits after the operation ran (test hook `/__test/slow-graphql`).
+    pub graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl FromRef<AppState> for Arc<Counters> {
@@ -71,6 +73,7 @@ impl AppState {
             graphql_responses: Arc::default(),
             static_files: StaticFiles::new(config.static_dir.as_deref()),
             idempotency: Arc::default(),
+            graphql_delay_ms: Arc::default(),
         })
     }
 }

@@ -89,11 +89,15 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
     };
     let key = match idempotency::key(&headers) {
         Ok(Some(key)) => key,
-        Ok(None) => return Json(state.schema.execute(request.data(authed.user)).await).into_response(),
+        Ok(None) => {
+            let response = state.schema.execute(request.data(authed.user)).await;
+            crate::test_hooks::delay_graphql_answer(&state).await;
+            return Json(response).into_response();
+        }
         Err(message) => return graphql_error(StatusCode::BAD_REQUEST, &message),
     };
     let user_id = authed.user.id;
-    let _one_at_a_time = state.idempotency.lock().await;
+    let one_at_a_time = state.idempotency.lock().await;
     match state.db.idempotent_answer(user_id, &key) {
         Ok(Some((status, body))) => {
             state.counters.incr("graphql idempotent replay");
@@ -112,6 +116,8 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
     if let Err(err) = state.db.keep_idempotent_answer(user_id, &key, 200, &body, now_ms()) {
         return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string());
     }
+    drop(one_at_a_time);
+    crate::test_hooks::delay_graphql_answer(&state).await;
     (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
