@@ -127,7 +127,7 @@ async fn database_exists() -> Result<bool, Error> {
         .map_err(|e| Error::js("window.indexedDB", e))?
         .unwrap_or(JsValue::UNDEFINED);
     let databases = js_sys::Reflect::get(&factory, &"databases".into())
-        .and_then(|databases| databases.dyn_into::<js_sys::Function>().map_err(JsValue::from))
+        .and_then(|databases| databases.dyn_into::<js_sys::Function>())
         .and_then(|databases| databases.call0(&factory))
         .map_err(|e| Error::js("indexedDB.databases", e))?;
     let list = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&databases))

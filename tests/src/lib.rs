@@ -403,3 +403,13 @@ impl Harness {
         }
     }
 }
+
+impl Harness {
+    /// The answers the running server kept under `Idempotency-Key`s of `user`: `(key, status, body)`.
+    pub fn idempotent_answers(&self, user: &str) -> Result<Vec<(String, u16, String)>> {
+        match &self.server {
+            Some(server) => server.idempotent_answers_of(user),
+            None => Ok(Vec::new()),
+        }
+    }
+}

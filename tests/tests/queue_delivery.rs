@@ -204,6 +204,17 @@ async fn storm_then_idle(harness: &mut Harness, reload_as: Option<&str>) -> Resu
         figures.last_stop_to_last_applied_ms
     );
     let summary = queue_summary(&stored);
+    if seen != expected {
+        let kept = harness.idempotent_answers("alice")?;
+        let failed: Vec<&(String, u16, String)> =
+            kept.iter().filter(|(_, _, body)| body.contains("errors")).collect();
+        println!(
+            "server: {} CreateTodo requests, {} answered again for a repeated key; {} answers kept, with errors: {failed:?}",
+            harness.count("graphql CreateTodo"),
+            harness.count("graphql idempotent replay"),
+            kept.len()
+        );
+    }
     assert_eq!(seen, expected, "every mutation applied exactly once, in order; the queue: {summary}");
     assert_eq!(summary, "0 items, 0 dead letters", "the queue: {stored}");
     assert!(

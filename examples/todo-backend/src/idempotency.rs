@@ -64,6 +64,16 @@ impl Db {
         Ok(row)
     }
 
+    /// Every answer kept for `user_id`, oldest first: `(key, status, body)`.
+    pub fn idempotent_answers(&self, user_id: i64) -> anyhow::Result<Vec<(String, u16, String)>> {
+        let conn = self.conn()?;
+        let mut statement = conn.prepare(
+            "SELECT key, status, body FROM idempotency WHERE user_id = ?1 ORDER BY created_at, rowid",
+        )?;
+        let rows = statement.query_map(params![user_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Keeps the first answer to `key` of `user_id` (a second one is ignored).
     pub fn keep_idempotent_answer(
         &self,

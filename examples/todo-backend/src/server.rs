@@ -111,6 +111,15 @@ impl RunningServer {
         }
     }
 
+    /// The answers kept under `Idempotency-Key`s of the user `username`, oldest first: `(key, status,
+    /// body)` (see [`crate::idempotency`]).
+    pub fn idempotent_answers_of(&self, username: &str) -> anyhow::Result<Vec<(String, u16, String)>> {
+        match self.db.user_with_hash(username)? {
+            Some((user, _)) => self.db.idempotent_answers(user.id),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// Makes every GraphQL answer wait `ms` after its operation ran, as `/__test/slow-graphql` does.
     pub fn slow_graphql(&self, ms: u64) {
         self.graphql_delay_ms.store(ms, std::sync::atomic::Ordering::SeqCst);
