@@ -3,19 +3,20 @@
 //!
 //! One tab of the origin at a time runs it: the one holding the Web Lock [`LOCK`] (the others wait for
 //! it; a tab closed or reloaded hands it on). The holder reads the queue the Service Worker stored in
-//! IndexedDB and does what [`QueueState::alarm`] says: post `{"v":1,"type":"replay-queue"}` to the
-//! controller (which starts a stopped worker; the worker's start replays what is due) when the head is
-//! due, again every [`ALARM_RECHECK_MS`] while it stays due, and otherwise sleep until it is due. It reads
-//! the queue again at once when the `cachet` channel carries anything (`mutation-queued`,
-//! `mutation-failed {retryAt}`, `mutation-replayed`, ...) and when the browser goes online. The decision
-//! is the core's; this module only reads, waits and posts.
+//! IndexedDB and does what the core's rule says ([`alarm_from_json`]: the rule of `QueueState::alarm`,
+//! read straight from the stored text so that a page does not carry the whole decoder): post
+//! `{"v":1,"type":"replay-queue"}` to the controller (which starts a stopped worker; the worker's start
+//! replays what is due) when the head is due, again every [`ALARM_RECHECK_MS`] while it stays due, and
+//! otherwise sleep until it is due. It reads the queue again at once when the `cachet` channel carries
+//! anything (`mutation-queued`, `mutation-failed {retryAt}`, `mutation-replayed`, ...) and when the
+//! browser goes online. The decision is the core's; this module only reads, waits and posts.
 //!
 //! With no tab open, the Service Worker's own start (a page opened) and Background Sync replay.
 
 use std::rc::Weak;
 
 use cachet_core::machines::queue::{
-    Alarm, QueueState, ALARM_RECHECK_MS, STORE_DATABASE, STORE_KEY, STORE_NAME,
+    alarm_from_json, Alarm, ALARM_RECHECK_MS, STORE_DATABASE, STORE_KEY, STORE_NAME,
 };
 use cachet_core::protocol::PageToSw;
 use futures::channel::mpsc;
@@ -60,9 +61,12 @@ pub(crate) fn start(inner: Weak<Inner>) {
         let mut reported = false;
         while let Some(client) = inner.upgrade() {
             let now = now_ms();
-            let alarm = match read_queue().await {
-                Ok(Some(state)) => state.alarm(now, window.navigator().on_line()),
-                Ok(None) => Alarm { wake_now: false, check_at: None },
+            let stored = read_queue().await.and_then(|text| match text {
+                Some(text) => Ok(alarm_from_json(&text, now, window.navigator().on_line())?),
+                None => Ok(Alarm { wake_now: false, check_at: None }),
+            });
+            let alarm = match stored {
+                Ok(alarm) => alarm,
                 Err(error) => {
                     if !std::mem::replace(&mut reported, true) {
                         web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
@@ -93,9 +97,10 @@ pub(crate) fn start(inner: Weak<Inner>) {
     });
 }
 
-/// The queue as the Service Worker stored it; `None` when it stored none yet. A page never creates the
-/// database (a page without a Service Worker keeps none); it opens it as the worker does.
-async fn read_queue() -> Result<Option<QueueState>, Error> {
+/// The queue's record as the Service Worker stored it (JSON text); `None` when it stored none yet. A page
+/// never creates the database (a page without a Service Worker keeps none); it opens it as the worker
+/// does.
+async fn read_queue() -> Result<Option<String>, Error> {
     if !database_exists().await? {
         return Ok(None);
     }
@@ -113,10 +118,7 @@ async fn read_queue() -> Result<Option<QueueState>, Error> {
     }
     .await;
     database.close();
-    let Some(text) = stored.map_err(idb)?.and_then(|value| value.as_string()) else {
-        return Ok(None);
-    };
-    Ok(Some(QueueState::from_json_as_written(&text)?))
+    Ok(stored.map_err(idb)?.and_then(|value| value.as_string()))
 }
 
 /// Whether the origin has the queue's database (`indexedDB.databases()`).

@@ -280,6 +280,39 @@ pub enum QueueEffect {
     Refused(Refusal),
 }
 
+/// [`QueueState::alarm`] straight from the stored text, reading only what it needs (the head's
+/// `nextAttemptAt` and `online`): what a page runs, so that it does not carry the whole decoder. A text
+/// that lacks them is [`crate::Error::StoredState`] naming the field.
+pub fn alarm_from_json(text: &str, now: u64, browser_online: bool) -> Result<Alarm, crate::Error> {
+    let wrong = |message: String| crate::Error::StoredState { what: "mutation queue", message };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|error| wrong(error.to_string()))?;
+    let items = value.get("items").and_then(serde_json::Value::as_array);
+    let items = items.ok_or_else(|| wrong("items: expected an array".to_owned()))?;
+    let head_due_at = match items.first() {
+        None => None,
+        Some(head) => Some(
+            head.get("nextAttemptAt")
+                .and_then(serde_json::Value::as_u64)
+                .ok_or_else(|| wrong("items[0].nextAttemptAt: expected a whole number".to_owned()))?,
+        ),
+    };
+    let online = value.get("online").and_then(serde_json::Value::as_bool);
+    let online = online.ok_or_else(|| wrong("online: expected true or false".to_owned()))?;
+    Ok(alarm_of(head_due_at, online, now, browser_online))
+}
+
+/// The one rule behind [`QueueState::alarm`] and [`alarm_from_json`].
+fn alarm_of(head_due_at: Option<u64>, queue_online: bool, now: u64, browser_online: bool) -> Alarm {
+    let recheck = Some(now.saturating_add(ALARM_RECHECK_MS));
+    match head_due_at {
+        None => Alarm { wake_now: false, check_at: None },
+        Some(_) if !browser_online => Alarm { wake_now: false, check_at: None },
+        Some(_) if !queue_online => Alarm { wake_now: false, check_at: recheck },
+        Some(due_at) if due_at > now => Alarm { wake_now: false, check_at: Some(due_at) },
+        Some(_) => Alarm { wake_now: true, check_at: recheck },
+    }
+}
+
 /// The queue. Serialises as camelCase JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -359,16 +392,8 @@ impl QueueState {
     /// Waking a worker that is alive and busy with the head changes nothing (one in flight); a new
     /// instance forgets what was in flight and sends the head again.
     pub fn alarm(&self, now: u64, browser_online: bool) -> Alarm {
-        let recheck = Some(now.saturating_add(ALARM_RECHECK_MS));
-        match self.items.front() {
-            None => Alarm { wake_now: false, check_at: None },
-            Some(_) if !browser_online => Alarm { wake_now: false, check_at: None },
-            Some(_) if !self.online => Alarm { wake_now: false, check_at: recheck },
-            Some(head) if head.next_attempt_at > now => {
-                Alarm { wake_now: false, check_at: Some(head.next_attempt_at) }
-            }
-            Some(_) => Alarm { wake_now: true, check_at: recheck },
-        }
+        let head_due_at = self.items.front().map(|head| head.next_attempt_at);
+        alarm_of(head_due_at, self.online, now, browser_online)
     }
 
     /// Applies one event.
