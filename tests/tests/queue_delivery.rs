@@ -148,7 +148,7 @@ struct Figures {
 /// The whole story from the point where the mutations are queued and the worker stopped: the server
 /// comes back, the page hears the network is back, the storm of stops (with a reload and a new login
 /// every third stop when `reload_as` is `Some(auth)`), then the page idle until every mutation was
-/// applied or 5 s passed since the last stop.
+/// applied or 5 s passed since the last stop (or since the end of the reload that followed it).
 async fn storm_then_idle(harness: &mut Harness, reload_as: Option<&str>) -> Result<Figures> {
     harness.restart_server().await?;
     harness.slow_graphql(SLOW_ANSWER_MS);
@@ -157,18 +157,19 @@ async fn storm_then_idle(harness: &mut Harness, reload_as: Option<&str>) -> Resu
     println!("stop moments seeded with {}", random.0);
     let storm_started = Instant::now();
     let (mut stops, mut reloads) = (0, 0);
+    // The last disruption: a stop, or the end of a reload and its login (the test's own steps).
     let mut last_stop_ms = now_ms();
     while storm_started.elapsed() < STORM {
         tokio::time::sleep(Duration::from_millis(150 + random.below(750))).await;
         harness.stop_service_workers().await?;
         stops += 1;
-        last_stop_ms = now_ms();
         if let Some(auth) = reload_as.filter(|_| stops % 3 == 0) {
             harness.client.refresh().await?;
             harness.open_controlled_here().await?;
             start_client(harness, auth).await?;
             reloads += 1;
         }
+        last_stop_ms = now_ms();
     }
     let last_stop = Instant::now();
     // The page is idle from here on: only the server's table is read, from this process.
