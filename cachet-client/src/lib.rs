@@ -76,6 +76,7 @@ mod listeners;
 mod locks;
 mod memory_cache;
 pub mod pipeline;
+mod queue_alarm;
 pub mod refresh;
 mod store;
 mod sw;

@@ -10,6 +10,7 @@
 //! | `navigator.serviceWorker` | `message` | acks, nacks, refresh requests ([`crate::sw`]) |
 //! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user |
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
+//! | the queue alarm ([`crate::queue_alarm`], one tab) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
 //!
 //! Start-up restores the persisted record: a record without an `Authorization` fingerprint (cookie auth)
 //! is the current auth while unexpired; a record with one (a bearer token was in use) asks the other tabs
@@ -123,6 +124,7 @@ impl Inner {
             }));
         }
         *self.listeners.borrow_mut() = listeners;
+        crate::queue_alarm::start(weak);
     }
 
     fn on_sw_event(self: &Rc<Self>, event: SwEvent) {

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
-use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal};
+use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal, IDEMPOTENCY_KEY_HEADER};
 use cachet_core::protocol::SwEvent;
 use cachet_worker::sw::queue::{replay, Trigger};
 use cachet_worker::sw::queue_store::{self, DATABASE, STATE_KEY, STORE};
@@ -42,7 +42,8 @@ fn mutation(name: &str, url: &str) -> QueuedRequest {
 async fn enqueue_offline(request: QueuedRequest) -> u64 {
     let effects = queue_store::update(QueueBounds::default(), &|state| {
         let (state, _) = state.reduce(QueueEvent::Offline);
-        state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000 })
+        let random = u128::from(state.next_id);
+        state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000, random })
     })
     .await
     .unwrap();
@@ -74,7 +75,11 @@ async fn the_stored_queue_reads_back_as_written() {
     let state = queue_store::load(QueueBounds::default()).await.unwrap();
     let ids: Vec<u64> = state.items.iter().map(|item| item.id).collect();
     assert_eq!(ids, [first, second], "in order");
-    assert_eq!(state.items[0].request, mutation("CreateTodo", "https://t.invalid/graphql"));
+    let mut stored = state.items[0].request.clone();
+    let key = stored.headers.pop().unwrap();
+    assert_eq!((key.0.as_str(), key.1.len()), (IDEMPOTENCY_KEY_HEADER, 36), "a UUID key, stored with it");
+    assert_eq!(stored, mutation("CreateTodo", "https://t.invalid/graphql"));
+    assert_ne!(state.items[1].request.idempotency_key(), Some(key.1.as_str()), "one key per item");
     assert_eq!(state.items[1].request.operation_name.as_deref(), Some("UpdateTodo"));
     assert!(!state.online);
     assert_eq!(state.next_id, second + 1);
@@ -83,7 +88,11 @@ async fn the_stored_queue_reads_back_as_written() {
     let narrow = QueueBounds { max_items: 2, ..QueueBounds::default() };
     assert_eq!(queue_store::load(narrow).await.unwrap().bounds, narrow);
     let refused = queue_store::update(narrow, &|state| {
-        state.reduce(QueueEvent::Enqueue { request: mutation("Third", "https://t.invalid/g"), now: 2 })
+        state.reduce(QueueEvent::Enqueue {
+            request: mutation("Third", "https://t.invalid/g"),
+            now: 2,
+            random: 3,
+        })
     })
     .await
     .unwrap();
@@ -188,5 +197,42 @@ async fn a_replay_without_network_backs_off_announces_and_waits_for_connectivity
     // Offline, a trigger that is not a connectivity change sends nothing.
     replay(Trigger::Timer, &config, &|_| ()).await.unwrap();
     assert_eq!(queue_store::load(QueueBounds::default()).await.unwrap().items[0].attempts, 1);
+    queue_store::clear().await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_bearer_replay_with_no_page_to_authorise_it_waits_without_costing_an_attempt() {
+    queue_store::clear().await.unwrap();
+    let events = listen_for_events();
+    // Marked `X-Cachet-Auth: 1` under bearer auth: the token lives in a page, and no page is controlled.
+    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    let config = Rc::new(
+        Config::from_json_str(
+            r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true}}}"#,
+        )
+        .unwrap(),
+    );
+    let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
+    for _ in 0..3 {
+        // Due now (the page's alarm wakes the worker when it is).
+        queue_store::update(QueueBounds::default(), &|mut state| {
+            state.items[0].next_attempt_at = 0;
+            (state, Vec::new())
+        })
+        .await
+        .unwrap();
+        let collector = background.clone();
+        replay(Trigger::Online, &config, &move |promise| collector.borrow_mut().push(promise)).await.unwrap();
+        match next_event(&events).await {
+            SwEvent::MutationFailed { id: failed, attempts: 0, .. } => assert_eq!(failed, id),
+            other => {
+                panic!("expected mutation-failed, got {}", cachet_core::protocol::encode_sw_event(&other))
+            }
+        }
+    }
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    assert_eq!((state.items.len(), state.items[0].attempts), (1, 0), "not sent is not an attempt");
+    assert!(state.dead_letters.is_empty() && state.online, "nor a dead letter, nor offline");
+    assert_eq!(background.borrow().len(), 0, "no worker timer: a page's alarm or the next trigger retries");
     queue_store::clear().await.unwrap();
 }

@@ -16,16 +16,29 @@
 //!   | auth failure, first time for this item | [`QueueEffect::RequestRefresh`]; after [`QueueEvent::RefreshFinished`] `ok` it is sent again at once; not `ok`: it backs off |
 //!   | auth failure after a refresh | dead letter [`DeadLetterReason::Unauthorized`]: never a refresh loop |
 //!   | 4xx other than 408 and 429 | dead letter [`DeadLetterReason::Rejected`]: resending cannot help |
-//!   | 408, 429, 5xx, other statuses, network failure | retried after a backoff, or dead letter [`DeadLetterReason::TooManyAttempts`] once it was sent `maxAttempts` times |
+//!   | 408, 429, 5xx, other statuses, network failure | retried after a backoff, or dead letter [`DeadLetterReason::TooManyAttempts`] once `maxAttempts` sends failed so |
+//!   | not sent ([`SendFailure::NotSent`]: no page could give a bearer mutation its auth) | retried after a backoff; never counted, never a dead letter |
 //!
-//!   The auth retry is the one send not counted against `maxAttempts`.
+//! - **Stops are not failures.** `attempts` counts sends that ended in an answer or a network failure,
+//!   counted when the outcome arrives ([`QueueEvent::SendFailed`]), never when the send starts: a worker
+//!   stopped in the middle of a send (the browser does it at will) reports nothing, and a new instance
+//!   sends the item again without it costing an attempt, however often it happens. The auth retry is not
+//!   counted either.
+//! - **Idempotency.** [`QueueEvent::Enqueue`] gives every item an `Idempotency-Key` header
+//!   ([`IDEMPOTENCY_KEY_HEADER`], a UUID made from the caller's random `u128`; a key the app set itself is
+//!   kept), stored with it and sent with every replay of it: delivery is at least once, and exactly once
+//!   where the server answers a repeated key with its first answer and applies nothing.
+//! - **The alarm.** The Service Worker's wake-up timer dies with it. A page keeps the schedule instead:
+//!   [`QueueState::alarm`] says, from the stored state, when a page must post `replay-queue` to wake the
+//!   worker (the head is due: now, and again every [`ALARM_RECHECK_MS`] while it stays due, since a
+//!   worker stopped mid-send leaves it due) and when to read the queue again.
 //! - **Backoff** after the n-th failed send: `d = min(backoffMaxMs, backoffBaseMs * 2^(n-1))`, then
 //!   "equal jitter": a delay in `[d/2, d]` chosen by the caller's random `u32`
 //!   (`d/2 + (d - d/2) * random / u32::MAX`). The reducer reads no clock and no random source.
 //! - **Stale outcomes** (an id that is not in flight, e.g. after [`QueueEvent::Clear`]) are ignored.
 //! - **Persistence.** The state is serde-serialisable; every change emits [`QueueEffect::Persist`].
 //!   [`QueueState::from_json`] clears `inFlight` and `awaitingRefresh`: a Service Worker killed mid-send
-//!   sends that item again (at-least-once delivery; servers should make mutations idempotent).
+//!   sends that item again, with the same `Idempotency-Key` (at-least-once delivery).
 
 use crate::config::QueueBounds;
 
@@ -41,6 +54,41 @@ pub const QUEUED_HEADER: &str = "x-cachet-queued";
 /// The body of the 202 answer to a queued mutation: a GraphQL result with no data, saying it was queued.
 pub fn queued_body(id: u64) -> String {
     format!(r#"{{"data":null,"extensions":{{"cachet":{{"queued":true,"id":{id}}}}}}}"#)
+}
+
+/// The IndexedDB database where the Service Worker keeps the queue (version 1, one object store
+/// [`STORE_NAME`] with out-of-line keys, the whole [`QueueState`] as JSON text under [`STORE_KEY`]). Pages
+/// read it too: their queue alarm decides from it ([`QueueState::alarm`]).
+pub const STORE_DATABASE: &str = "cachet-sw-queue";
+/// The object store of [`STORE_DATABASE`].
+pub const STORE_NAME: &str = "queue";
+/// The key of the queue's record in [`STORE_NAME`].
+pub const STORE_KEY: &str = "state";
+
+/// The request header that names a queued mutation to the server across its replays (lower case, as
+/// stored). A server that keeps the first answer under the key and returns it, applying nothing, for a
+/// repeat makes the queue's delivery exactly once.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "idempotency-key";
+
+/// The `Idempotency-Key` made from 128 random bits: a UUID (version 4, variant 1) in lower-case hex.
+pub fn idempotency_key(random: u128) -> String {
+    let bits = (random & !(0xf << 76) & !(0b11 << 62)) | (0x4 << 76) | (0b10 << 62);
+    let hex = format!("{bits:032x}");
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
+/// How often a page wakes the Service Worker while the head of the queue is due ([`QueueState::alarm`]):
+/// a worker stopped in the middle of a send leaves the head due, and only a new event starts it again.
+pub const ALARM_RECHECK_MS: u64 = 1_000;
+
+/// What a page's queue alarm does next ([`QueueState::alarm`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alarm {
+    /// Post `replay-queue` to the Service Worker now (which starts it if it was stopped).
+    pub wake_now: bool,
+    /// Read the stored queue again at this time (Unix ms) at the latest; `None`: only when an event
+    /// (a queue broadcast, the browser going online) says it may have changed.
+    pub check_at: Option<u64>,
 }
 use crate::protocol::SwEvent;
 use serde::{Deserialize, Serialize};
@@ -65,6 +113,16 @@ pub struct QueuedRequest {
     pub invalidate: Vec<String>,
 }
 
+impl QueuedRequest {
+    /// Its `Idempotency-Key` header, if it has one (every item queued by this version has).
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
 /// One queued mutation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,7 +131,8 @@ pub struct QueueItem {
     pub id: u64,
     /// What to send.
     pub request: QueuedRequest,
-    /// Sends so far.
+    /// Sends that ended in an answer (but the auth retry's) or a network failure; a send cut short by a
+    /// stopped worker is not counted.
     pub attempts: u32,
     /// When it was queued (Unix ms).
     pub enqueued_at: u64,
@@ -120,6 +179,9 @@ pub enum SendFailure {
     AuthFailure,
     /// No response.
     Network,
+    /// It was not sent: no page could give a mutation that needs bearer auth its `Authorization` (every
+    /// tab closed, or logged out). Not an attempt: it waits for a page.
+    NotSent,
 }
 
 /// Why an enqueue was refused.
@@ -138,6 +200,9 @@ pub enum QueueEvent {
         request: QueuedRequest,
         /// Current time (Unix ms).
         now: u64,
+        /// 128 random bits for its `Idempotency-Key` ([`idempotency_key`]), used unless the request
+        /// carries one.
+        random: u128,
     },
     /// A timer fired or a replay was asked for: send the head if it is due.
     Wake {
@@ -215,6 +280,39 @@ pub enum QueueEffect {
     Refused(Refusal),
 }
 
+/// [`QueueState::alarm`] straight from the stored text, reading only what it needs (the head's
+/// `nextAttemptAt` and `online`): what a page runs, so that it does not carry the whole decoder. A text
+/// that lacks them is [`crate::Error::StoredState`] naming the field.
+pub fn alarm_from_json(text: &str, now: u64, browser_online: bool) -> Result<Alarm, crate::Error> {
+    let wrong = |message: String| crate::Error::StoredState { what: "mutation queue", message };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|error| wrong(error.to_string()))?;
+    let items = value.get("items").and_then(serde_json::Value::as_array);
+    let items = items.ok_or_else(|| wrong("items: expected an array".to_owned()))?;
+    let head_due_at = match items.first() {
+        None => None,
+        Some(head) => Some(
+            head.get("nextAttemptAt")
+                .and_then(serde_json::Value::as_u64)
+                .ok_or_else(|| wrong("items[0].nextAttemptAt: expected a whole number".to_owned()))?,
+        ),
+    };
+    let online = value.get("online").and_then(serde_json::Value::as_bool);
+    let online = online.ok_or_else(|| wrong("online: expected true or false".to_owned()))?;
+    Ok(alarm_of(head_due_at, online, now, browser_online))
+}
+
+/// The one rule behind [`QueueState::alarm`] and [`alarm_from_json`].
+fn alarm_of(head_due_at: Option<u64>, queue_online: bool, now: u64, browser_online: bool) -> Alarm {
+    let recheck = Some(now.saturating_add(ALARM_RECHECK_MS));
+    match head_due_at {
+        None => Alarm { wake_now: false, check_at: None },
+        Some(_) if !browser_online => Alarm { wake_now: false, check_at: None },
+        Some(_) if !queue_online => Alarm { wake_now: false, check_at: recheck },
+        Some(due_at) if due_at > now => Alarm { wake_now: false, check_at: Some(due_at) },
+        Some(_) => Alarm { wake_now: true, check_at: recheck },
+    }
+}
+
 /// The queue. Serialises as camelCase JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -280,14 +378,35 @@ impl QueueState {
         half + u64::try_from(spread).unwrap_or(0)
     }
 
+    /// What a page's queue alarm does next, from the stored state at `now` (`browser_online`: the page's
+    /// `navigator.onLine`):
+    ///
+    /// | state | wake now | read again |
+    /// |---|---|---|
+    /// | no items | no | on an event |
+    /// | the browser is offline | no | on an event (its `online` event) |
+    /// | the queue is offline (its last send found no network) | no: the page's `online` event, a worker start or Background Sync resumes it, so no timer burns attempts while the network is away | in [`ALARM_RECHECK_MS`] |
+    /// | the head is due later | no | when it is due |
+    /// | the head is due (or in flight: its worker may have been stopped) | yes | in [`ALARM_RECHECK_MS`] |
+    ///
+    /// Waking a worker that is alive and busy with the head changes nothing (one in flight); a new
+    /// instance forgets what was in flight and sends the head again.
+    pub fn alarm(&self, now: u64, browser_online: bool) -> Alarm {
+        let head_due_at = self.items.front().map(|head| head.next_attempt_at);
+        alarm_of(head_due_at, self.online, now, browser_online)
+    }
+
     /// Applies one event.
     pub fn reduce(mut self, event: QueueEvent) -> (Self, Vec<QueueEffect>) {
         let mut effects = Vec::new();
         match event {
-            QueueEvent::Enqueue { request, now } => {
+            QueueEvent::Enqueue { mut request, now, random } => {
                 if self.items.len() >= self.bounds.max_items as usize {
                     effects.push(QueueEffect::Refused(Refusal::Full));
                     return (self, effects);
+                }
+                if request.idempotency_key().is_none() {
+                    request.headers.push((IDEMPOTENCY_KEY_HEADER.to_owned(), idempotency_key(random)));
                 }
                 let id = self.next_id;
                 self.next_id += 1;
@@ -354,19 +473,23 @@ impl QueueState {
         let Some(head) = self.items.front_mut() else {
             return;
         };
-        let dead = match failure {
-            SendFailure::AuthFailure if head.auth_retried => Some(DeadLetterReason::Unauthorized),
-            SendFailure::AuthFailure => {
+        match failure {
+            SendFailure::AuthFailure if !head.auth_retried => {
                 head.auth_retried = true;
-                head.attempts = head.attempts.saturating_sub(1);
                 self.awaiting_refresh = Some(head.id);
                 effects.push(QueueEffect::Persist);
                 effects.push(QueueEffect::RequestRefresh { id: head.id });
                 return;
             }
+            SendFailure::NotSent => {}
+            _ => head.attempts = head.attempts.saturating_add(1),
+        }
+        let dead = match failure {
+            SendFailure::AuthFailure => Some(DeadLetterReason::Unauthorized),
             SendFailure::Status(status) if (400..500).contains(&status) && status != 408 && status != 429 => {
                 Some(DeadLetterReason::Rejected { status })
             }
+            SendFailure::NotSent => None,
             _ if head.attempts >= self.bounds.max_attempts => Some(DeadLetterReason::TooManyAttempts),
             _ => None,
         };
@@ -382,7 +505,7 @@ impl QueueState {
             return;
         }
         let attempts = head.attempts;
-        let retry_at = now.saturating_add(self.backoff_ms(attempts, random));
+        let retry_at = now.saturating_add(self.backoff_ms(attempts.max(1), random));
         if let Some(head) = self.items.front_mut() {
             head.next_attempt_at = retry_at;
             effects.push(QueueEffect::Announce(SwEvent::MutationFailed { id: head.id, attempts, retry_at }));
@@ -402,7 +525,6 @@ impl QueueState {
             effects.push(QueueEffect::WakeAt { at: head.next_attempt_at });
             return;
         }
-        head.attempts += 1;
         self.in_flight = Some(head.id);
         effects.push(QueueEffect::Send { id: head.id, request: head.request.clone() });
     }

@@ -3,7 +3,8 @@
 
 use cachet_core::config::QueueBounds;
 use cachet_core::machines::queue::{
-    DeadLetterReason, QueueEffect, QueueEvent, QueueState, QueuedRequest, Refusal, SendFailure,
+    alarm_from_json, idempotency_key, Alarm, DeadLetterReason, QueueEffect, QueueEvent, QueueState,
+    QueuedRequest, Refusal, SendFailure, ALARM_RECHECK_MS, IDEMPOTENCY_KEY_HEADER,
 };
 use cachet_core::protocol::SwEvent;
 
@@ -21,8 +22,15 @@ fn request(name: &str) -> QueuedRequest {
     }
 }
 
+/// Enqueues `name` at `now`, with `now` as the random bits of its key.
 fn enqueue(state: QueueState, name: &str, now: u64) -> (QueueState, Vec<QueueEffect>) {
-    state.reduce(QueueEvent::Enqueue { request: request(name), now })
+    state.reduce(QueueEvent::Enqueue { request: request(name), now, random: u128::from(now) })
+}
+
+/// `request` with the key an enqueue with `random` gives it.
+fn keyed(mut request: QueuedRequest, random: u128) -> QueuedRequest {
+    request.headers.push((IDEMPOTENCY_KEY_HEADER.into(), idempotency_key(random)));
+    request
 }
 
 fn sent(effects: &[QueueEffect]) -> Vec<u64> {
@@ -64,7 +72,7 @@ fn fifo_one_in_flight_and_replay_invalidates() {
                 id: 1,
                 invalidated: vec!["note".into(), "notes".into()]
             }),
-            QueueEffect::Send { id: 2, request: request("UpdateNote") },
+            QueueEffect::Send { id: 2, request: keyed(request("UpdateNote"), 1) },
         ]
     );
     let (state, effects) = state.reduce(QueueEvent::SendSucceeded { id: 2, now: 13 });
@@ -191,7 +199,7 @@ fn auth_failure_refreshes_then_retries_once() {
     assert_eq!(effects, [], "nothing is sent while the refresh runs");
     let (state, effects) = state.reduce(QueueEvent::RefreshFinished { ok: true, now: 3, random: 0 });
     assert_eq!(sent(&effects), [1]);
-    assert_eq!(state.items[0].attempts, 1, "the auth retry does not count against maxAttempts");
+    assert_eq!(state.items[0].attempts, 0, "the auth retry does not count against maxAttempts");
     let (state, effects) =
         state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::AuthFailure, now: 4, random: 0 });
     assert!(effects.contains(&QueueEffect::Announce(SwEvent::MutationDeadLettered {
@@ -285,7 +293,7 @@ fn varied_states() -> Vec<QueueState> {
     let mut anonymous = request("B");
     anonymous.operation_name = None;
     anonymous.headers.push(("x-cachet-auth".into(), "1".into()));
-    let (state, _) = state.reduce(QueueEvent::Enqueue { request: anonymous, now: 1 });
+    let (state, _) = state.reduce(QueueEvent::Enqueue { request: anonymous, now: 1, random: u128::MAX });
     states.push(state.clone());
     let (state, _) =
         state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(422), now: 2, random: 7 });
@@ -373,6 +381,160 @@ fn an_unreadable_state_names_what_is_wrong() {
     ];
     for (text, expected) in cases {
         match QueueState::from_json(&text) {
+            Err(cachet_core::Error::StoredState { what: "mutation queue", message }) => {
+                assert!(message.contains(expected), "{message} lacks {expected}");
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}
+
+/// The worker stopped in the middle of a send: the stored state (written with the item in flight) is
+/// read back by a new instance, which sends the head again.
+fn stopped_mid_send(state: &QueueState) -> QueueState {
+    QueueState::from_json(&state.to_json()).expect("the state reads back")
+}
+
+#[test]
+fn a_worker_stopped_mid_send_costs_no_attempt_however_often() {
+    let (mut state, effects) = enqueue(QueueState::new(BOUNDS, true), "CreateNote", 0);
+    assert_eq!(sent(&effects), [1]);
+    for round in 1..=100 {
+        state = stopped_mid_send(&state);
+        let (next, effects) = state.reduce(QueueEvent::Online { now: round });
+        assert_eq!(sent(&effects), [1], "round {round}: sent again");
+        assert_eq!(next.items[0].attempts, 0, "round {round}: a stop is not an attempt");
+        state = next;
+    }
+    // Answers still count: maxAttempts (3) failed answers, and only they, make a dead letter.
+    for (round, dead) in [(1, false), (2, false), (3, true)] {
+        let now = 1_000 * round;
+        let (next, effects) =
+            state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(503), now, random: 0 });
+        let dead_lettered =
+            effects.iter().any(|e| matches!(e, QueueEffect::Announce(SwEvent::MutationDeadLettered { .. })));
+        assert_eq!(dead_lettered, dead, "after {round} failed answers");
+        state = stopped_mid_send(&next);
+        state = state.reduce(QueueEvent::Wake { now: now + 10_000 }).0;
+        state = stopped_mid_send(&state);
+        state = state.reduce(QueueEvent::Wake { now: now + 20_000 }).0;
+    }
+    assert_eq!(state.dead_letters.len(), 1);
+    assert_eq!(state.dead_letters[0].item.attempts, 3);
+}
+
+#[test]
+fn a_mutation_no_page_could_authorise_waits_and_is_never_a_dead_letter() {
+    let (mut state, _) = enqueue(QueueState::new(BOUNDS, true), "CreateNote", 0);
+    for round in 1..=50_u64 {
+        let now = round * 10_000;
+        let (next, effects) =
+            state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::NotSent, now, random: 0 });
+        assert_eq!(
+            effects,
+            [
+                QueueEffect::Persist,
+                QueueEffect::Announce(SwEvent::MutationFailed { id: 1, attempts: 0, retry_at: now + 500 }),
+                QueueEffect::WakeAt { at: now + 500 },
+            ],
+            "round {round}"
+        );
+        let (next, effects) = next.reduce(QueueEvent::Wake { now: now + 500 });
+        assert_eq!(sent(&effects), [1]);
+        state = next;
+    }
+    assert!(state.dead_letters.is_empty());
+}
+
+#[test]
+fn every_item_carries_a_stable_idempotency_key() {
+    let (state, _) = enqueue(QueueState::new(BOUNDS, false), "A", 7);
+    let mut own = request("B");
+    own.headers.push(("Idempotency-Key".into(), "app-chosen".into()));
+    let (state, _) = state.reduce(QueueEvent::Enqueue { request: own, now: 8, random: 99 });
+    let key = state.items[0].request.idempotency_key().map(str::to_owned);
+    assert_eq!(key.as_deref(), Some(idempotency_key(7).as_str()));
+    assert_eq!(state.items[1].request.idempotency_key(), Some("app-chosen"), "an app's own key is kept");
+    assert_eq!(state.items[1].request.headers.len(), 2, "and no second key is added");
+    // Kept through storage, stops and every send.
+    let state = stopped_mid_send(&state);
+    let (state, effects) = state.reduce(QueueEvent::Online { now: 9 });
+    let Some(QueueEffect::Send { request: sent_request, .. }) =
+        effects.iter().find(|e| matches!(e, QueueEffect::Send { .. }))
+    else {
+        panic!("sent: {effects:?}");
+    };
+    assert_eq!(sent_request.idempotency_key().map(str::to_owned), key);
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Network, now: 10, random: 0 });
+    let (_, effects) = stopped_mid_send(&state).reduce(QueueEvent::Online { now: 100_000 });
+    assert!(effects.contains(&QueueEffect::Send { id: 1, request: keyed(request("A"), 7) }), "{effects:?}");
+}
+
+#[test]
+fn idempotency_keys_are_version_4_uuids() {
+    let table: &[(u128, &str)] = &[
+        (0, "00000000-0000-4000-8000-000000000000"),
+        (u128::MAX, "ffffffff-ffff-4fff-bfff-ffffffffffff"),
+        (0x0123_4567_89ab_cdef_0123_4567_89ab_cdef, "01234567-89ab-4def-8123-456789abcdef"),
+    ];
+    for (random, expected) in table {
+        assert_eq!(idempotency_key(*random), *expected);
+    }
+    assert_ne!(idempotency_key(1), idempotency_key(2));
+}
+
+#[test]
+fn the_alarm_wakes_the_worker_while_the_head_is_due() {
+    let idle = Alarm { wake_now: false, check_at: None };
+    let empty = QueueState::new(BOUNDS, true);
+    assert_eq!(empty.alarm(5, true), idle, "nothing queued");
+    let (queued_offline, _) = enqueue(QueueState::new(BOUNDS, false), "A", 0);
+    assert_eq!(queued_offline.alarm(5, false), idle, "the browser is offline: its online event re-checks");
+    assert_eq!(
+        queued_offline.alarm(5, true),
+        Alarm { wake_now: false, check_at: Some(5 + ALARM_RECHECK_MS) },
+        "the queue met no network: it waits for connectivity, read again soon"
+    );
+    let (in_flight, _) = queued_offline.reduce(QueueEvent::Online { now: 10 });
+    assert_eq!(in_flight.in_flight, Some(1));
+    let due = Alarm { wake_now: true, check_at: Some(20 + ALARM_RECHECK_MS) };
+    assert_eq!(in_flight.alarm(20, true), due, "in flight: its worker may have been stopped");
+    assert_eq!(stopped_mid_send(&in_flight).alarm(20, true), due);
+    let (backing_off, _) = in_flight.reduce(QueueEvent::SendFailed {
+        id: 1,
+        failure: SendFailure::Status(503),
+        now: 30,
+        random: 0,
+    });
+    assert_eq!(backing_off.alarm(31, true), Alarm { wake_now: false, check_at: Some(530) }, "due later");
+    assert_eq!(
+        backing_off.alarm(530, true),
+        Alarm { wake_now: true, check_at: Some(530 + ALARM_RECHECK_MS) }
+    );
+}
+
+#[test]
+fn the_page_reads_the_same_alarm_from_the_stored_text() {
+    for state in varied_states() {
+        let text = state.to_json();
+        for now in [0, 1, 7, 500, 10_000, u64::MAX] {
+            for browser_online in [true, false] {
+                assert_eq!(
+                    alarm_from_json(&text, now, browser_online).as_ref(),
+                    Ok(&state.alarm(now, browser_online)),
+                    "{text} at {now}"
+                );
+            }
+        }
+    }
+    for (text, expected) in [
+        ("{", "EOF while parsing"),
+        (r#"{"online": true}"#, "items: expected an array"),
+        (r#"{"items": [{}], "online": true}"#, "items[0].nextAttemptAt: expected a whole number"),
+        (r#"{"items": [], "online": "yes"}"#, "online: expected true or false"),
+    ] {
+        match alarm_from_json(text, 0, true) {
             Err(cachet_core::Error::StoredState { what: "mutation queue", message }) => {
                 assert!(message.contains(expected), "{message} lacks {expected}");
             }

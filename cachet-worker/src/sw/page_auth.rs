@@ -1,6 +1,7 @@
 //! Asking a page for auth: the Service Worker holds no token (SPEC §5.3), so when it needs one it asks a
 //! page with [`SwToPage::RefreshRequest`] over a `MessageChannel` and waits for the
-//! [`PageReply::RefreshReply`] on it, at most [`PAGE_REPLY_TIMEOUT_MS`].
+//! [`PageReply::RefreshReply`] on it, at most [`PAGE_REPLY_TIMEOUT_MS`] (a refresh), or
+//! [`CURRENT_AUTH_TIMEOUT_MS`] for the current header of a page (before a queued mutation's replay).
 //!
 //! | Caller | `failed` | The page (see `SwToPage::RefreshRequest`) |
 //! |---|---|---|
@@ -37,6 +38,11 @@ use crate::Error;
 /// no request hangs when the page is gone or busy.
 pub const PAGE_REPLY_TIMEOUT_MS: i32 = 10_000;
 
+/// How long the Service Worker waits for a page's current `Authorization` (a question with no failed
+/// token: no refresh runs, the page answers from memory once it started). Short, because a page being
+/// unloaded or reloaded never answers, and a queued mutation waits on the answer.
+pub const CURRENT_AUTH_TIMEOUT_MS: i32 = 2_000;
+
 /// A page's reply: whether it has (fresh) auth, and the `Authorization` value to send, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PageAnswer {
@@ -67,7 +73,8 @@ pub(crate) async fn ask_page_for_auth(
     client_id: Option<&str>,
     failed: Option<String>,
 ) -> Result<Option<String>, Error> {
-    let answer = ask_page(client_id, failed).await?;
+    let timeout_ms = if failed.is_none() { CURRENT_AUTH_TIMEOUT_MS } else { PAGE_REPLY_TIMEOUT_MS };
+    let answer = ask_page(client_id, failed, timeout_ms).await?;
     Ok(if answer.ok { answer.authorization } else { None })
 }
 
@@ -87,7 +94,8 @@ pub(crate) async fn refresh_shared(client_id: &str, failed: String) -> Result<Pa
             .or_insert_with(|| {
                 let (client_id, failed) = (client_id.to_owned(), failed.clone());
                 async move {
-                    let answer = ask_page(Some(&client_id), Some(failed.clone())).await;
+                    let answer =
+                        ask_page(Some(&client_id), Some(failed.clone()), PAGE_REPLY_TIMEOUT_MS).await;
                     IN_FLIGHT.with(|in_flight| in_flight.borrow_mut().remove(&failed));
                     if matches!(answer, Ok(PageAnswer { ok: false, .. })) {
                         remember_refused(failed);
@@ -122,8 +130,12 @@ pub(crate) fn announce(kind: AuthChangeKind) {
     }
 }
 
-/// Sends one [`SwToPage::RefreshRequest`] and awaits the reply on its port.
-async fn ask_page(client_id: Option<&str>, failed: Option<String>) -> Result<PageAnswer, Error> {
+/// Sends one [`SwToPage::RefreshRequest`] and awaits the reply on its port, at most `timeout_ms`.
+async fn ask_page(
+    client_id: Option<&str>,
+    failed: Option<String>,
+    timeout_ms: i32,
+) -> Result<PageAnswer, Error> {
     let scope: ServiceWorkerGlobalScope =
         js_sys::global().dyn_into().map_err(|_| Error::Context("not in a Service Worker"))?;
     let client = find_client(&scope, client_id).await?.ok_or(Error::NoPage)?;
@@ -138,7 +150,7 @@ async fn ask_page(client_id: Option<&str>, failed: Option<String>) -> Result<Pag
     });
     let timeout = Promise::new(&mut |resolve, _reject| {
         // A timer that cannot be set leaves only the reply to wait for; setTimeout does not fail here.
-        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, PAGE_REPLY_TIMEOUT_MS);
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, timeout_ms);
     });
     let text = encode_message(&SwToPage::RefreshRequest { id, failed });
     client
@@ -146,7 +158,7 @@ async fn ask_page(client_id: Option<&str>, failed: Option<String>) -> Result<Pag
         .map_err(|e| Error::js("Client.postMessage", e))?;
     let first = await_js("waiting for the page", Promise::race(&Array::of2(&reply, &timeout))).await;
     port.close();
-    let reply_text = first?.as_string().ok_or(Error::PageSilent { waited_ms: PAGE_REPLY_TIMEOUT_MS })?;
+    let reply_text = first?.as_string().ok_or(Error::PageSilent { waited_ms: timeout_ms })?;
     match decode_message::<PageReply>(&reply_text) {
         Ok(PageReply::RefreshReply { id: answered, ok, authorization }) if answered == id => {
             // The page vouches for its header as the signed-in user's: answers to it may be cached in

@@ -28,6 +28,7 @@
 //! | page message `connectivity-changed {online: true}` / `replay-queue` | `Online` |
 //! | page message `connectivity-changed {online: false}` | `Offline` |
 //! | Background Sync `sync` with tag `cachet-queue` (registered at each enqueue where the API exists) | `Online`; the event fails, so the browser tries again later, while items remain |
+//! | a page's queue alarm (`replay-queue`, see below) | `Online` |
 //! | the wake-up timer of a backoff | `Wake` |
 //! | a replay failed for lack of network | `SendFailed`, then `Offline` (no timer burns attempts while offline) |
 //!
@@ -48,9 +49,23 @@
 //! Other 4xx (but 408 and 429) are dead-lettered at once (`mutation-dead-lettered`); network failures,
 //! 408, 429 and 5xx back off (`mutation-failed {attempts, retryAt}`) until `queue.maxAttempts`.
 //!
-//! The wake-up timer is best effort: it keeps the worker alive through `waitUntil` of the event that set
-//! it, but the browser may still stop the worker, and the timer with it. Nothing is lost: every trigger
-//! reads the stored queue again and sends whatever is due.
+//! With no page to ask, or a page that has no auth (logged out), it is not sent
+//! ([`SendFailure::NotSent`]): not an attempt, no timer; a page's alarm or the next trigger tries again.
+//!
+//! # Delivery
+//!
+//! Each item carries the `Idempotency-Key` header the reducer gave it at enqueue (from 128 bits of
+//! `crypto.getRandomValues`), stored with it and sent with every replay of it. A worker stopped in the
+//! middle of a send (between the server's answer and the write that removes the item, say) sends it again
+//! with the same key, and that costs no attempt: delivery is at least once, and exactly once where the
+//! server keeps the first answer under the key (the example backend does).
+//!
+//! The worker's own wake-up timer dies with the worker. The schedule lives in the stored queue, and the
+//! open pages keep it: one tab at a time (Web Lock `cachet-queue-alarm`) runs the client's queue alarm,
+//! which reads the stored queue and posts `replay-queue` when the core's
+//! [`QueueState::alarm`](cachet_core::machines::queue::QueueState::alarm) says so (the head due, and again
+//! every second while it stays due). With every tab closed, the start of the worker (a page opened) and
+//! Background Sync replay.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -136,9 +151,10 @@ pub(crate) async fn enqueue(
         invalidate: invalidate.to_vec(),
     };
     let now = now_ms();
+    let random = random_u128();
     let effects = transition(config, &|state| {
         let state = if after_network_failure { state.reduce(QueueEvent::Offline).0 } else { state };
-        state.reduce(QueueEvent::Enqueue { request: queued.clone(), now })
+        state.reduce(QueueEvent::Enqueue { request: queued.clone(), now, random })
     })
     .await;
     let effects = match effects {
@@ -278,6 +294,9 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
         }
         let Some(event) = next else { break };
         let offline = matches!(event, QueueEvent::SendFailed { failure: SendFailure::Network, .. });
+        // Not sent for want of a page with auth: a page's alarm (or the next trigger) tries again, rather
+        // than a timer of a worker that has no page to ask.
+        let waits_for_page = matches!(event, QueueEvent::SendFailed { failure: SendFailure::NotSent, .. });
         let outcome = transition(&config, &|state| {
             let (state, effects) = state.reduce(event.clone());
             if offline {
@@ -289,7 +308,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
         .await;
         match outcome {
             // Offline, a wake-up would send nothing: the next connectivity trigger replays.
-            Ok(following) if offline => {
+            Ok(following) if offline || waits_for_page => {
                 effects = following.into_iter().filter(|e| !matches!(e, QueueEffect::WakeAt { .. })).collect()
             }
             Ok(following) => effects = following,
@@ -341,8 +360,8 @@ async fn free_cache_space() -> Result<(), Error> {
 
 /// Sends one queued mutation and says how it went, as an event for the reducer, with the `Authorization`
 /// it carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
-/// page gives for it; with no page to ask, it is not sent and counts as a network failure (SPEC §5.8: a
-/// token lives in a page only).
+/// page gives for it; with no page to ask, or a page without auth, it is not sent
+/// ([`SendFailure::NotSent`]: SPEC §5.8, a token lives in a page only).
 async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, Option<String>) {
     let now = now_ms();
     let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
@@ -353,12 +372,13 @@ async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, 
         .any(|(name, value)| name == AUTH_HEADER && matches!(value.trim(), "1" | "true"));
     let authorization = if auth.enabled && auth.kind.refreshes() && marked {
         match ask_page_for_auth(None, None).await {
-            Ok(authorization) => authorization,
+            Ok(Some(authorization)) => Some(authorization),
+            Ok(None) => return (failed(SendFailure::NotSent), None),
             Err(error) => {
                 web_sys::console::warn_1(
                     &format!("cachet: queued mutation {id} waits for a page: {error}").into(),
                 );
-                return (failed(SendFailure::Network), None);
+                return (failed(SendFailure::NotSent), None);
             }
         }
     } else {
@@ -497,4 +517,21 @@ fn now_ms() -> u64 {
 
 fn random() -> u32 {
     (js_sys::Math::random() * f64::from(u32::MAX)) as u32
+}
+
+/// 128 random bits for an `Idempotency-Key`: `crypto.getRandomValues`, or `Math.random` where a worker
+/// has no `crypto` (never in a browser that has Service Workers).
+fn random_u128() -> u128 {
+    let bytes = js_sys::Uint8Array::new_with_length(16);
+    let global = js_sys::global();
+    let filled = js_sys::Reflect::get(&global, &"crypto".into()).and_then(|crypto| {
+        let fill = js_sys::Reflect::get(&crypto, &"getRandomValues".into())?;
+        fill.dyn_into::<js_sys::Function>()?.call1(&crypto, &bytes)
+    });
+    if filled.is_err() {
+        return (0..4).fold(0, |bits, _| bits << 32 | u128::from(random()));
+    }
+    let mut raw = [0_u8; 16];
+    bytes.copy_to(&mut raw);
+    u128::from_le_bytes(raw)
 }

@@ -25,12 +25,12 @@ use wasm_bindgen::JsValue;
 use crate::error::{idb, open_single_store};
 use crate::Error;
 
-/// The IndexedDB database of the mutation queue.
-pub const DATABASE: &str = "cachet-sw-queue";
+/// The IndexedDB database of the mutation queue (pages read it too, for their queue alarm).
+pub const DATABASE: &str = cachet_core::machines::queue::STORE_DATABASE;
 /// Its one object store (out-of-line keys).
-pub const STORE: &str = "queue";
+pub const STORE: &str = cachet_core::machines::queue::STORE_NAME;
 /// The key of the queue's record.
-pub const STATE_KEY: &str = "state";
+pub const STATE_KEY: &str = cachet_core::machines::queue::STORE_KEY;
 /// The prefix of the keys records that did not decode are kept under.
 pub const UNREADABLE_PREFIX: &str = "unreadable-";
 

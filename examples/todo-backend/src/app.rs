@@ -45,6 +45,11 @@ pub struct AppState {
     pub schema: TodoSchema,
     /// The static-file fallback.
     pub static_files: StaticFiles,
+    /// Held by a GraphQL request with an `Idempotency-Key` from the lookup of its key to the write of
+    /// its answer ([`crate::idempotency`]).
+    pub idempotency: Arc<tokio::sync::Mutex<()>>,
+    /// Milliseconds each GraphQL answer waits after the operation ran (test hook `/__test/slow-graphql`).
+    pub graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl FromRef<AppState> for Arc<Counters> {
@@ -67,6 +72,8 @@ impl AppState {
             fail_graphql: Arc::default(),
             graphql_responses: Arc::default(),
             static_files: StaticFiles::new(config.static_dir.as_deref()),
+            idempotency: Arc::default(),
+            graphql_delay_ms: Arc::default(),
         })
     }
 }

@@ -6,7 +6,7 @@ use async_graphql::parser::types::DocumentOperations;
 use async_graphql::{Context, EmptySubscription, Object, Result, Schema, ID};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -15,6 +15,8 @@ use crate::app::AppState;
 use crate::auth::{authenticate, NOT_AUTHENTICATED};
 use crate::counters::graphql_key;
 use crate::db::{Db, User};
+use crate::error::now_ms;
+use crate::idempotency;
 use crate::todos::Todo;
 
 /// The executable schema.
@@ -92,8 +94,38 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
             return graphql_error(StatusCode::BAD_REQUEST, &message);
         }
     };
+    let key = match idempotency::key(&headers) {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            let response = state.schema.execute(request.data(authed.user)).await;
+            crate::test_hooks::delay_graphql_answer(&state).await;
+            return Json(response).into_response();
+        }
+        Err(message) => return graphql_error(StatusCode::BAD_REQUEST, &message),
+    };
+    let user_id = authed.user.id;
+    let one_at_a_time = state.idempotency.lock().await;
+    match state.db.idempotent_answer(user_id, &key) {
+        Ok(Some((status, body))) => {
+            state.counters.incr("graphql idempotent replay");
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let headers = [
+                (header::CONTENT_TYPE, "application/json"),
+                (HeaderName::from_static(idempotency::REPLAYED_HEADER), "true"),
+            ];
+            return (status, headers, body).into_response();
+        }
+        Ok(None) => {}
+        Err(err) => return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+    }
     let response = state.schema.execute(request.data(authed.user)).await;
-    Json(response).into_response()
+    let body = serde_json::to_string(&response).unwrap_or_default();
+    if let Err(err) = state.db.keep_idempotent_answer(user_id, &key, 200, &body, now_ms()) {
+        return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string());
+    }
+    drop(one_at_a_time);
+    crate::test_hooks::delay_graphql_answer(&state).await;
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn caller<'a>(ctx: &Context<'a>) -> Result<(&'a Arc<Db>, &'a User)> {

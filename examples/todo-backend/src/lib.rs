@@ -2,7 +2,8 @@
 //!
 //! It serves the built app (`dist`) with an SPA fallback, a cookie- or bearer-authenticated
 //! REST API (`/api/login`, `/api/logout`, `/api/refresh`, `/api/me`, `/api/hello`), a GraphQL
-//! endpoint (`/graphql`) whose todos are scoped per user, request counters, and optional
+//! endpoint (`/graphql`) whose todos are scoped per user and which honours `Idempotency-Key`
+//! ([`idempotency`]), request counters, and optional
 //! `/__test/*` hooks for end-to-end tests.
 //!
 //! ```no_run
@@ -24,6 +25,7 @@ pub mod counters;
 pub mod db;
 pub mod error;
 pub mod graphql;
+pub mod idempotency;
 pub mod server;
 pub mod static_files;
 pub mod test_hooks;

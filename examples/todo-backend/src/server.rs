@@ -22,6 +22,8 @@ use crate::counters::Counters;
 pub struct RunningServer {
     addr: SocketAddr,
     counters: Arc<Counters>,
+    db: Arc<crate::db::Db>,
+    graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
 }
@@ -37,13 +39,14 @@ pub async fn start(config: ServerConfig) -> anyhow::Result<RunningServer> {
             .await
             .context("database setup task failed")??
     };
+    let (db, graphql_delay_ms) = (state.db.clone(), state.graphql_delay_ms.clone());
     let app = router(state, test_hooks);
     let listener =
         TcpListener::bind(config.addr).await.with_context(|| format!("binding {}", config.addr))?;
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel();
     let task = tokio::spawn(accept_loop(listener, app, shutdown_rx));
-    Ok(RunningServer { addr, counters, shutdown: Some(shutdown), task: Some(task) })
+    Ok(RunningServer { addr, counters, db, graphql_delay_ms, shutdown: Some(shutdown), task: Some(task) })
 }
 
 /// Accepts connections until told to stop (or until the [`RunningServer`] is dropped), then
@@ -97,6 +100,29 @@ impl RunningServer {
     /// Every bearer token the server handed out (login and refresh), oldest first.
     pub fn issued_tokens(&self) -> Vec<String> {
         self.counters.tokens()
+    }
+
+    /// The todos of the user `username` as stored, oldest first (empty for an unknown user): what the
+    /// server applied, read without a request.
+    pub fn todos_of(&self, username: &str) -> anyhow::Result<Vec<crate::todos::Todo>> {
+        match self.db.user_with_hash(username)? {
+            Some((user, _)) => self.db.list_todos(user.id),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The answers kept under `Idempotency-Key`s of the user `username`, oldest first: `(key, status,
+    /// body)` (see [`crate::idempotency`]).
+    pub fn idempotent_answers_of(&self, username: &str) -> anyhow::Result<Vec<(String, u16, String)>> {
+        match self.db.user_with_hash(username)? {
+            Some((user, _)) => self.db.idempotent_answers(user.id),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Makes every GraphQL answer wait `ms` after its operation ran, as `/__test/slow-graphql` does.
+    pub fn slow_graphql(&self, ms: u64) {
+        self.graphql_delay_ms.store(ms, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Zeroes every counter.

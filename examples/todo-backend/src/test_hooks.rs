@@ -21,6 +21,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__test/fail-refresh", post(fail_refresh))
         .route("/__test/fail-graphql", post(fail_graphql))
         .route("/__test/next-graphql", post(next_graphql))
+        .route("/__test/slow-graphql", post(slow_graphql))
         .route("/__test/counts", get(counts))
         .route("/__test/reset", post(reset))
 }
@@ -162,6 +163,37 @@ pub fn take_graphql_response(state: &AppState, operation: Option<&str>) -> Optio
 pub fn take_graphql_failure(state: &AppState) -> Option<StatusCode> {
     let mut statuses = state.fail_graphql.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     statuses.pop_front().and_then(|status| StatusCode::from_u16(status).ok())
+}
+
+/// `POST /__test/slow-graphql?ms=150`: from now on every GraphQL answer waits `ms` milliseconds after
+/// its operation ran (applied, but not yet answered: the moment a stopped Service Worker loses the
+/// answer); `ms=0` ends it.
+async fn slow_graphql(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    let value = pairs.iter().find(|(key, _)| key == "ms").map(|(_, value)| value.as_str());
+    let ms = match value.map(str::parse::<u64>) {
+        Some(Ok(ms)) if ms <= 60_000 => ms,
+        Some(_) => {
+            return Err(ApiError::bad_request(format!(
+                "invalid `ms` value `{}`: expected 0 to 60000",
+                value.unwrap_or_default()
+            )))
+        }
+        None => return Err(ApiError::bad_request("missing query parameter `ms`")),
+    };
+    state.graphql_delay_ms.store(ms, Ordering::SeqCst);
+    Ok(Json(json!({ "delayMs": ms })))
+}
+
+/// Waits as long as `/__test/slow-graphql` asked, after a GraphQL operation ran.
+pub async fn delay_graphql_answer(state: &AppState) {
+    let ms = state.graphql_delay_ms.load(Ordering::SeqCst);
+    if ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
 }
 
 async fn counts(State(state): State<AppState>) -> impl IntoResponse {

@@ -1,6 +1,6 @@
 //! GraphQL: auth failures as HTTP 401, CRUD scoped per user, operation counters.
 
-use serde_json::json;
+use serde_json::{json, Value};
 use todo_backend::AuthMode;
 
 use crate::{gql, login, post_json, send, server};
@@ -123,5 +123,53 @@ async fn the_fail_graphql_hook_answers_the_next_requests_with_the_status_asked_f
         let refused = post_json(addr, &format!("/__test/fail-graphql?{bad}"), &[], &json!({})).await;
         assert_eq!(refused.status, 400, "{bad}");
     }
+    srv.stop().await;
+}
+
+#[tokio::test]
+async fn a_repeated_idempotency_key_gets_the_first_answer_and_applies_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Bearer, "alice").await;
+    let keyed = |key: &'static str, title: &'static str| {
+        let alice = alice.clone();
+        async move {
+            let body = json!({ "query": CREATE, "variables": { "title": title } });
+            post_json(addr, "/graphql", &[(&alice.0, &alice.1), ("Idempotency-Key", key)], &body).await
+        }
+    };
+    let first = keyed("key-1", "milk").await;
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert_eq!(first.header("idempotent-replayed"), None);
+    // The same key again, even with another body, and many at once: the first answer, nothing applied.
+    let again = keyed("key-1", "eggs").await;
+    assert_eq!((again.status, again.json()), (200, first.json()));
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    let (one, two, three) =
+        tokio::join!(keyed("key-2", "bread"), keyed("key-2", "bread"), keyed("key-2", "bread"));
+    let answers: Vec<Value> = [one, two, three].iter().map(|resp| resp.json()).collect();
+    assert!(answers.iter().all(|answer| *answer == answers[0]), "{answers:?}");
+    let list = gql(addr, &alice, GET_TODOS, json!({})).await.json();
+    let titles: Vec<&str> =
+        list["data"]["todos"].as_array().expect("todos").iter().filter_map(|t| t["title"].as_str()).collect();
+    assert_eq!(titles, ["milk", "bread"]);
+    assert_eq!(srv.counts().get("graphql idempotent replay").copied(), Some(3));
+
+    // Keys are the caller's: bob's "key-1" is his own.
+    let bob = login(addr, AuthMode::Bearer, "bob").await;
+    let body = json!({ "query": CREATE, "variables": { "title": "bob's" } });
+    let bobs = post_json(addr, "/graphql", &[(&bob.0, &bob.1), ("Idempotency-Key", "key-1")], &body).await;
+    assert_eq!(bobs.json()["data"]["createTodo"]["title"], "bob's");
+
+    // A malformed key is a 400 naming it; nothing is applied.
+    let bad = post_json(addr, "/graphql", &[(&alice.0, &alice.1), ("Idempotency-Key", "a b")], &body).await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.text().contains("invalid Idempotency-Key header"), "{}", bad.text());
+    // An auth failure keeps nothing: the same key with valid auth then runs.
+    let unauthed = post_json(addr, "/graphql", &[("Idempotency-Key", "key-3")], &body).await;
+    assert_eq!(unauthed.status, 401);
+    let authed = keyed("key-3", "after 401").await;
+    assert_eq!(authed.json()["data"]["createTodo"]["title"], "after 401");
     srv.stop().await;
 }
