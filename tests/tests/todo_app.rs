@@ -126,6 +126,35 @@ async fn explicit_tags_and_invalidate_reach_the_summary_and_an_anonymous_query_i
     Ok(())
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tick_shows_at_once_and_is_rolled_back_when_the_server_refuses_it() -> Result<()> {
+    let harness = signed_in(AuthMode::Cookie, "alice").await?;
+    harness.add_todo("milk").await?;
+    harness.wait_for_list(&["milk"]).await?;
+    harness
+        .eval(
+            "(window.__ticked = false, new MutationObserver(() => {
+                if (document.querySelector('#todos li.done')) window.__ticked = true;
+              }).observe(document, {subtree: true, childList: true, attributes: true}), true)",
+        )
+        .await?;
+    // The server refuses the next UpdateTodo (through the real Service Worker: a 500 is an answer).
+    harness.test_hook("/__test/next-graphql?operation=UpdateTodo&status=500&body=refused").await?;
+    harness.click("#todos li[data-id] .toggle").await?;
+    let error = harness
+        .wait_for("the refusal", "document.querySelector('#todos li[data-id] .error')?.textContent")
+        .await?;
+    assert!(error.as_str().is_some_and(|text| text.contains("500")), "{error}");
+    assert_eq!(harness.eval("window.__ticked").await?, json!(true), "the tick showed before the answer");
+    assert_eq!(
+        harness.eval("document.querySelector('#todos li.done') === null").await?,
+        json!(true),
+        "rolled back: the item is not done"
+    );
+    assert_eq!(harness.list_now().await?, ["milk"]);
+    Ok(())
+}
+
 /// Another session of alice (a login of its own, as from another device) adds `title` with a plain
 /// `fetch`: the Service Worker sees the mutation go by and invalidates `todo`, `todos` for every page.
 async fn add_from_another_session(harness: &Harness, title: &str) -> Result<()> {

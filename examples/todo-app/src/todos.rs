@@ -166,7 +166,21 @@ fn TodoItem(props: &TodoItemProps) -> Html {
     let delete = use_cachet_typed_mutation::<DeleteTodo>(mutation_options());
     let toggle = {
         let (update, id, done) = (update.clone(), todo.id.clone(), todo.done);
-        Callback::from(move |_| update.mutate(update_todo::Variables { id: id.clone(), done: !done }))
+        Callback::from(move |_| {
+            // Ticked at once (an optimistic guess of the list); the server's answer replaces it, or a
+            // refusal rolls it back.
+            let ticked = id.clone();
+            let guess = move |data: &get_todos::ResponseData| {
+                let mut data = data.clone();
+                for todo in data.todos.iter_mut().filter(|todo| todo.id == ticked) {
+                    todo.done = !done;
+                }
+                data
+            };
+            let outcome =
+                update.mutate_optimistic(update_todo::Variables { id: id.clone(), done: !done }, guess);
+            wasm_bindgen_futures::spawn_local(async move { drop(outcome.await) });
+        })
     };
     let remove = {
         let (delete, id) = (delete.clone(), todo.id.clone());
