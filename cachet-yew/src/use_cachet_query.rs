@@ -20,6 +20,13 @@ use crate::query::{DataRequest, RefetchOptions, UseCachetQueryHandle};
 use crate::use_cachet_fetch;
 use crate::use_cachet_mutation::{use_cachet_mutation, MutationStatus, UseCachetMutationHandle};
 
+/// The request the string form sends for `Q` with `variables`.
+fn typed_request<Q: GraphQLQuery>(variables: Q::Variables, options: GqlOptions) -> DataRequest {
+    let body = Q::build_query(variables);
+    let (variables, options) = parts(&body, options);
+    DataRequest::gql(body.query, variables, options)
+}
+
 /// The document, variables and options the string forms get for `body`.
 fn parts<V: serde::Serialize>(body: &QueryBody<V>, options: GqlOptions) -> (Option<Value>, GqlOptions) {
     let variables = serde_json::to_value(&body.variables).ok().filter(|variables| !variables.is_null());
@@ -63,9 +70,7 @@ where
     Q: GraphQLQuery,
     Q::ResponseData: DeserializeOwned + Clone + PartialEq + 'static,
 {
-    let body = Q::build_query(variables);
-    let (variables, options) = parts(&body, options);
-    use_cachet_fetch(DataRequest::gql(body.query, variables, options), RefetchOptions::default())
+    use_cachet_query_with::<Q>(variables, options, RefetchOptions::default())
 }
 
 /// [`use_cachet_query`] with [`RefetchOptions`]: `enabled` (dependent queries), `refetch_interval`
@@ -110,9 +115,7 @@ where
     Q: GraphQLQuery,
     Q::ResponseData: DeserializeOwned + Clone + PartialEq + 'static,
 {
-    let body = Q::build_query(variables);
-    let (variables, options) = parts(&body, options);
-    use_cachet_fetch(DataRequest::gql(body.query, variables, options), refetch)
+    use_cachet_fetch(typed_request::<Q>(variables, options), refetch)
 }
 
 /// [`use_cachet_query`] that suspends (Yew's `<Suspense>`) until the first data or error, as bounce's
@@ -152,12 +155,7 @@ where
     Q: GraphQLQuery,
     Q::ResponseData: DeserializeOwned + Clone + PartialEq + 'static,
 {
-    let body = Q::build_query(variables);
-    let (variables, options) = parts(&body, options);
-    crate::use_cachet_fetch_suspense(
-        DataRequest::gql(body.query, variables, options),
-        RefetchOptions::default(),
-    )
+    crate::use_cachet_fetch_suspense(typed_request::<Q>(variables, options), RefetchOptions::default())
 }
 
 /// The handle of [`use_cachet_typed_mutation`]: [`UseCachetMutationHandle`] whose `mutate` takes `Q`'s
@@ -228,9 +226,7 @@ where
         &self,
         variables: Q::Variables,
     ) -> LocalBoxFuture<'static, Result<MutationResult<Q::ResponseData>, Error>> {
-        let body = Q::build_query(variables);
-        let (variables, options) = parts(&body, self.inner.options.clone());
-        self.inner.run(AttrValue::from(body.query), variables, options)
+        self.run_typed(variables, None)
     }
 
     /// [`UseCachetMutationHandle::mutate_optimistic`] with `Q`'s typed variables: `guess` is shown in
@@ -241,10 +237,18 @@ where
         variables: Q::Variables,
         guess: impl Fn(&D) -> D + 'static,
     ) -> LocalBoxFuture<'static, Result<MutationResult<Q::ResponseData>, Error>> {
+        self.run_typed(variables, Some(crate::use_cachet_mutation::type_erased(guess)))
+    }
+
+    /// Runs `Q` with `variables`, with an optimistic `guess` if given.
+    fn run_typed(
+        &self,
+        variables: Q::Variables,
+        guess: Option<crate::query::Guess>,
+    ) -> LocalBoxFuture<'static, Result<MutationResult<Q::ResponseData>, Error>> {
         let body = Q::build_query(variables);
         let (variables, options) = parts(&body, self.inner.options.clone());
-        let guess = crate::use_cachet_mutation::type_erased(guess);
-        self.inner.run_guessing(AttrValue::from(body.query), variables, options, Some(guess))
+        self.inner.run_guessing(AttrValue::from(body.query), variables, options, guess)
     }
 }
 
