@@ -26,7 +26,7 @@
 //! | `getConfig()` | `{ source, config }`: the config in force (`source`: `default`, `given`, `global`, `bundled`, `service-worker`) |
 //!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
-//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `storage` or `browser`, with
+//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `storage` or `browser`, with
 //! `status`, `url`, `errors` and `data` where they apply.
 
 mod convert;

@@ -45,11 +45,8 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
             (request_id, identity::set(partition, authorization).await)
         }
         PageToSw::ConfigRequest { request_id } => {
-            let build = js_sys::Reflect::get(&js_sys::global(), &"CACHET_BUILD".into())
-                .ok()
-                .and_then(|build| build.as_string())
-                .unwrap_or_default();
-            return answer(event, &SwToPage::Config { request_id, config: super::config_text(), build });
+            let (config, build) = (super::config_text(), super::build_stamp());
+            return answer(event, &SwToPage::Config { request_id, config, build });
         }
         PageToSw::ConnectivityChanged { online } => {
             return replay(if online { Trigger::Online } else { Trigger::Offline }, event, config).await;

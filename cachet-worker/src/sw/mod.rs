@@ -62,10 +62,7 @@ pub fn install() {
         web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
         return;
     };
-    let build = js_sys::Reflect::get(&scope, &"CACHET_BUILD".into())
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
+    let build = build_stamp();
     let config = std::rc::Rc::new(read_config(&scope));
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
@@ -141,6 +138,14 @@ pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
 thread_local! {
     /// The text of the config this worker runs on (`{}` for the defaults), as pages ask for it.
     static CONFIG_TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// The build stamp `cachet-build.js` set (`self.CACHET_BUILD`), empty when unstamped.
+pub fn build_stamp() -> String {
+    js_sys::Reflect::get(&js_sys::global(), &"CACHET_BUILD".into())
+        .ok()
+        .and_then(|build| build.as_string())
+        .unwrap_or_default()
 }
 
 /// The config this worker runs on, as `cachet.config.json` text: what it answers a `config-request`
