@@ -35,6 +35,9 @@ pub enum RequestClass {
     Get {
         /// From `X-SW-Strategy`, else `strategy.default`.
         strategy: Strategy,
+        /// From `X-Cachet-Tags` (none without it): recorded with the entry, with the server's
+        /// `X-SW-Cache-Tags`, so that `invalidateByTag` reaches GETs too.
+        tags: Vec<String>,
     },
     /// A GraphQL operation posted to a configured endpoint.
     Graphql(GraphqlCall),
@@ -87,7 +90,11 @@ pub fn classify_request(
     }
     if method.eq_ignore_ascii_case("GET") {
         let strategy = strategy_from(headers, config.strategy.default)?;
-        return Ok(RequestClass::Get { strategy });
+        let tags = match headers(TAGS_HEADER) {
+            Some(value) => tags_from(TAGS_HEADER, &value)?,
+            None => Vec::new(),
+        };
+        return Ok(RequestClass::Get { strategy, tags });
     }
     let endpoint = config.graphql_endpoint_index(path);
     let (Some(endpoint_index), true) = (endpoint, method.eq_ignore_ascii_case("POST")) else {

@@ -13,6 +13,7 @@
 //! | [`tags`] | tags derived from operation names; the tag headers |
 //! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
 //! | [`classify`] | what the Service Worker does with one request |
+//! | [`engine`] | every step of a cached request: keys, the planner, the runner both edges use |
 //! | [`partition`] | which user partition a request's entry lives in |
 //! | [`protocol`] | every message between page, Service Worker and agent |
 //! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
@@ -33,6 +34,7 @@
 pub mod cache_key;
 pub mod classify;
 pub mod config;
+pub mod engine;
 pub mod error;
 pub mod graphql;
 pub mod join;

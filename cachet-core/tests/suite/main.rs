@@ -4,6 +4,7 @@
 mod cache_key;
 mod classify;
 mod config;
+mod engine_table;
 mod graphql_oracle;
 mod graphql_table;
 mod machines_auth;

@@ -1,0 +1,16 @@
+//! The engine: what happens to one request the core classified as answered with a strategy (a GET, a
+//! GraphQL query), decided once here and carried out by the same runner in the Service Worker and in the
+//! page when no worker controls it.
+//!
+//! - [`key`]: where an answer is stored (cache, entry URL), for both edges.
+//! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
+//!   an answer is stored and with which tags, what a background re-fetch announces.
+//! - [`run`]: the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
+
+pub mod key;
+pub mod plan;
+pub mod run;
+
+pub use key::EntryKey;
+pub use plan::{Job, NotStored, Storing};
+pub use run::{run, Failed, Fetched, Hit, Host, Network, Served, Source, Store};

@@ -1,0 +1,256 @@
+//! The planner: every decision of one cached request, as pure functions of what the store holds and what
+//! the network answered. [`super::run`] asks them in order and carries their answers out.
+//!
+//! | Strategy | First step | Entry fresh | Entry absent or expired | Network unreachable |
+//! |---|---|---|---|---|
+//! | cache-first | look up | serve it | ask the network | error |
+//! | cache-only | look up | serve it | `not cached` error | never asked |
+//! | network-first | ask the network | (only after a network failure) serve it | | look up; error if absent or expired |
+//! | stale-while-revalidate | look up, with the body | serve it, re-fetch in the background | ask the network | error |
+//! | network-only | ask the network | never looked up | | error |
+//!
+//! An answer from the network is stored ([`storing`]) only when all of these hold, checked in this order
+//! (the first that fails is the [`NotStored`] reason): the strategy stores and the request has an entry
+//! (a request in no partition has none: it is sent as network-only), the status is 2xx, the configured
+//! auth-failure check does not call it an auth failure (a rule may match a 2xx by a header or a JSON
+//! field), its body is within `cache.maxBodyBytes`, and a GraphQL document's body is a result without
+//! `errors`. It is stored with the request's tags merged with the server's `X-SW-Cache-Tags` (GETs and
+//! documents alike), and the store keeps at most `cache.maxEntries` entries in its cache, least recently
+//! used evicted first.
+//!
+//! An entry older than `cache.maxAgeSeconds` counts as absent; one without a stored-at time (not stored by
+//! cachet) is served as it is. A background re-fetch that stored a body different from the stale one
+//! served announces `cache-updated` with [`Job::announce_url`].
+
+use crate::classify::{GraphqlAction, GraphqlCall, RequestClass};
+use crate::config::{CacheBounds, Config};
+use crate::graphql::result_is_cacheable;
+use crate::partition::Partition;
+use crate::protocol::SwEvent;
+use crate::strategy::Strategy;
+use crate::tags::{merge_tags, parse_tag_list};
+
+use super::key::{document_entry, get_entry, EntryKey};
+
+/// One request the engine answers with a strategy: everything the planner needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The strategy carried out: the requested one, or network-only when the request has no entry.
+    pub strategy: Strategy,
+    /// Where its answer is stored; `None` when it must never be stored nor answered from a store.
+    pub entry: Option<EntryKey>,
+    /// The request's own tags (`X-Cachet-Tags`, or a query's auto-tags).
+    pub tags: Vec<String>,
+    /// A GraphQL document: stored only when its body is a result without `errors`.
+    pub document: bool,
+    /// `cache.maxEntries`, `cache.maxAgeSeconds`, `cache.maxBodyBytes`.
+    pub bounds: CacheBounds,
+    /// The URL `cache-updated` names: the URL the page asked for (a GET), or the document's entry URL.
+    pub announce_url: String,
+}
+
+impl Job {
+    /// The job for a request the core classified as `class`, sent to `url` (absolute) on `origin`, in
+    /// `partition`; `None` when the class is not answered with a strategy (mutations, subscriptions, auth
+    /// routes, requests that are not cachet's business).
+    pub fn for_request(
+        class: &RequestClass,
+        partition: &Partition,
+        origin: &str,
+        url: &str,
+        config: &Config,
+    ) -> Option<Job> {
+        let (strategy, entry, tags, document) = match class {
+            RequestClass::Get { strategy, tags } => {
+                (*strategy, get_entry(origin, url, partition), tags.clone(), false)
+            }
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index,
+                action: GraphqlAction::Query { cache_key, tags, strategy },
+                ..
+            }) => {
+                let endpoint = config.features.graphql.endpoints.get(*endpoint_index)?;
+                (*strategy, document_entry(origin, endpoint, cache_key, partition), tags.clone(), true)
+            }
+            _ => return None,
+        };
+        let announce_url = match (&entry, document) {
+            (Some(entry), true) => entry.url.clone(),
+            _ => url.to_owned(),
+        };
+        let strategy = if entry.is_some() { strategy } else { Strategy::NetworkOnly };
+        Some(Job { strategy, entry, tags, document, bounds: config.cache, announce_url })
+    }
+}
+
+/// What the runner does first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Look the entry up; with its body when `read_body` (to compare with a re-fetch).
+    Lookup {
+        /// Read the stored body too.
+        read_body: bool,
+    },
+    /// Ask the network.
+    Fetch,
+}
+
+/// The first step of `job`.
+pub fn start(job: &Job) -> Start {
+    match (job.strategy, &job.entry) {
+        (_, None) | (Strategy::NetworkFirst | Strategy::NetworkOnly, _) => Start::Fetch,
+        (Strategy::StaleWhileRevalidate, _) => Start::Lookup { read_body: true },
+        (Strategy::CacheFirst | Strategy::CacheOnly, _) => Start::Lookup { read_body: false },
+    }
+}
+
+/// What a lookup found, as the planner sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// No entry.
+    Absent,
+    /// An entry within `cache.maxAgeSeconds`, or one without a stored-at time.
+    Fresh,
+    /// An entry older than `cache.maxAgeSeconds`: it counts as absent.
+    Expired,
+}
+
+/// Whether an entry stored at `stored_at` (`None` inside `Some`: no readable time) is fresh at `now`.
+pub fn found(job: &Job, stored_at: Option<Option<u64>>, now: u64) -> Found {
+    match stored_at {
+        None => Found::Absent,
+        Some(Some(at)) if now.saturating_sub(at) > job.bounds.max_age_seconds.saturating_mul(1000) => {
+            Found::Expired
+        }
+        Some(_) => Found::Fresh,
+    }
+}
+
+/// What follows a lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterLookup {
+    /// Answer with the entry (and mark it used); re-fetch it in the background when `revalidate`.
+    Serve {
+        /// Stale-while-revalidate's background re-fetch.
+        revalidate: bool,
+    },
+    /// Ask the network.
+    Fetch,
+    /// Answer with a "not cached" error (cache-only).
+    NotCached,
+}
+
+/// The step after a lookup made first (not a network-first fallback: see [`after_network_failure`]).
+pub fn after_lookup(job: &Job, found: Found) -> AfterLookup {
+    match (found, job.strategy) {
+        (Found::Fresh, strategy) => {
+            AfterLookup::Serve { revalidate: strategy == Strategy::StaleWhileRevalidate }
+        }
+        (_, Strategy::CacheOnly) => AfterLookup::NotCached,
+        _ => AfterLookup::Fetch,
+    }
+}
+
+/// What follows a network failure (no answer at all; an error answer such as a 500 is an answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterNetworkFailure {
+    /// Network-first: look the entry up and serve it if fresh; the failure stands otherwise.
+    FallBack,
+    /// The failure is the answer.
+    Fail,
+}
+
+/// The step after the network could not be reached, for a request whose first step was `start`.
+pub fn after_network_failure(job: &Job, start: Start) -> AfterNetworkFailure {
+    match (job.strategy, start, &job.entry) {
+        (Strategy::NetworkFirst, Start::Fetch, Some(_)) => AfterNetworkFailure::FallBack,
+        _ => AfterNetworkFailure::Fail,
+    }
+}
+
+/// What the network answered, as the planner needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Answered<'a> {
+    /// HTTP status.
+    pub status: u16,
+    /// The configured auth-failure check's verdict on this answer.
+    pub auth_failure: bool,
+    /// The body.
+    pub body: &'a [u8],
+    /// The server's `X-SW-Cache-Tags`, if present.
+    pub server_tags: Option<&'a str>,
+}
+
+/// Why an answer was not stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotStored {
+    /// The strategy never stores (network-only), or the request has no entry (no partition).
+    Strategy,
+    /// Not a 2xx.
+    Status(u16),
+    /// The auth-failure check called it an auth failure.
+    AuthFailure,
+    /// Larger than `cache.maxBodyBytes`.
+    TooLarge {
+        /// The body's size.
+        size: u64,
+        /// `cache.maxBodyBytes`.
+        max: u64,
+    },
+    /// A GraphQL document whose body is not a result without `errors`.
+    NotAResult,
+    /// The store refused it (storage full even after eviction).
+    StoreFull,
+}
+
+/// Whether and how an answer is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Storing {
+    /// Store under the job's entry with `tags`, then keep at most `keep` entries in its cache.
+    Store {
+        /// The request's tags merged with the server's.
+        tags: Vec<String>,
+        /// `cache.maxEntries`.
+        keep: u32,
+        /// A malformed `X-SW-Cache-Tags`, ignored (the entry keeps the request's tags): worth a warning.
+        ignored_server_tags: Option<String>,
+    },
+    /// Not stored.
+    Skip(NotStored),
+}
+
+/// Whether `answered` is stored for `job`, and with which tags.
+pub fn storing(job: &Job, answered: &Answered<'_>) -> Storing {
+    let size = answered.body.len() as u64;
+    let skip = if !job.strategy.stores() || job.entry.is_none() {
+        Some(NotStored::Strategy)
+    } else if !(200..300).contains(&answered.status) {
+        Some(NotStored::Status(answered.status))
+    } else if answered.auth_failure {
+        Some(NotStored::AuthFailure)
+    } else if size > job.bounds.max_body_bytes {
+        Some(NotStored::TooLarge { size, max: job.bounds.max_body_bytes })
+    } else if job.document && !result_is_cacheable(answered.body) {
+        Some(NotStored::NotAResult)
+    } else {
+        None
+    };
+    if let Some(reason) = skip {
+        return Storing::Skip(reason);
+    }
+    let (server, ignored_server_tags) = match answered.server_tags.map(parse_tag_list) {
+        None => (Vec::new(), None),
+        Some(Ok(tags)) => (tags, None),
+        Some(Err(error)) => (
+            Vec::new(),
+            Some(format!("ignored X-SW-Cache-Tags {:?}: {error}", answered.server_tags.unwrap_or_default())),
+        ),
+    };
+    Storing::Store { tags: merge_tags(&job.tags, &server), keep: job.bounds.max_entries, ignored_server_tags }
+}
+
+/// What a finished background re-fetch announces: `cache-updated` when it stored a body that differs from
+/// the `stale` one served.
+pub fn after_revalidate(job: &Job, stale: &[u8], fresh: &[u8], stored: bool) -> Option<SwEvent> {
+    (stored && stale != fresh).then(|| SwEvent::CacheUpdated { url: job.announce_url.clone() })
+}

@@ -1,0 +1,302 @@
+//! The planner and the runner, natively: every strategy × what the store holds × what the network
+//! answers, over a fake store, network and host. The same decisions run in the Service Worker and in the
+//! page (their parity suites run a table of these against the real edges).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use cachet_core::classify::{classify_request, RequestClass};
+use cachet_core::config::{CacheBounds, Config};
+use cachet_core::engine::plan::{self, Job, NotStored, Storing};
+use cachet_core::engine::{run, EntryKey, Failed, Fetched, Hit, Host, Network, Source, Store};
+use cachet_core::partition::Partition;
+use cachet_core::protocol::SwEvent;
+use cachet_core::strategy::Strategy;
+
+const NOW: u64 = 1_000_000_000;
+const MAX_AGE_SECONDS: u64 = 60;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    Absent,
+    Fresh,
+    Expired,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Net {
+    Ok,
+    Unreachable,
+    AuthFailure,
+    ErrorAnswer,
+    OverSize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Error {
+    Unreachable,
+}
+
+/// Body, stored-at time, tags.
+type Entry = (String, Option<u64>, Vec<String>);
+
+#[derive(Default)]
+struct Fake {
+    entries: RefCell<HashMap<String, Entry>>,
+    used: RefCell<Vec<String>>,
+    background: RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>,
+    announced: RefCell<Vec<SwEvent>>,
+    warnings: RefCell<Vec<String>>,
+}
+
+impl Store<String, Error> for Fake {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<String>>, Error> {
+        Ok(self.entries.borrow().get(&entry.url).map(|(body, stored_at, _)| Hit {
+            response: body.clone(),
+            stored_at: *stored_at,
+            body: read_body.then(|| body.clone().into_bytes()),
+        }))
+    }
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<String>,
+        tags: &[String],
+        _keep: u32,
+        now: u64,
+    ) -> Result<bool, Error> {
+        self.entries
+            .borrow_mut()
+            .insert(entry.url.clone(), (fetched.response.clone(), Some(now), tags.to_vec()));
+        Ok(true)
+    }
+    fn used(&self, entry: &EntryKey, _now: u64) {
+        self.used.borrow_mut().push(entry.url.clone());
+    }
+}
+
+struct Scripted {
+    net: Net,
+    body: String,
+    server_tags: Option<String>,
+}
+
+impl Network<String, Error> for Scripted {
+    async fn fetch(&self) -> Result<Fetched<String>, Error> {
+        let (status, auth_failure, body) = match self.net {
+            Net::Ok => (200, false, self.body.clone()),
+            Net::Unreachable => return Err(Error::Unreachable),
+            Net::AuthFailure => (200, true, self.body.clone()),
+            Net::ErrorAnswer => (500, false, self.body.clone()),
+            Net::OverSize => (200, false, "x".repeat(2_000)),
+        };
+        Ok(Fetched {
+            response: body.clone(),
+            status,
+            body: body.into_bytes(),
+            auth_failure,
+            server_tags: self.server_tags.clone(),
+        })
+    }
+    fn unreachable(error: &Error) -> bool {
+        *error == Error::Unreachable
+    }
+}
+
+impl Host for Fake {
+    fn now(&self) -> u64 {
+        NOW
+    }
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
+        self.background.borrow_mut().push(work);
+    }
+    fn announce(&self, event: SwEvent) {
+        self.announced.borrow_mut().push(event);
+    }
+    fn warn(&self, message: &str) {
+        self.warnings.borrow_mut().push(message.to_owned());
+    }
+}
+
+fn bounds() -> CacheBounds {
+    CacheBounds { max_entries: 10, max_age_seconds: MAX_AGE_SECONDS, max_body_bytes: 1_000 }
+}
+
+fn get_job(strategy: Strategy) -> Job {
+    Job {
+        strategy,
+        entry: Some(EntryKey { cache: "runtime", url: "https://app.test/api/notes".into() }),
+        tags: vec!["notes".into()],
+        document: false,
+        bounds: bounds(),
+        announce_url: "https://app.test/api/notes".into(),
+    }
+}
+
+/// Runs `job` with `held` in the store and `net` answering; the outcome in a few words, then what the
+/// background work (stale-while-revalidate) did after ` ~ `.
+fn outcome(job: Job, held: Held, net: Net) -> String {
+    let fake = Rc::new(Fake::default());
+    let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+    let stored_at = match held {
+        Held::Absent => None,
+        Held::Fresh => Some(NOW - 1_000),
+        Held::Expired => Some(NOW - MAX_AGE_SECONDS * 1000 - 1),
+    };
+    if let Some(at) = stored_at {
+        fake.entries.borrow_mut().insert(url.clone(), ("stale".into(), Some(at), vec![]));
+    }
+    let network = Rc::new(Scripted { net, body: "{\"data\":{}}".into(), server_tags: None });
+    let served = futures::executor::block_on(run(Rc::new(job), fake.clone(), network, fake.clone()));
+    let mut words = match served {
+        Ok(served) => {
+            let source = match served.source {
+                Source::Cache => "cache".to_owned(),
+                Source::Network => "network".to_owned(),
+            };
+            match served.storing {
+                Some(Storing::Store { .. }) => format!("{source} stored"),
+                Some(Storing::Skip(reason)) => format!("{source} skip:{}", reason_word(&reason)),
+                None => source,
+            }
+        }
+        Err(Failed::NotCached) => "ERR not-cached".into(),
+        Err(Failed::Edge(Error::Unreachable)) => "ERR unreachable".into(),
+    };
+    let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
+    for work in background {
+        futures::executor::block_on(work);
+        let now_held = fake.entries.borrow().get(&url).map(|entry| entry.0.clone()).unwrap_or_default();
+        let updated = if fake.announced.borrow().is_empty() { "" } else { " updated" };
+        words.push_str(if now_held == "stale" { " ~ kept" } else { " ~ stored" });
+        words.push_str(updated);
+    }
+    words
+}
+
+fn reason_word(reason: &NotStored) -> &'static str {
+    match reason {
+        NotStored::Strategy => "strategy",
+        NotStored::Status(_) => "status",
+        NotStored::AuthFailure => "auth",
+        NotStored::TooLarge { .. } => "too-large",
+        NotStored::NotAResult => "not-a-result",
+        NotStored::StoreFull => "full",
+    }
+}
+
+#[test]
+fn every_strategy_entry_and_network_answer() {
+    use Held::*;
+    let nets = [Net::Ok, Net::Unreachable, Net::AuthFailure, Net::ErrorAnswer, Net::OverSize];
+    #[rustfmt::skip]
+    let table: Vec<(Strategy, Held, [&str; 5])> = vec![
+        //                                     ok                      unreachable        auth failure (2xx)   error answer (500)     over-size
+        (Strategy::CacheFirst, Absent,        ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheFirst, Fresh,         ["cache",               "cache",           "cache",             "cache",               "cache"]),
+        (Strategy::CacheFirst, Expired,       ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheOnly, Absent,         ["ERR not-cached",      "ERR not-cached",  "ERR not-cached",    "ERR not-cached",      "ERR not-cached"]),
+        (Strategy::CacheOnly, Fresh,          ["cache",               "cache",           "cache",             "cache",               "cache"]),
+        (Strategy::CacheOnly, Expired,        ["ERR not-cached",      "ERR not-cached",  "ERR not-cached",    "ERR not-cached",      "ERR not-cached"]),
+        (Strategy::NetworkFirst, Absent,      ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkFirst, Fresh,       ["network stored",      "cache",           "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkFirst, Expired,     ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::StaleWhileRevalidate, Absent, ["network stored",   "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::StaleWhileRevalidate, Fresh,  ["cache ~ stored updated", "cache ~ kept", "cache ~ kept",   "cache ~ kept",        "cache ~ kept"]),
+        (Strategy::StaleWhileRevalidate, Expired, ["network stored",  "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkOnly, Absent,       ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
+        (Strategy::NetworkOnly, Fresh,        ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
+        (Strategy::NetworkOnly, Expired,      ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
+    ];
+    assert_eq!(table.len(), Strategy::ALL.len() * 3, "every strategy × absent / fresh / expired");
+    for (strategy, held, expected) in table {
+        for (net, expected) in nets.into_iter().zip(expected) {
+            assert_eq!(
+                outcome(get_job(strategy), held, net),
+                expected,
+                "{strategy} with the entry {held:?}, network {net:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_document_is_stored_only_as_a_result_without_errors() {
+    let job = || Job { document: true, ..get_job(Strategy::CacheFirst) };
+    let answered =
+        |body: &'static [u8]| plan::Answered { status: 200, auth_failure: false, body, server_tags: None };
+    let stores = |body| matches!(plan::storing(&job(), &answered(body)), Storing::Store { .. });
+    assert!(stores(br#"{"data":{"notes":[]}}"#));
+    assert!(!stores(br#"{"data":null,"errors":[{"message":"no"}]}"#));
+    assert!(!stores(b"<html>"));
+    // A GET stores any 2xx body.
+    assert!(matches!(
+        plan::storing(&get_job(Strategy::CacheFirst), &answered(b"<html>")),
+        Storing::Store { .. }
+    ));
+}
+
+#[test]
+fn server_tags_join_the_request_tags_for_gets_and_documents_and_bad_ones_are_ignored_with_a_warning() {
+    for document in [false, true] {
+        let job = Job { document, ..get_job(Strategy::CacheFirst) };
+        let body = br#"{"data":{}}"#;
+        let with = |server_tags| plan::Answered { status: 200, auth_failure: false, body, server_tags };
+        let Storing::Store { tags, ignored_server_tags, keep } =
+            plan::storing(&job, &with(Some("notes, user:7")))
+        else {
+            panic!("stored");
+        };
+        assert_eq!((tags, ignored_server_tags, keep), (vec!["notes".into(), "user:7".into()], None, 10));
+        let Storing::Store { tags, ignored_server_tags, .. } = plan::storing(&job, &with(Some("a,,b")))
+        else {
+            panic!("stored");
+        };
+        assert_eq!(tags, vec!["notes".to_owned()]);
+        assert!(ignored_server_tags.is_some_and(|warning| warning.contains("X-SW-Cache-Tags")));
+    }
+}
+
+#[test]
+fn a_request_in_no_partition_is_network_only_and_never_looked_up() {
+    let config = Config::default();
+    let class = RequestClass::Get { strategy: Strategy::CacheFirst, tags: vec![] };
+    let job = Job::for_request(&class, &Partition::Uncached, "https://a.test", "https://a.test/x", &config);
+    let job = job.unwrap();
+    assert_eq!((job.strategy, job.entry.is_none()), (Strategy::NetworkOnly, true));
+    assert_eq!(plan::start(&job), plan::Start::Fetch);
+    assert_eq!(outcome(job, Held::Fresh, Net::Ok), "network skip:strategy");
+}
+
+#[test]
+fn the_same_document_on_two_endpoints_has_two_entries_and_announces_its_entry_url() {
+    let config = Config::from_json_str(
+        r#"{"features": {"graphql": {"enabled": true, "endpoints": ["/graphql", "/admin/graphql"]}}}"#,
+    )
+    .unwrap();
+    let body = br#"{"query": "query GetNotes { notes { id } }"}"#;
+    let job = |path: &str| {
+        let class = classify_request("POST", path, &|_: &str| None, Some(body), &config).unwrap();
+        Job::for_request(
+            &class,
+            &Partition::Shared,
+            "https://a.test",
+            &format!("https://a.test{path}"),
+            &config,
+        )
+        .unwrap()
+    };
+    let (one, two) = (job("/graphql"), job("/admin/graphql"));
+    assert_ne!(one.entry, two.entry);
+    assert_eq!(one.announce_url, one.entry.as_ref().unwrap().url);
+    assert!(one.tags.contains(&"notes".to_owned()), "auto-tags: {:?}", one.tags);
+    // A GET announces the URL the page asked for, wherever its entry lives.
+    let class = RequestClass::Get { strategy: Strategy::CacheFirst, tags: vec![] };
+    let user = Partition::User("abc".into());
+    let get = Job::for_request(&class, &user, "https://a.test", "https://a.test/api/x", &config).unwrap();
+    assert_eq!(get.announce_url, "https://a.test/api/x");
+    assert_ne!(get.entry.unwrap().url, get.announce_url);
+}
