@@ -122,10 +122,11 @@ const idbRequest = (request) => new Promise((resolve, reject) => {
 // floor keeps its entries in memory and seeds itself on a bench-only message.
 const STORAGE = {
   cachet: {
-    cache: 'cachet-graphql-v1',
+    cache: 'cachet-graphql-v2',
     database: 'cachet-sw',
-    url: (key) => `${location.origin}/__cachet/gql/anonymous/${key}`,
-    record: (url, tags, now) => ({ url, cache: 'cachet-graphql-v1', tags, storedAt: now, usedAt: now }),
+    // Filler entries: any URL of the worker's shape (`/__cachet/gql/<partition>/<endpoint>/<key>`).
+    url: (key) => `${location.origin}/__cachet/gql/anonymous/efiller/${key}`,
+    record: (url, tags, now) => ({ url, cache: 'cachet-graphql-v2', tags, storedAt: now, usedAt: now }),
   },
   workbox: {
     cache: 'workbox-graphql',

@@ -241,7 +241,7 @@ impl ClientBuilder {
         let online = window.navigator().on_line();
         let inner = Rc::new(Inner {
             refresh: RefreshCoordinator::new(adapter.auth_type().refreshes()),
-            cache: RefCell::new(MemoryCache::new(config.cache)),
+            cache: RefCell::new(MemoryCache::default()),
             store: AuthStore::new(&self.options.database),
             events_channel: Some(channel(&self.options.events_channel)?),
             auth_channel: Some(channel(&self.options.auth_channel)?),

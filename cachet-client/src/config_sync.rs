@@ -164,7 +164,6 @@ impl Inner {
                 .into(),
             );
         }
-        self.cache.borrow_mut().rebound(worker_config.cache);
         *self.config.borrow_mut() = Rc::new(worker_config);
         self.config_source.set(ConfigSource::ServiceWorker);
     }

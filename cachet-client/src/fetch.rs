@@ -21,8 +21,8 @@ pub struct FetchOptions {
     pub auth: bool,
     /// The caching strategy (`X-SW-Strategy`); default `strategy.default` of the config.
     pub strategy: Option<Strategy>,
-    /// Tags of the cached entry (`X-Cachet-Tags`), so that `invalidate_by_tag` can remove it. The in-page
-    /// cache honours them for GETs; the Service Worker records tags for GraphQL documents only.
+    /// Tags of the cached entry (`X-Cachet-Tags`), so that `invalidate_by_tag` can remove it: recorded for
+    /// GETs and queries alike, with the server's `X-SW-Cache-Tags`, by the worker and the in-page cache.
     pub tags: Option<Vec<String>>,
 }
 

@@ -75,6 +75,7 @@ mod http;
 mod listeners;
 mod locks;
 mod memory_cache;
+mod page_engine;
 pub mod pipeline;
 mod queue_alarm;
 pub mod refresh;

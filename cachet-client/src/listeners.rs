@@ -127,7 +127,7 @@ impl Inner {
         crate::queue_alarm::start(weak);
     }
 
-    fn on_sw_event(self: &Rc<Self>, event: SwEvent) {
+    pub(crate) fn on_sw_event(self: &Rc<Self>, event: SwEvent) {
         match event {
             SwEvent::CacheInvalidated { tags } => self.invalidate_locally(&tags, false),
             SwEvent::CacheUpdated { url } => self.emit(ClientEvent::CacheUpdated { url }),

@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | controlled by the Service Worker | one the SW routes (same origin; a GET outside the auth routes, or a POST to a GraphQL endpoint) | the SW, headers as they are; it caches, invalidates, refreshes and retries; `from_cache` is `X-Cachet-Source: cache` |
 //! | controlled | any other | the network, with the page's refresh-and-retry |
-//! | not controlled (first visit, hard reload) | any | the page: cachet's headers removed, the core's decision carried out over the [`MemoryCache`](crate::memory_cache), refresh-and-retry in the page |
+//! | not controlled (first visit, hard reload) | any | the page: cachet's headers removed; a GET or a query is a core [`Job`] answered by the core's runner over the [`MemoryCache`](crate::memory_cache) ([`crate::page_engine`]), the same runner the worker runs; refresh-and-retry in the page |
 //!
 //! Refresh-and-retry in the page (urql's `authExchange` contract, decided by
 //! [`cachet_core::machines::refresh`]): a request sent with `auth: true` whose answer is an auth failure
@@ -19,17 +19,15 @@
 
 use std::rc::Rc;
 
-use cachet_core::cache_key::{graphql_cache_url, ANONYMOUS_PARTITION};
 use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
 use cachet_core::config::FailureResponse;
-use cachet_core::graphql::result_is_cacheable;
+use cachet_core::engine::Job;
 use cachet_core::partition::{partition_for, Partition};
-use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-use cachet_core::tags::{merge_tags, parse_tag_list, CACHE_TAGS_HEADER, TAGS_HEADER};
+use cachet_core::strategy::STRATEGY_HEADER;
+use cachet_core::tags::TAGS_HEADER;
 
 use crate::client::Inner;
 use crate::http::{Credentials, HttpRequest, HttpResponse};
-use crate::locks::now_ms;
 use crate::refresh::{Origin, RefreshOutcome};
 use crate::Error;
 
@@ -50,14 +48,6 @@ struct Route {
     partition: Partition,
     absolute_url: String,
     origin: String,
-}
-
-/// Where a cacheable answer lives in the memory cache.
-struct CacheTarget {
-    key: String,
-    tags: Vec<String>,
-    graphql: bool,
-    updated_url: String,
 }
 
 impl Inner {
@@ -130,37 +120,17 @@ impl Inner {
             return Ok(Answer { response, from_cache });
         }
         let outgoing = without_cachet_headers(&request);
-        let segment = route.partition.segment().unwrap_or(ANONYMOUS_PARTITION).to_owned();
-        let strategy_for = |strategy: Strategy| match route.partition {
-            Partition::Uncached => Strategy::NetworkOnly,
-            _ => strategy,
-        };
+        let job = Job::for_request(
+            &route.class,
+            &route.partition,
+            &route.origin,
+            &route.absolute_url,
+            &self.config(),
+        );
+        if let Some(job) = job {
+            return self.run_job(job, outgoing, auth).await;
+        }
         match route.class {
-            RequestClass::Get { strategy } => {
-                let tags = request
-                    .header(TAGS_HEADER)
-                    .and_then(|value| parse_tag_list(value).ok())
-                    .unwrap_or_default();
-                let target = CacheTarget {
-                    key: format!("get:{segment}:{}", route.absolute_url),
-                    tags,
-                    graphql: false,
-                    updated_url: route.absolute_url.clone(),
-                };
-                self.cached(&outgoing, auth, target, strategy_for(strategy)).await
-            }
-            RequestClass::Graphql(GraphqlCall {
-                action: GraphqlAction::Query { cache_key, tags, strategy },
-                ..
-            }) => {
-                let target = CacheTarget {
-                    key: format!("gql:{segment}:{cache_key}"),
-                    tags,
-                    graphql: true,
-                    updated_url: format!("{}{}", route.origin, graphql_cache_url(&segment, &cache_key)),
-                };
-                self.cached(&outgoing, auth, target, strategy_for(strategy)).await
-            }
             RequestClass::Graphql(GraphqlCall { action: GraphqlAction::Mutation { invalidate }, .. }) => {
                 let response = self.send_with_auth(&outgoing, auth, true).await?;
                 if response.ok() && !invalidate.is_empty() {
@@ -177,75 +147,6 @@ impl Inner {
                 Ok(Answer { response: self.send_with_auth(&outgoing, auth, true).await?, from_cache: false })
             }
         }
-    }
-
-    /// The Service Worker's strategies, over the memory cache.
-    async fn cached(
-        self: &Rc<Self>,
-        outgoing: &HttpRequest,
-        auth: bool,
-        target: CacheTarget,
-        strategy: Strategy,
-    ) -> Result<Answer, Error> {
-        let hit = || {
-            self.cache
-                .borrow_mut()
-                .get(&target.key, now_ms())
-                .map(|response| Answer { response, from_cache: true })
-        };
-        match strategy {
-            Strategy::NetworkOnly => {
-                Ok(Answer { response: self.send_with_auth(outgoing, auth, true).await?, from_cache: false })
-            }
-            Strategy::CacheOnly => hit().ok_or_else(|| Error::Network {
-                url: outgoing.url.clone(),
-                message: "cache-only: nothing cached".to_owned(),
-            }),
-            Strategy::CacheFirst => match hit() {
-                Some(answer) => Ok(answer),
-                None => self.fetch_and_store(outgoing, auth, &target).await,
-            },
-            Strategy::NetworkFirst => match self.fetch_and_store(outgoing, auth, &target).await {
-                Err(error @ Error::Network { .. }) => hit().ok_or(error),
-                other => other,
-            },
-            Strategy::StaleWhileRevalidate => {
-                let Some(answer) = hit() else {
-                    return self.fetch_and_store(outgoing, auth, &target).await;
-                };
-                let (inner, outgoing, stale) = (self.clone(), outgoing.clone(), answer.response.body.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    // An offline re-fetch keeps the stale copy; nothing to report.
-                    if let Ok(fresh) = inner.fetch_and_store(&outgoing, auth, &target).await {
-                        if fresh.response.ok() && fresh.response.body != stale {
-                            inner.emit(crate::ClientEvent::CacheUpdated { url: target.updated_url.clone() });
-                        }
-                    }
-                });
-                Ok(answer)
-            }
-        }
-    }
-
-    async fn fetch_and_store(
-        self: &Rc<Self>,
-        outgoing: &HttpRequest,
-        auth: bool,
-        target: &CacheTarget,
-    ) -> Result<Answer, Error> {
-        let response = self.send_with_auth(outgoing, auth, true).await?;
-        let storable = response.ok()
-            && (!target.graphql || result_is_cacheable(&response.body))
-            && !self.is_auth_failure(&response);
-        if storable {
-            let server_tags = response
-                .header(CACHE_TAGS_HEADER)
-                .and_then(|value| parse_tag_list(value).ok())
-                .unwrap_or_default();
-            let tags = merge_tags(&target.tags, &server_tags);
-            self.cache.borrow_mut().put(&target.key, &response, tags, now_ms());
-        }
-        Ok(Answer { response, from_cache: false })
     }
 
     /// Sends `request` with the adapter's headers when `auth`; with `page_refresh`, an auth failure goes

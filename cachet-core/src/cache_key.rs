@@ -25,8 +25,8 @@
 //!
 //! Cached GraphQL responses live in a per-user partition so that one user never reads another's data:
 //! [`partition_id`] hashes the user's identity (for example the user id from `/api/me`) into 16 hex
-//! characters; [`ANONYMOUS_PARTITION`] holds what is fetched without identity. The entry's Cache Storage
-//! URL is [`graphql_cache_url`]: `/__cachet/gql/<partition>/<key>`.
+//! characters; [`ANONYMOUS_PARTITION`] holds what is fetched without identity. Where an entry is stored
+//! (its cache and URL, partition and endpoint included) is [`crate::engine::key`].
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -80,19 +80,6 @@ pub fn auth_fingerprint(authorization: &str) -> String {
     let mut hex = sha256_hex(format!("cachet-auth:{authorization}").as_bytes());
     hex.truncate(16);
     hex
-}
-
-/// The Cache Storage URL (a path on the app's origin) of a GraphQL entry.
-pub fn graphql_cache_url(partition: &str, key: &str) -> String {
-    format!("{GRAPHQL_CACHE_PREFIX}{partition}/{key}")
-}
-
-/// Reads back the partition and key of a URL made by [`graphql_cache_url`].
-pub fn parse_graphql_cache_url(url_path: &str) -> Option<(&str, &str)> {
-    let rest = url_path.strip_prefix(GRAPHQL_CACHE_PREFIX)?;
-    let (partition, key) = rest.split_once('/')?;
-    let valid = |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_alphanumeric());
-    (valid(partition) && valid(key)).then_some((partition, key))
 }
 
 /// Lowercase hex SHA-256 of some bytes.

@@ -5,10 +5,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::CacheBounds;
+use cachet_core::engine::EntryKey;
 use cachet_core::protocol::SwEvent;
-use cachet_worker::sw::graphql::{invalidate_tags, GRAPHQL_CACHE};
+use cachet_worker::sw::store::invalidate_tags;
 use cachet_worker::sw::tag_index::TagIndex;
-use cachet_worker::sw::{broadcast::broadcast, open_cache, respond, Strategy, Target, SOURCE_HEADER};
+use cachet_worker::sw::{
+    broadcast::broadcast, open_cache, respond, Strategy, Target, DOCUMENT_CACHE, SOURCE_HEADER,
+};
 use cachet_worker::Error;
 use js_sys::Promise;
 use wasm_bindgen::JsCast;
@@ -37,16 +40,17 @@ async fn text(response: Response) -> String {
 #[wasm_bindgen_test]
 async fn network_first_stores_then_cache_only_answers_from_the_cache() {
     open_index().await;
-    let cache = open_cache("test-network-first").await.unwrap();
     let url = reachable_url();
     let request = Request::new_with_str(&url).unwrap();
-    let fresh = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap();
+    let fresh =
+        respond_settled(&target_in("test-network-first", &request), Strategy::NetworkFirst).await.unwrap();
     assert_eq!(fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
     let network_body = text(fresh).await;
     assert!(!network_body.is_empty());
 
     let request = Request::new_with_str(&url).unwrap();
-    let cached = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap();
+    let cached =
+        respond_settled(&target_in("test-network-first", &request), Strategy::CacheOnly).await.unwrap();
     assert_eq!(cached.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(cached).await, network_body);
 }
@@ -56,13 +60,15 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
     open_index().await;
     let cache = open_cache("test-fallback").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap_err();
+    let error =
+        respond_settled(&target_in("test-fallback", &request), Strategy::NetworkFirst).await.unwrap_err();
     assert!(matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL), "{error:?}");
 
     let stored = Response::new_with_opt_str(Some("kept")).unwrap();
     JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored)).await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let answer = respond_settled(&cache, &target(&request), Strategy::NetworkFirst).await.unwrap();
+    let answer =
+        respond_settled(&target_in("test-fallback", &request), Strategy::NetworkFirst).await.unwrap();
     assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(text(answer).await, "kept");
 }
@@ -70,9 +76,9 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
 #[wasm_bindgen_test]
 async fn cache_only_without_an_entry_is_a_typed_not_cached_error() {
     open_index().await;
-    let cache = open_cache("test-cache-only").await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
-    let error = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap_err();
+    let error =
+        respond_settled(&target_in("test-cache-only", &request), Strategy::CacheOnly).await.unwrap_err();
     assert_eq!(error, Error::NotCached { url: UNREACHABLE_URL.to_owned() });
 }
 
@@ -88,11 +94,9 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
     let collector = background.clone();
     let request = Request::new_with_str(&url).unwrap();
-    let answer = respond(&cache, &target(&request), Strategy::StaleWhileRevalidate, &move |promise| {
-        collector.borrow_mut().push(promise)
-    })
-    .await
-    .unwrap();
+    let mut swr = target_in("test-swr", &request);
+    swr.job.strategy = Strategy::StaleWhileRevalidate;
+    let answer = respond(swr, Rc::new(move |promise| collector.borrow_mut().push(promise))).await.unwrap();
     assert_eq!(text(answer).await, "stale copy");
     let pending = background.borrow_mut().drain(..).collect::<Vec<_>>();
     assert_eq!(pending.len(), 2, "marking the hit used, and one background re-fetch");
@@ -100,7 +104,7 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
         JsFuture::from(promise).await.unwrap();
     }
     let request = Request::new_with_str(&url).unwrap();
-    let refreshed = respond_settled(&cache, &target(&request), Strategy::CacheOnly).await.unwrap();
+    let refreshed = respond_settled(&target_in("test-swr", &request), Strategy::CacheOnly).await.unwrap();
     assert_ne!(text(refreshed).await, "stale copy", "the background re-fetch replaced the entry");
     let event = next_event(&updates).await;
     assert_eq!(event, SwEvent::CacheUpdated { url });
@@ -133,10 +137,23 @@ async fn open_index() -> Rc<TagIndex> {
     index
 }
 
-fn target(request: &Request) -> Target {
-    let mut target = Target::get(request, roomy(), index()).unwrap();
-    target.bounds.max_body_bytes = u64::MAX;
+/// A GET of `request` stored by its URL in the cache named `cache`, with no body bound.
+fn target_in(cache: &'static str, request: &Request) -> Target {
+    let mut target = Target::get(request, Strategy::CacheFirst, roomy(), index());
+    target.job.bounds.max_body_bytes = u64::MAX;
+    target.job.entry = Some(EntryKey { cache, url: request.url() });
     target
+}
+
+/// `target` stored at `url` instead of its request's URL.
+fn at(url: &str, mut target: Target) -> Target {
+    target.job.entry = target.job.entry.map(|entry| EntryKey { url: url.to_owned(), ..entry });
+    target
+}
+
+/// The URLs of the entries carrying one of `tags`.
+async fn urls_tagged(index: &TagIndex, tags: &[String]) -> Vec<String> {
+    index.entries_tagged(tags).await.unwrap().into_iter().map(|(url, _)| url).collect()
 }
 
 /// A request whose network answer is `body` (a `data:` URL: no server needed).
@@ -146,16 +163,11 @@ fn answering(body: &str) -> Request {
 }
 
 fn graphql_target(body: &str, cache_url: &str, index: &Rc<TagIndex>, tags: &[&str]) -> Target {
-    Target {
-        request: answering(body),
-        body: None,
-        cache_url: cache_url.to_owned(),
-        cache_name: GRAPHQL_CACHE,
-        bounds: roomy(),
-        index: index.clone(),
-        tags: Some(tags.iter().map(|tag| (*tag).to_owned()).collect()),
-        auth: None,
-    }
+    let mut target = Target::get(&answering(body), Strategy::CacheFirst, roomy(), index.clone());
+    target.job.entry = Some(EntryKey { cache: DOCUMENT_CACHE, url: cache_url.to_owned() });
+    target.job.document = true;
+    target.job.tags = tags.iter().map(|tag| (*tag).to_owned()).collect();
+    target
 }
 
 #[wasm_bindgen_test]
@@ -165,21 +177,20 @@ async fn the_tag_index_finds_entries_by_any_tag_and_forgets_them() {
     index.record(one, "c", &["notes".into(), "getnotes".into()], 1).await.unwrap();
     index.record(two, "c", &["notes".into()], 2).await.unwrap();
     index.record(three, "c", &["dashboard".into()], 3).await.unwrap();
-    let mut found = index.urls_tagged(&["notes".into()]).await.unwrap();
+    let mut found = urls_tagged(&index, &["notes".into()]).await;
     found.sort();
     assert_eq!(found, [one, two]);
-    let mut found =
-        index.urls_tagged(&["getnotes".into(), "dashboard".into(), "notes".into()]).await.unwrap();
+    let mut found = urls_tagged(&index, &["getnotes".into(), "dashboard".into(), "notes".into()]).await;
     found.sort();
     assert_eq!(found, [one, two, three], "each entry once");
-    assert!(index.urls_tagged(&["user".into(), "users".into()]).await.unwrap().is_empty());
+    assert!(urls_tagged(&index, &["user".into(), "users".into()]).await.is_empty());
     index.remove(&[one.to_owned(), two.to_owned(), three.to_owned()]).await.unwrap();
-    assert!(index.urls_tagged(&["notes".into(), "dashboard".into()]).await.unwrap().is_empty());
+    assert!(urls_tagged(&index, &["notes".into(), "dashboard".into()]).await.is_empty());
 }
 
 #[wasm_bindgen_test]
 async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_tags() {
-    let cache = open_cache("test-graphql-store").await.unwrap();
+    let cache = open_cache(DOCUMENT_CACHE).await.unwrap();
     let index = Rc::new(TagIndex::open().await.unwrap());
     let table = [
         ("https://t.invalid/__cachet/gql/anonymous/ok", r#"{"data":{"notes":[]}}"#, true),
@@ -193,14 +204,14 @@ async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_ta
     ];
     for (cache_url, body, stored) in table {
         let target = graphql_target(body, cache_url, &index, &["store-test"]);
-        let answer = respond_settled(&cache, &target, Strategy::CacheFirst).await.unwrap();
+        let answer = respond_settled(&target, Strategy::CacheFirst).await.unwrap();
         assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
         assert_eq!(text(answer).await, body, "the caller always gets the server's answer");
         let hit = JsFuture::from(cache.match_with_str(cache_url)).await.unwrap();
         assert_eq!(!hit.is_undefined(), stored, "{cache_url} stored?");
     }
     assert_eq!(
-        index.urls_tagged(&["store-test".into()]).await.unwrap(),
+        urls_tagged(&index, &["store-test".into()]).await,
         ["https://t.invalid/__cachet/gql/anonymous/ok"],
         "only the stored entry is indexed"
     );
@@ -209,7 +220,7 @@ async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_ta
 
 #[wasm_bindgen_test]
 async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() {
-    let cache = open_cache("test-graphql-invalidate").await.unwrap();
+    let cache = open_cache(DOCUMENT_CACHE).await.unwrap();
     let index = Rc::new(TagIndex::open().await.unwrap());
     let notes = "https://t.invalid/__cachet/gql/anonymous/notes";
     let note = "https://t.invalid/__cachet/gql/anonymous/note";
@@ -218,11 +229,11 @@ async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() 
         [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])]
     {
         let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, tags);
-        respond_settled(&cache, &target, Strategy::CacheFirst).await.unwrap();
+        respond_settled(&target, Strategy::CacheFirst).await.unwrap();
     }
     let events = listen_for_events();
     // CreateNote invalidates note and notes; the dashboard entry is untouched.
-    let removed = invalidate_tags(&cache, &index, &["note".into(), "notes".into()]).await.unwrap();
+    let removed = invalidate_tags(&index, &["note".into(), "notes".into()]).await.unwrap();
     assert_eq!(removed, 2);
     for (url, present) in [(notes, false), (note, false), (dashboard, true)] {
         let hit = JsFuture::from(cache.match_with_str(url)).await.unwrap();
@@ -232,7 +243,7 @@ async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() 
         next_event(&events).await,
         SwEvent::CacheInvalidated { tags: vec!["note".into(), "notes".into()] }
     );
-    assert_eq!(index.urls_tagged(&["dashboard".into()]).await.unwrap(), [dashboard]);
+    assert_eq!(urls_tagged(&index, &["dashboard".into()]).await, [dashboard]);
     index.remove(&[dashboard.to_owned()]).await.unwrap();
 }
 
@@ -245,10 +256,9 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
     let index = Rc::new(TagIndex::open().await.unwrap());
     let runtime = open_cache(RUNTIME_CACHE).await.unwrap();
     JsFuture::from(runtime.put_with_str("https://t.invalid/a", &Response::new().unwrap())).await.unwrap();
-    let graphql = open_cache(GRAPHQL_CACHE).await.unwrap();
     let target =
         graphql_target(r#"{"data":{"x":1}}"#, "https://t.invalid/__cachet/gql/anonymous/k", &index, &["x"]);
-    respond_settled(&graphql, &target, Strategy::CacheFirst).await.unwrap();
+    respond_settled(&target, Strategy::CacheFirst).await.unwrap();
     for kept in ["cachet-sw-wasm-test", "the-apps-own-cache"] {
         open_cache(kept).await.unwrap();
     }
@@ -262,25 +272,23 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
     assert_eq!(cachet_worker::sw::identity::current().await.unwrap(), None, "the identity is forgotten");
     for (name, present) in [
         (RUNTIME_CACHE, false),
-        (GRAPHQL_CACHE, false),
+        (DOCUMENT_CACHE, false),
         ("cachet-sw-wasm-test", true),
         ("the-apps-own-cache", true),
     ] {
         let has = JsFuture::from(storage.has(name)).await.unwrap();
         assert_eq!(has.as_bool(), Some(present), "{name}");
     }
-    assert!(index.urls_tagged(&["x".into()]).await.unwrap().is_empty(), "the tag index is empty");
+    assert!(urls_tagged(&index, &["x".into()]).await.is_empty(), "the tag index is empty");
 }
 
 /// Answers `respond` and runs its background work to the end.
-async fn respond_settled(
-    cache: &web_sys::Cache,
-    target: &Target,
-    strategy: Strategy,
-) -> Result<Response, Error> {
+async fn respond_settled(target: &Target, strategy: Strategy) -> Result<Response, Error> {
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
     let collector = background.clone();
-    let answer = respond(cache, target, strategy, &move |promise| collector.borrow_mut().push(promise)).await;
+    let mut target = target.clone();
+    target.job.strategy = strategy;
+    let answer = respond(target, Rc::new(move |promise| collector.borrow_mut().push(promise))).await;
     let pending = background.borrow_mut().drain(..).collect::<Vec<_>>();
     for promise in pending {
         JsFuture::from(promise).await.unwrap();
@@ -300,15 +308,15 @@ async fn entries_older_than_the_max_age_count_as_absent() {
     init.set_headers(&headers);
     let old = Response::new_with_opt_str_and_init(Some("old"), &init).unwrap();
     JsFuture::from(cache.put_with_str(url, &old)).await.unwrap();
-    let mut aged = Target { cache_url: url.to_owned(), ..target(&answering(r#"{"fresh":true}"#)) };
+    let mut aged = at(url, target_in("test-max-age", &answering(r#"{"fresh":true}"#)));
     aged.index = index;
-    aged.bounds.max_age_seconds = 3_600;
-    let error = respond_settled(&cache, &aged, Strategy::CacheOnly).await.unwrap_err();
+    aged.job.bounds.max_age_seconds = 3_600;
+    let error = respond_settled(&aged, Strategy::CacheOnly).await.unwrap_err();
     assert_eq!(error, Error::NotCached { url: url.to_owned() });
-    let fresh = respond_settled(&cache, &aged, Strategy::CacheFirst).await.unwrap();
+    let fresh = respond_settled(&aged, Strategy::CacheFirst).await.unwrap();
     assert_eq!(text(fresh).await, r#"{"fresh":true}"#, "an expired entry is re-fetched");
-    aged.bounds.max_age_seconds = 86_400;
-    let kept = respond_settled(&cache, &aged, Strategy::CacheOnly).await.unwrap();
+    aged.job.bounds.max_age_seconds = 86_400;
+    let kept = respond_settled(&aged, Strategy::CacheOnly).await.unwrap();
     assert_eq!(text(kept).await, r#"{"fresh":true}"#, "and the fresh copy replaced it");
 }
 
@@ -318,18 +326,17 @@ async fn beyond_max_entries_the_least_recently_used_entry_is_evicted() {
     let cache = open_cache("test-lru").await.unwrap();
     let entry = |name: &str| {
         let mut target =
-            Target { cache_url: format!("https://t.invalid/lru/{name}"), ..target(&answering("{}")) };
-        target.cache_name = "test-lru";
-        target.bounds.max_entries = 2;
+            at(&format!("https://t.invalid/lru/{name}"), target_in("test-lru", &answering("{}")));
+        target.job.bounds.max_entries = 2;
         target.index = index.clone();
         target
     };
-    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
-    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("b"), Strategy::CacheFirst).await.unwrap();
     // `a` is used again, so `b` is now the least recently used: storing `c` evicts `b`, not `a`.
-    let hit = respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    let hit = respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
     assert_eq!(hit.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
-    respond_settled(&cache, &entry("c"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("c"), Strategy::CacheFirst).await.unwrap();
     for (name, present) in [("a", true), ("b", false), ("c", true)] {
         let found =
             JsFuture::from(cache.match_with_str(&format!("https://t.invalid/lru/{name}"))).await.unwrap();
@@ -341,25 +348,24 @@ async fn beyond_max_entries_the_least_recently_used_entry_is_evicted() {
 #[wasm_bindgen_test]
 async fn a_hit_marks_its_entry_used_at_most_once_per_window() {
     let index = open_index().await;
-    let cache = open_cache("test-touch").await.unwrap();
     let entry = |name: &str| {
         let mut target =
-            Target { cache_url: format!("https://t.invalid/touch/{name}"), ..target(&answering("{}")) };
-        target.cache_name = "test-touch";
+            at(&format!("https://t.invalid/touch/{name}"), target_in("test-touch", &answering("{}")));
         target.index = index.clone();
         target
     };
     let order = || async { index.beyond("test-touch", 0).await.unwrap() };
-    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
-    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("b"), Strategy::CacheFirst).await.unwrap();
     // A first hit on `a` marks it: `b` is now the least recently used.
-    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
-    let (a, b) = (entry("a").cache_url, entry("b").cache_url);
+    respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
+    let url_of = |target: Target| target.job.entry.map(|entry| entry.url).unwrap_or_default();
+    let (a, b) = (url_of(entry("a")), url_of(entry("b")));
     assert_eq!(order().await, [b.clone(), a.clone()]);
     // `b` is hit and marked; `a` is hit again within the window and not marked again, so the order is
     // that of the marks (each hit still answered from the cache).
-    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
-    let hit = respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("b"), Strategy::CacheFirst).await.unwrap();
+    let hit = respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
     assert_eq!(hit.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
     assert_eq!(order().await, [a, b]);
 }
@@ -372,9 +378,8 @@ async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
     let cache = open_cache("test-count").await.unwrap();
     let url = |name: &str| format!("https://t.invalid/count/{name}");
     let entry = |name: &str| {
-        let mut target = Target { cache_url: url(name), ..target(&answering("{}")) };
-        target.cache_name = "test-count";
-        target.bounds.max_entries = 2;
+        let mut target = at(&url(name), target_in("test-count", &answering("{}")));
+        target.job.bounds.max_entries = 2;
         target.index = index.clone();
         target
     };
@@ -391,18 +396,18 @@ async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
             assert_eq!(found, names);
         }
     };
-    respond_settled(&cache, &entry("a"), Strategy::CacheFirst).await.unwrap();
-    respond_settled(&cache, &entry("b"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("a"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("b"), Strategy::CacheFirst).await.unwrap();
     // Removing an entry the index never held must not lower the count; removing `a` must.
     JsFuture::from(cache.delete_with_str(&url("a"))).await.unwrap();
     index.remove(&[url("never-stored"), url("a")]).await.unwrap();
-    respond_settled(&cache, &entry("c"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("c"), Strategy::CacheFirst).await.unwrap();
     present(&["b", "c"]).await;
-    respond_settled(&cache, &entry("d"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("d"), Strategy::CacheFirst).await.unwrap();
     present(&["c", "d"]).await;
     // Storing a URL again is no new entry.
-    respond_settled(&cache, &entry("d"), Strategy::NetworkFirst).await.unwrap();
-    respond_settled(&cache, &entry("e"), Strategy::CacheFirst).await.unwrap();
+    respond_settled(&entry("d"), Strategy::NetworkFirst).await.unwrap();
+    respond_settled(&entry("e"), Strategy::CacheFirst).await.unwrap();
     present(&["d", "e"]).await;
     // After a clear the count is taken again.
     index.clear().await.unwrap();
@@ -410,7 +415,7 @@ async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
         JsFuture::from(cache.delete_with_str(&url(name))).await.unwrap();
     }
     for name in ["f", "g"] {
-        respond_settled(&cache, &entry(name), Strategy::CacheFirst).await.unwrap();
+        respond_settled(&entry(name), Strategy::CacheFirst).await.unwrap();
     }
     present(&["f", "g"]).await;
     assert_eq!(index.beyond("test-count", 0).await.unwrap().len(), 2);
@@ -442,4 +447,25 @@ fn the_failure_check_given_to_install_with_is_the_one_the_sw_runs() {
     assert!(is_auth_failure(&rule, &answer(403), expired), "the app's check");
     assert!(is_auth_failure(&rule, &answer(401), b""), "which keeps the rule");
     assert!(!is_auth_failure(&rule, &answer(403), br#"{"reason":"forbidden"}"#));
+}
+
+#[wasm_bindgen_test]
+async fn caches_of_earlier_versions_are_dropped_with_their_index_records() {
+    use cachet_worker::sw::store::retire_old_caches;
+    let index = open_index().await;
+    let storage: web_sys::CacheStorage =
+        js_sys::Reflect::get(&js_sys::global(), &"caches".into()).unwrap().unchecked_into();
+    let old_url = "https://t.invalid/__cachet/gql/anonymous/0123";
+    let old = open_cache("cachet-graphql-v1").await.unwrap();
+    JsFuture::from(old.put_with_str(old_url, &Response::new().unwrap())).await.unwrap();
+    index.record(old_url, "cachet-graphql-v1", &["retired".into()], 1).await.unwrap();
+    let kept_url = "https://t.invalid/__cachet/gql/anonymous/e1234abcd/0123";
+    index.record(kept_url, DOCUMENT_CACHE, &["retired".into()], 2).await.unwrap();
+
+    retire_old_caches(&index).await.unwrap();
+    let has = JsFuture::from(storage.has("cachet-graphql-v1")).await.unwrap();
+    assert_eq!(has.as_bool(), Some(false), "the v1 cache is gone");
+    assert_eq!(urls_tagged(&index, &["retired".into()]).await, [kept_url], "and its records, only them");
+    retire_old_caches(&index).await.unwrap();
+    index.remove(&[kept_url.to_owned()]).await.unwrap();
 }

@@ -135,7 +135,10 @@ async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
     assert!(kept[0].0.starts_with(queue_store::UNREADABLE_PREFIX));
     assert_eq!(kept[0].1, "{not json");
 
-    assert_eq!(index.urls_tagged(&["kept".into()]).await.unwrap(), ["https://t.invalid/kept"]);
+    assert_eq!(
+        index.entries_tagged(&["kept".into()]).await.unwrap(),
+        [("https://t.invalid/kept".to_owned(), "c".to_owned())]
+    );
     assert_eq!(
         cachet_worker::sw::identity::current().await.unwrap().map(|identity| identity.partition).as_deref(),
         Some("someone")

@@ -1,9 +1,10 @@
 //! Cache keys: known-answer vectors (checked with `sha256sum`) and canonicalisation.
 
 use cachet_core::cache_key::{
-    auth_fingerprint, cache_key, canonical_json, graphql_cache_url, parse_graphql_cache_url, partition_id,
-    sha256_hex, ANONYMOUS_PARTITION,
+    auth_fingerprint, cache_key, canonical_json, partition_id, sha256_hex, ANONYMOUS_PARTITION,
 };
+use cachet_core::engine::key::{document_entry, endpoint_id};
+use cachet_core::partition::Partition;
 use serde_json::{json, Map, Value};
 
 fn object(value: Value) -> Map<String, Value> {
@@ -80,15 +81,12 @@ fn keys_and_partitions_have_their_shape() {
     assert!(key.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)));
     assert_ne!(partition_id("alice"), partition_id("bob"));
     assert_eq!(partition_id("alice").len(), 16);
-    let url = graphql_cache_url(&partition_id("alice"), &key);
-    assert_eq!(url, format!("/__cachet/gql/{}/{key}", partition_id("alice")));
-    assert_eq!(parse_graphql_cache_url(&url), Some((partition_id("alice").as_str(), key.as_str())));
-    assert_eq!(
-        parse_graphql_cache_url(&graphql_cache_url(ANONYMOUS_PARTITION, &key)),
-        Some((ANONYMOUS_PARTITION, key.as_str()))
-    );
-    assert_eq!(parse_graphql_cache_url("/__cachet/gql/a/../b"), None);
-    assert_eq!(parse_graphql_cache_url("/api/notes"), None);
+    let alice = Partition::User(partition_id("alice"));
+    let entry = document_entry("https://a.test", "/graphql", &key, &alice).unwrap();
+    let endpoint = endpoint_id("/graphql");
+    assert_eq!(entry.url, format!("https://a.test/__cachet/gql/{}/{endpoint}/{key}", partition_id("alice")));
+    let shared = document_entry("https://a.test", "/graphql", &key, &Partition::Shared).unwrap();
+    assert_eq!(shared.url, format!("https://a.test/__cachet/gql/{ANONYMOUS_PARTITION}/{endpoint}/{key}"));
 }
 
 #[test]

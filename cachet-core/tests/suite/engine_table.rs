@@ -16,6 +16,8 @@ use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 
+use crate::parity_scenarios as parity;
+
 const NOW: u64 = 1_000_000_000;
 const MAX_AGE_SECONDS: u64 = 60;
 
@@ -299,4 +301,92 @@ fn the_same_document_on_two_endpoints_has_two_entries_and_announces_its_entry_ur
     let get = Job::for_request(&class, &user, "https://a.test", "https://a.test/api/x", &config).unwrap();
     assert_eq!(get.announce_url, "https://a.test/api/x");
     assert_ne!(get.entry.unwrap().url, get.announce_url);
+}
+
+/// The parity table over the fakes: the planner and the runner alone.
+struct NativeEdge {
+    fake: Rc<Fake>,
+    config: Config,
+}
+
+const ORIGIN: &str = "https://app.test";
+
+struct ReplyNetwork {
+    reply: parity::Reply,
+    rule: cachet_core::config::AuthFailureRule,
+}
+
+impl Network<String, Error> for ReplyNetwork {
+    async fn fetch(&self) -> Result<Fetched<String>, Error> {
+        let reply = self.reply;
+        if reply.status == 0 {
+            return Err(Error::Unreachable);
+        }
+        let header = |name: &str| {
+            reply
+                .headers
+                .iter()
+                .find(|(key, _)| key.eq_ignore_ascii_case(name))
+                .map(|(_, value)| (*value).to_owned())
+        };
+        let view = cachet_core::config::FailureResponse::new(reply.status, &header, reply.body.as_bytes());
+        Ok(Fetched {
+            response: reply.body.to_owned(),
+            status: reply.status,
+            body: reply.body.as_bytes().to_vec(),
+            auth_failure: self.rule.check(&view),
+            server_tags: header("x-sw-cache-tags"),
+        })
+    }
+    fn unreachable(error: &Error) -> bool {
+        *error == Error::Unreachable
+    }
+}
+
+impl parity::Edge for NativeEdge {
+    async fn send(
+        &self,
+        scenario: &str,
+        ask: parity::Ask,
+        strategy: &str,
+        reply: parity::Reply,
+    ) -> parity::Got {
+        let (method, path, body) = parity::request_of(scenario, ask);
+        let headers = |name: &str| match name {
+            "x-sw-strategy" => Some(strategy.to_owned()),
+            "x-cachet-tags" => parity::tags_of(ask).map(str::to_owned),
+            _ => None,
+        };
+        let class =
+            classify_request(method, &path, &headers, body.as_deref().map(str::as_bytes), &self.config)
+                .unwrap();
+        let url = format!("{ORIGIN}{path}");
+        let job = Job::for_request(&class, &Partition::Shared, ORIGIN, &url, &self.config).unwrap();
+        let network = Rc::new(ReplyNetwork { reply, rule: self.config.features.auth.failure.clone() });
+        match run(Rc::new(job), self.fake.clone(), network, self.fake.clone()).await {
+            Ok(served) if served.source == Source::Cache => parity::Got::Cache(served.response),
+            Ok(served) => parity::Got::Network(served.response),
+            Err(_) => parity::Got::Failed,
+        }
+    }
+    async fn invalidate(&self, tags: &[&str]) {
+        self.fake
+            .entries
+            .borrow_mut()
+            .retain(|_, entry| !entry.2.iter().any(|tag| tags.contains(&tag.as_str())));
+    }
+    async fn updated(&self, _expected: usize) -> usize {
+        let background: Vec<_> = self.fake.background.borrow_mut().drain(..).collect();
+        for work in background {
+            work.await;
+        }
+        self.fake.announced.borrow_mut().drain(..).count()
+    }
+}
+
+#[test]
+fn the_parity_table_over_the_fakes() {
+    let edge =
+        NativeEdge { fake: Rc::new(Fake::default()), config: Config::from_json_str(parity::CONFIG).unwrap() };
+    futures::executor::block_on(parity::run_all(&edge));
 }

@@ -12,5 +12,6 @@ mod machines_query;
 mod machines_queue;
 mod machines_refresh;
 mod machines_registry;
+mod parity_scenarios;
 mod protocol_table;
 mod tags_table;

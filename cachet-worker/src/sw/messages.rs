@@ -21,12 +21,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Client, ExtendableMessageEvent};
 
 use super::broadcast::broadcast;
-use super::graphql::{invalidate_graphql_tags, GRAPHQL_CACHE};
 use super::http::await_js;
 use super::queue::{self, Trigger};
-use super::strategies::cache_storage;
-use super::{identity, queue_store, tag_index, RUNTIME_CACHE};
+use super::store::{cache_storage, invalidate_everywhere};
+use super::{identity, queue_store, tag_index};
 use crate::Error;
+use cachet_core::engine::key::CACHES;
 
 /// Handles one `message` event.
 pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<Config>) {
@@ -40,7 +40,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
     };
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
-        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_graphql_tags(&tags).await),
+        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_everywhere(&tags).await),
         PageToSw::SetIdentity { request_id, partition, authorization } => {
             (request_id, identity::set(partition, authorization).await)
         }
@@ -102,7 +102,7 @@ async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
 /// worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
     let storage = cache_storage()?;
-    for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
+    for name in CACHES {
         await_js("caches.delete", storage.delete(name)).await?;
     }
     tag_index::shared().await?.clear().await?;

@@ -6,7 +6,7 @@
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
 //! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
-//! | `activate` | `activate()` | broadcasts [`SwEvent::Activated`] to every page and agent |
+//! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
@@ -26,6 +26,7 @@
 
 mod auth_retry;
 pub mod broadcast;
+pub mod engine;
 pub mod graphql;
 mod http;
 pub mod identity;
@@ -34,7 +35,7 @@ mod page_auth;
 pub mod queue;
 pub mod queue_store;
 mod router;
-mod strategies;
+pub mod store;
 pub mod tag_index;
 
 use cachet_core::config::Config;
@@ -44,15 +45,15 @@ use wasm_bindgen::JsCast;
 use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
 
 pub use auth_retry::{is_auth_failure, AuthRetry};
+pub use cachet_core::engine::key::{DOCUMENT_CACHE, RUNTIME_CACHE};
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
+pub use engine::{respond, Target};
 pub use http::SOURCE_HEADER;
-pub use strategies::{open_cache, respond, Target};
+pub use router::answer;
+pub use store::open_cache;
 
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";
-
-/// The Cache Storage cache that holds runtime GET responses (GraphQL documents: [`graphql::GRAPHQL_CACHE`]).
-pub const RUNTIME_CACHE: &str = "cachet-runtime-v1";
 
 /// Installs the engine on the Service Worker's global scope. Call it from the SW binary's `main`.
 ///
@@ -72,6 +73,14 @@ pub fn install() {
         queue::start_once(&activate_config, &drop);
         let build = activate_build.clone();
         wasm_bindgen_futures::future_to_promise(async move {
+            // Entries of earlier versions' caches can no longer be named by any request: drop them.
+            let retired = match tag_index::shared().await {
+                Ok(index) => store::retire_old_caches(&index).await,
+                Err(error) => Err(error),
+            };
+            if let Err(error) = retired {
+                web_sys::console::warn_1(&format!("cachet: dropping old caches: {error}").into());
+            }
             broadcast::broadcast(&SwEvent::Activated { build }).map_err(JsValue::from)?;
             Ok(JsValue::UNDEFINED)
         })

@@ -85,12 +85,12 @@ use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
 
 use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
-use super::graphql::{invalidate_graphql_tags, GRAPHQL_CACHE};
 use super::http::{await_js, body_bytes, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
 use super::page_auth::ask_page_for_auth;
-use super::strategies::{forget, open_cache};
-use super::{queue_store, tag_index, RUNTIME_CACHE};
+use super::store::{evict_half, invalidate_everywhere, open_cache};
+use super::{queue_store, tag_index};
 use crate::Error;
+use cachet_core::engine::key::CACHES;
 
 /// The Background Sync tag the queue registers.
 pub const SYNC_TAG: &str = "cachet-queue";
@@ -279,7 +279,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
                 // Written by `transition` before any effect is carried out.
                 QueueEffect::Persist | QueueEffect::Refused(_) => {}
                 QueueEffect::Announce(event) => report(broadcast(&event)),
-                QueueEffect::Invalidate { tags } => report(invalidate_graphql_tags(&tags).await),
+                QueueEffect::Invalidate { tags } => report(invalidate_everywhere(&tags).await),
                 QueueEffect::WakeAt { at } => wake_at = Some(at),
                 QueueEffect::RequestRefresh { .. } => {
                     let ok = refresh(&config, sent_authorization.take()).await;
@@ -351,9 +351,8 @@ fn is_storage_full(error: &Error) -> bool {
 
 async fn free_cache_space() -> Result<(), Error> {
     let index = tag_index::shared().await?;
-    for name in [RUNTIME_CACHE, GRAPHQL_CACHE] {
-        let entries = index.beyond(name, 0).await?;
-        forget(&open_cache(name).await?, &index, &entries[..entries.len() - entries.len() / 2]).await?;
+    for name in CACHES {
+        evict_half(&open_cache(name).await?, &index, name).await?;
     }
     Ok(())
 }

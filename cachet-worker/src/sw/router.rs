@@ -1,17 +1,19 @@
 //! The engine's `fetch` entry point: classify with the core, then answer.
 
+use std::rc::Rc;
+
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::Config;
+use cachet_core::engine::Job;
 use cachet_core::partition::{is_marked, partition_for, Partition};
-use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
+use super::engine::{respond, Target};
 use super::graphql;
 use super::http::{fetch_raw, request_bytes};
-use super::strategies::{open_cache, respond, Target};
-use super::{identity, tag_index, RUNTIME_CACHE};
+use super::{identity, tag_index};
 use crate::Error;
 
 /// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
@@ -19,9 +21,26 @@ use crate::Error;
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
 /// untouched, so the server answers it as it would without cachet.
 pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
-    let request = event.request();
+    let event_for_background = event.clone();
+    let background: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
+        // waitUntil only throws once the event has finished, which cannot happen while we respond.
+        let _ = event_for_background.wait_until(&promise);
+    });
+    answer(event.request(), event.client_id().unwrap_or_default(), config, background).await
+}
+
+/// Answers `request` from the page `client_id` as a `fetch` event would be ([`handle_fetch`]), with
+/// background work handed to `background`: the whole engine path, for tests and embedders.
+pub async fn answer(
+    request: web_sys::Request,
+    client_id: String,
+    config: &Config,
+    background: Rc<dyn Fn(Promise)>,
+) -> Result<Response, Error> {
     let url = request.url();
-    let path = web_sys::Url::new(&url).map(|parsed| parsed.pathname()).unwrap_or_default();
+    let parsed = web_sys::Url::new(&url).ok();
+    let path = parsed.as_ref().map(web_sys::Url::pathname).unwrap_or_default();
+    let origin = parsed.as_ref().map(web_sys::Url::origin).unwrap_or_default();
     let method = request.method();
     let body = if method == "POST" {
         // Read a copy: the original keeps its body for a pass-through.
@@ -32,11 +51,6 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     };
     let headers = request.headers();
     let lookup = |name: &str| headers.get(name).ok().flatten();
-    let event_for_background = event.clone();
-    let background = move |promise: Promise| {
-        // waitUntil only throws once the event has finished, which cannot happen while we respond.
-        let _ = event_for_background.wait_until(&promise);
-    };
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
     let partition = match identity::current().await {
@@ -46,38 +60,32 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
             Partition::Uncached
         }
     };
-    let auth = AuthRetry::for_request(config, is_marked(&lookup), event.client_id().unwrap_or_default());
-    match classify_request(&method, &path, &lookup, body.as_deref(), config) {
-        Ok(RequestClass::Get { strategy }) => {
-            let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;
-            target.auth = auth;
-            let strategy = match &partition {
-                Partition::Shared => strategy,
-                Partition::User(segment) => {
-                    target.cache_url = partitioned_url(&url, segment);
-                    strategy
-                }
-                Partition::Uncached => Strategy::NetworkOnly,
-            };
-            respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
-        }
-        Ok(RequestClass::Graphql(call)) => {
-            let index = tag_index::shared().await?;
-            let body = body.as_deref().unwrap_or_default();
-            graphql::handle(&request, body, call, &partition, config, index, auth, &background).await
-        }
-        Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(&request).await,
+    let auth = AuthRetry::for_request(config, is_marked(&lookup), client_id);
+    let class = match classify_request(&method, &path, &lookup, body.as_deref(), config) {
+        Ok(class) => class,
         Err(error) => {
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            fetch_raw(&request).await
+            return fetch_raw(&request).await;
         }
+    };
+    if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
+        let target = Target {
+            request,
+            body: body.map(Rc::from),
+            job,
+            index: tag_index::shared().await?,
+            auth,
+            failure_rule: config.features.auth.enabled.then(|| config.features.auth.failure.clone()),
+        };
+        return respond(target, background).await;
     }
-}
-
-/// The cache URL of a GET in a user's partition: `<origin>/__cachet/get/<partition>/<encoded URL>`.
-fn partitioned_url(url: &str, segment: &str) -> String {
-    let origin = web_sys::Url::new(url).map(|parsed| parsed.origin()).unwrap_or_default();
-    format!("{origin}/__cachet/get/{segment}/{}", String::from(js_sys::encode_uri_component(url)))
+    match class {
+        RequestClass::Graphql(call) => {
+            let body = body.as_deref().unwrap_or_default();
+            graphql::handle(&request, body, call, config, auth, &*background).await
+        }
+        _ => fetch_raw(&request).await,
+    }
 }

@@ -96,20 +96,23 @@ impl TagIndex {
         }
     }
 
-    /// The URLs of every entry carrying at least one of `tags`, each once.
-    pub async fn urls_tagged(&self, tags: &[String]) -> Result<Vec<String>, Error> {
+    /// Every entry carrying at least one of `tags`, each once: its URL and the name of its cache.
+    pub async fn entries_tagged(&self, tags: &[String]) -> Result<Vec<(String, String)>, Error> {
         let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
         let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
-        let mut urls: Vec<String> = Vec::new();
+        let mut entries: Vec<(String, String)> = Vec::new();
         for tag in tags {
             let range = KeyRange::only(&JsValue::from_str(tag)).map_err(idb("tag key range"))?;
-            for key in index.get_all_keys(Some(range), None).await.map_err(idb("look tags up"))? {
-                if let Some(url) = key.as_string().filter(|url| !urls.contains(url)) {
-                    urls.push(url);
+            for record in index.get_all(Some(range), None).await.map_err(idb("look tags up"))? {
+                let url = js_sys::Reflect::get(&record, &"url".into()).ok().and_then(|url| url.as_string());
+                // A record without a readable cache is kept as a stray: invalidation forgets it.
+                let (Some(url), cache) = (url, cache_of(&record).unwrap_or_default()) else { continue };
+                if !entries.iter().any(|(known, _)| *known == url) {
+                    entries.push((url, cache));
                 }
             }
         }
-        Ok(urls)
+        Ok(entries)
     }
 
     /// Marks the entry at `url` used at `now`; nothing when it is not recorded.

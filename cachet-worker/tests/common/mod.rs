@@ -1,4 +1,5 @@
 //! Helpers shared by the Service Worker test binaries (`service_worker.rs`, `service_worker_queue.rs`).
+#![allow(dead_code)] // each test binary uses its part
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -45,4 +46,18 @@ pub async fn next_event(listener: &Listener) -> SwEvent {
     }
     let wire = listener.received.borrow_mut().remove(0);
     decode_sw_event(&wire).unwrap()
+}
+
+/// The messages received so far, decoded, and forgotten.
+pub fn drain(listener: &Listener) -> Vec<SwEvent> {
+    listener.received.borrow_mut().drain(..).filter_map(|wire| decode_sw_event(&wire).ok()).collect()
+}
+
+/// Resolves after `ms` milliseconds (lets messages already sent arrive; never a timing assertion).
+pub async fn settle(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
 }

@@ -1,0 +1,144 @@
+//! The Service Worker's side of the engine: a [`Target`] (one request and its core [`Job`]) answered by
+//! the core's runner ([`cachet_core::engine::run`]) over Cache Storage ([`CacheStore`]), `fetch` with
+//! refresh-and-retry ([`WorkerNetwork`]) and `waitUntil` / the `cachet` BroadcastChannel ([`WorkerHost`]).
+//! Every decision is the core's (`cachet_core::engine::plan`); what is here only executes.
+//!
+//! Every response the engine returns carries `X-Cachet-Source: cache` or `X-Cachet-Source: network`, so
+//! any client (not only cachet's) can tell whether it was served from the cache.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use cachet_core::config::{AuthFailureRule, CacheBounds};
+use cachet_core::engine::key::RUNTIME_CACHE;
+use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network};
+use cachet_core::protocol::SwEvent;
+use cachet_core::strategy::Strategy;
+use cachet_core::tags::CACHE_TAGS_HEADER;
+use js_sys::Promise;
+use wasm_bindgen::JsValue;
+use web_sys::{Request, Response};
+
+use super::auth_retry::{is_auth_failure, send, AuthRetry};
+use super::broadcast::broadcast;
+use super::http::without_cachet_headers;
+use super::store::{now_ms, open_cache, CacheStore};
+use super::tag_index::TagIndex;
+use crate::Error;
+
+/// One request answered with a strategy: the request, its job, and how it is sent.
+#[derive(Clone)]
+pub struct Target {
+    /// The request as the page sent it. What goes to the network is built from it, and from `body`,
+    /// only when the network is asked: a hit never pays for it.
+    pub request: Request,
+    /// The body of `request`, already read (a GraphQL POST); `None` for a GET.
+    pub body: Option<Rc<[u8]>>,
+    /// What the core decided for it (strategy, entry, tags, bounds).
+    pub job: Job,
+    /// The entry index (tags, last use).
+    pub index: Rc<TagIndex>,
+    /// Refresh-and-retry for a request marked as authenticated while auth is enabled; `None` otherwise.
+    pub auth: Option<AuthRetry>,
+    /// `features.auth.failure` while auth is enabled: every answer, marked or not, gets the check's
+    /// verdict (the planner never stores an auth failure); `None` while auth is off.
+    pub failure_rule: Option<AuthFailureRule>,
+}
+
+impl Target {
+    /// A GET of `request` in the shared partition, stored by its own URL in the runtime cache with
+    /// `strategy` (tests and embedders; the router builds its jobs with [`Job::for_request`]).
+    pub fn get(request: &Request, strategy: Strategy, bounds: CacheBounds, index: Rc<TagIndex>) -> Self {
+        let url = request.url();
+        let job = Job {
+            strategy,
+            entry: Some(EntryKey { cache: RUNTIME_CACHE, url: url.clone() }),
+            tags: Vec::new(),
+            document: false,
+            bounds,
+            announce_url: url,
+        };
+        Target { request: Clone::clone(request), body: None, job, index, auth: None, failure_rule: None }
+    }
+}
+
+/// Answers `target` with its job's strategy. Background work (marking a hit used, the
+/// stale-while-revalidate re-fetch) is handed to `background`, which should keep the worker alive until
+/// it settles (`FetchEvent.waitUntil`).
+pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<Response, Error> {
+    let cache = match &target.job.entry {
+        Some(entry) => Some(open_cache(entry.cache).await?),
+        None => None,
+    };
+    let store = Rc::new(CacheStore { cache, index: target.index.clone(), background: background.clone() });
+    let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+    let network = Rc::new(WorkerNetwork {
+        request: target.request,
+        body: target.body,
+        auth: target.auth,
+        failure_rule: target.failure_rule,
+    });
+    match run(Rc::new(target.job), store, network, Rc::new(WorkerHost { background })).await {
+        Ok(served) => Ok(served.response),
+        Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
+        Err(Failed::Edge(error)) => Err(error),
+    }
+}
+
+/// The network as the worker reaches it: cachet's headers removed, refresh-and-retry for a marked
+/// request, the auth-failure check's verdict on the final answer.
+struct WorkerNetwork {
+    request: Request,
+    body: Option<Rc<[u8]>>,
+    auth: Option<AuthRetry>,
+    failure_rule: Option<AuthFailureRule>,
+}
+
+impl Network<Response, Error> for WorkerNetwork {
+    async fn fetch(&self) -> Result<Fetched<Response>, Error> {
+        let outgoing = without_cachet_headers(&self.request, self.body.as_deref())?;
+        let (response, body, answer) = send(&outgoing, self.auth.as_ref()).await?;
+        let auth_failure =
+            self.failure_rule.as_ref().is_some_and(|rule| is_auth_failure(rule, &response, &body));
+        Ok(Fetched {
+            server_tags: response.headers().get(CACHE_TAGS_HEADER).ok().flatten(),
+            status: response.status(),
+            response: answer,
+            body,
+            auth_failure,
+        })
+    }
+
+    fn unreachable(error: &Error) -> bool {
+        matches!(error, Error::Network { .. })
+    }
+}
+
+/// `waitUntil`, the worker's clock, the `cachet` BroadcastChannel, the console.
+struct WorkerHost {
+    background: Rc<dyn Fn(Promise)>,
+}
+
+impl Host for WorkerHost {
+    fn now(&self) -> u64 {
+        now_ms()
+    }
+
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
+        (self.background)(wasm_bindgen_futures::future_to_promise(async move {
+            work.await;
+            Ok(JsValue::UNDEFINED)
+        }));
+    }
+
+    fn announce(&self, event: SwEvent) {
+        if let Err(error) = broadcast(&event) {
+            self.warn(&error.to_string());
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        web_sys::console::warn_1(&format!("cachet: {message}").into());
+    }
+}

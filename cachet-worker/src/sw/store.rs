@@ -1,0 +1,234 @@
+//! The Service Worker's store: Cache Storage for the answers, the IndexedDB entry index
+//! ([`TagIndex`]) for their tags and last use. [`CacheStore`] is the engine runner's
+//! [`cachet_core::engine::Store`] here; invalidation, clear-all and the retirement of old caches delete
+//! through the same helpers.
+
+use std::rc::Rc;
+
+use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
+use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
+use cachet_core::protocol::SwEvent;
+use js_sys::Promise;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Cache, Response};
+
+use super::broadcast::broadcast;
+use super::http::{await_js, body_bytes, rebuild, remark, SOURCE_HEADER};
+use super::tag_index::TagIndex;
+use crate::Error;
+
+/// The header recording when a stored response was fetched (Unix milliseconds).
+const STORED_AT_HEADER: &str = "x-cachet-stored-at";
+
+/// One job's cache (opened when the job has an entry) and the worker's entry index.
+pub(crate) struct CacheStore {
+    pub(crate) cache: Option<Cache>,
+    pub(crate) index: Rc<TagIndex>,
+    /// Keeps background work (marking an entry used) alive: `FetchEvent.waitUntil`.
+    pub(crate) background: Rc<dyn Fn(Promise)>,
+}
+
+impl CacheStore {
+    fn cache(&self) -> Result<&Cache, Error> {
+        self.cache.as_ref().ok_or(Error::Context("no cache for a request that has no entry"))
+    }
+}
+
+impl Store<Response, Error> for CacheStore {
+    /// The stored response marked `X-Cachet-Source: cache`, with its body bytes when `read_body`
+    /// (stale-while-revalidate compares them with the fresh copy). Without `read_body` the stored body is
+    /// handed on as a stream, never copied into wasm and back: that copy was most of a hit's time beyond
+    /// Workbox's (BENCHMARKS.md, "where the time goes").
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<Response>>, Error> {
+        let found = await_js("cache.match", self.cache()?.match_with_str(&entry.url)).await?;
+        let Ok(stored) = found.dyn_into::<Response>() else {
+            return Ok(None);
+        };
+        let stored_at =
+            stored.headers().get(STORED_AT_HEADER).ok().flatten().and_then(|at| at.parse::<u64>().ok());
+        let marked = [(SOURCE_HEADER, "cache")];
+        if !read_body {
+            return Ok(Some(Hit { response: remark(&stored, &marked)?, stored_at, body: None }));
+        }
+        let bytes = body_bytes(&stored).await?;
+        Ok(Some(Hit { response: rebuild(&stored, &bytes, &marked)?, stored_at, body: Some(bytes) }))
+    }
+
+    /// Stores the answer, records it in the entry index with its tags, and evicts the least recently used
+    /// entries of its cache beyond `keep`.
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<Response>,
+        tags: &[String],
+        keep: u32,
+        now: u64,
+    ) -> Result<bool, Error> {
+        let cache = self.cache()?;
+        let stored = rebuild(&fetched.response, &fetched.body, &[(STORED_AT_HEADER, &now.to_string())])?;
+        if !put_or_evict_and_retry(cache, &self.index, entry, &stored).await? {
+            return Ok(false);
+        }
+        self.index.record(&entry.url, entry.cache, tags, now).await?;
+        let evicted = self.index.beyond(entry.cache, keep).await?;
+        forget(cache, &self.index, &evicted).await?;
+        Ok(true)
+    }
+
+    /// Marks the entry used in the index, in the background, at most once per [`TOUCH_EVERY_MS`].
+    fn used(&self, entry: &EntryKey, now: u64) {
+        if touch_due(&entry.url, now) {
+            let (index, url) = (self.index.clone(), entry.url.clone());
+            (self.background)(wasm_bindgen_futures::future_to_promise(async move {
+                index.touch(&url, now).await.map_err(JsValue::from)?;
+                Ok(JsValue::UNDEFINED)
+            }));
+        }
+    }
+}
+
+thread_local! {
+    static LAST_TIME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// When this worker instance last marked each entry used (see [`touch_due`]).
+    static TOUCHED: std::cell::RefCell<std::collections::HashMap<String, u64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A hit marks its entry used in the entry index at most once per this many milliseconds.
+pub const TOUCH_EVERY_MS: u64 = 10_000;
+/// How many recent marks are remembered before the old ones are dropped.
+const TOUCHED_REMEMBERED: usize = 4_096;
+
+/// Whether a hit on `url` at `now` should mark the entry used: not when this worker instance marked it
+/// less than [`TOUCH_EVERY_MS`] ago. Least-recently-used eviction is then exact to that window only, and
+/// a hot entry costs one IndexedDB write per window instead of one per hit (the write was the largest
+/// part of a hit's wall time in BENCHMARKS.md). Memory only speeds this up: a restarted worker marks again.
+fn touch_due(url: &str, now: u64) -> bool {
+    TOUCHED.with(|touched| {
+        let mut touched = touched.borrow_mut();
+        if touched.get(url).is_some_and(|&at| now.saturating_sub(at) < TOUCH_EVERY_MS) {
+            return false;
+        }
+        if touched.len() >= TOUCHED_REMEMBERED {
+            touched.retain(|_, at| now.saturating_sub(*at) < TOUCH_EVERY_MS);
+        }
+        if touched.len() < TOUCHED_REMEMBERED {
+            touched.insert(url.to_owned(), now);
+        }
+        true
+    })
+}
+
+/// Now, in whole Unix milliseconds, strictly increasing within one run of the worker: two uses in the
+/// same millisecond still order, so least-recently-used eviction never breaks a tie by URL. (A restarted
+/// worker starts later than the last run's times.)
+pub(crate) fn now_ms() -> u64 {
+    LAST_TIME.with(|last| {
+        let now = (js_sys::Date::now() as u64).max(last.get() + 1);
+        last.set(now);
+        now
+    })
+}
+
+/// Removes the entries at `urls` from `cache` (every delete issued at once), then from the entry index.
+/// Cache entries go first: if the index update fails, the index names entries that are already gone,
+/// which is harmless.
+pub(crate) async fn forget(cache: &Cache, index: &TagIndex, urls: &[String]) -> Result<(), Error> {
+    if !urls.is_empty() {
+        let deletes: js_sys::Array = urls.iter().map(|url| cache.delete_with_str(url)).collect();
+        await_js("cache.delete", Promise::all(&deletes)).await?;
+    }
+    index.remove(urls).await
+}
+
+/// The `CacheStorage` of the current global (`self.caches`).
+pub fn cache_storage() -> Result<web_sys::CacheStorage, Error> {
+    js_sys::Reflect::get(&js_sys::global(), &"caches".into())
+        .ok()
+        .and_then(|v| v.dyn_into::<web_sys::CacheStorage>().ok())
+        .ok_or(Error::Context("CacheStorage is not available here"))
+}
+
+/// Opens (creating if needed) a cache of the worker's `CacheStorage`.
+pub async fn open_cache(name: &str) -> Result<Cache, Error> {
+    let cache = await_js("caches.open", cache_storage()?.open(name)).await?;
+    Ok(cache.unchecked_into())
+}
+
+/// Stores `stored` at `entry`. When storage is full (`QuotaExceededError`), evicts the least recently
+/// used half of the entry's cache and tries once more; when that fails too, the answer is passed on
+/// without being stored (`false`). Nothing else is touched: the entry index and the mutation queue live in
+/// IndexedDB and are never evicted for room.
+async fn put_or_evict_and_retry(
+    cache: &Cache,
+    index: &TagIndex,
+    entry: &EntryKey,
+    stored: &Response,
+) -> Result<bool, Error> {
+    let put = |response: Response| {
+        let promise = cache.put_with_str(&entry.url, &response);
+        async move { await_js("cache.put", promise).await }
+    };
+    // Keep a copy for the second attempt: a response body can be read once.
+    let second = stored.clone().map_err(|e| Error::js("Response.clone", e))?;
+    match put(Clone::clone(stored)).await {
+        Ok(_) => return Ok(true),
+        Err(Error::Js { name, .. }) if name == "QuotaExceededError" => {}
+        Err(other) => return Err(other),
+    }
+    evict_half(cache, index, entry.cache).await?;
+    match put(second).await {
+        Ok(_) => Ok(true),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: not stored, storage is full: {error}").into());
+            Ok(false)
+        }
+    }
+}
+
+/// Evicts the least recently used half (rounded up) of the cache named `name`: what storage-full makes
+/// room with, for a store and for a queue write.
+pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> Result<(), Error> {
+    let entries = index.beyond(name, 0).await?;
+    forget(cache, index, &entries[..entries.len() - entries.len() / 2]).await
+}
+
+/// Removes every entry carrying one of `tags` from its cache (GETs and documents alike) and from the
+/// index, then broadcasts `cache-invalidated {tags}`. Returns how many entries were removed.
+pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
+    let entries = index.entries_tagged(tags).await?;
+    for name in CACHES {
+        let urls: Vec<String> =
+            entries.iter().filter(|(_, cache)| cache == name).map(|(url, _)| url.clone()).collect();
+        if !urls.is_empty() {
+            forget(&open_cache(name).await?, index, &urls).await?;
+        }
+    }
+    // Records of a cache cachet no longer stores in (none in practice): forget them too.
+    let strays: Vec<String> = entries
+        .iter()
+        .filter(|(_, cache)| !CACHES.contains(&cache.as_str()))
+        .map(|(url, _)| url.clone())
+        .collect();
+    index.remove(&strays).await?;
+    broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
+    Ok(entries.len())
+}
+
+/// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags` and a replayed
+/// queued mutation both do.
+pub(crate) async fn invalidate_everywhere(tags: &[String]) -> Result<(), Error> {
+    invalidate_tags(&*super::tag_index::shared().await?, tags).await.map(|_| ())
+}
+
+/// Deletes the caches of earlier versions ([`RETIRED_CACHES`]: their entries can no longer be named by
+/// any request) and their index records. Run on activation.
+pub async fn retire_old_caches(index: &TagIndex) -> Result<(), Error> {
+    let storage = cache_storage()?;
+    for name in RETIRED_CACHES {
+        let urls = index.beyond(name, 0).await?;
+        index.remove(&urls).await?;
+        await_js("caches.delete", storage.delete(name)).await?;
+    }
+    Ok(())
+}
