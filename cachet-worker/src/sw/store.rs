@@ -193,26 +193,25 @@ pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> R
     forget(cache, index, &entries[..entries.len() - entries.len() / 2]).await
 }
 
-/// Removes every entry carrying one of `tags` from its cache (GETs and documents alike) and from the
-/// index, then broadcasts `cache-invalidated {tags}`. Returns how many entries were removed.
+/// Removes every entry carrying one of `tags` from its cache (GETs and documents alike: every delete
+/// issued at once), then from the index, then broadcasts `cache-invalidated {tags}`. Returns how many
+/// entries were removed. A record naming a cache cachet no longer stores in is only forgotten.
 pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
     let entries = index.entries_tagged(tags).await?;
+    let deletes = js_sys::Array::new();
     for name in CACHES {
-        let urls: Vec<String> =
-            entries.iter().filter(|(_, cache)| cache == name).map(|(url, _)| url.clone()).collect();
-        if !urls.is_empty() {
-            forget(&open_cache(name).await?, index, &urls).await?;
+        if entries.iter().any(|(_, cache)| cache == name) {
+            let cache = open_cache(name).await?;
+            for (url, _) in entries.iter().filter(|(_, cache)| cache == name) {
+                deletes.push(&cache.delete_with_str(url));
+            }
         }
     }
-    // Records of a cache cachet no longer stores in (none in practice): forget them too.
-    let strays: Vec<String> = entries
-        .iter()
-        .filter(|(_, cache)| !CACHES.contains(&cache.as_str()))
-        .map(|(url, _)| url.clone())
-        .collect();
-    index.remove(&strays).await?;
+    await_js("cache.delete", Promise::all(&deletes)).await?;
+    let urls: Vec<String> = entries.into_iter().map(|(url, _)| url).collect();
+    index.remove(&urls).await?;
     broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
-    Ok(entries.len())
+    Ok(urls.len())
 }
 
 /// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags` and a replayed
