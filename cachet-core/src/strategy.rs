@@ -49,6 +49,18 @@ impl Strategy {
         }
     }
 
+    /// The strategy a fetch is sent with when the server's current data is wanted (a refetch on focus,
+    /// reconnect, polling or by hand): one that could answer from the cache without asking the server
+    /// (cache-first, stale-while-revalidate) becomes network-first, which still stores the answer and
+    /// still falls back to the cache offline; the others already ask the server, or must not
+    /// (cache-only).
+    pub fn for_fresh_data(self) -> Strategy {
+        match self {
+            Strategy::CacheFirst | Strategy::StaleWhileRevalidate => Strategy::NetworkFirst,
+            other => other,
+        }
+    }
+
     /// Whether this strategy may store responses.
     pub fn stores(self) -> bool {
         !matches!(self, Strategy::NetworkOnly)
@@ -92,5 +104,12 @@ mod tests {
         }
         assert_eq!("cache-last".parse::<Strategy>(), Err(UnknownStrategy("cache-last".into())));
         assert_eq!("".parse::<Strategy>(), Err(UnknownStrategy(String::new())));
+    }
+
+    #[test]
+    fn fresh_data_is_asked_of_the_server_unless_the_strategy_forbids_it() {
+        let fresh: Vec<Strategy> = Strategy::ALL.into_iter().map(Strategy::for_fresh_data).collect();
+        use Strategy::*;
+        assert_eq!(fresh, [NetworkFirst, NetworkFirst, NetworkFirst, NetworkOnly, CacheOnly]);
     }
 }

@@ -64,6 +64,22 @@ impl DataRequest {
         }
     }
 
+    /// The request sent when the server's current data is wanted (a refetch by hand, on focus, on
+    /// reconnect, polling): its strategy (or the config's default for it) made
+    /// [`Strategy::for_fresh_data`](cachet_client::Strategy::for_fresh_data), so that a cache-first query
+    /// asks the server instead of answering from the cache again.
+    pub(crate) fn for_fresh_data(mut self, config: &cachet_client::Config) -> Self {
+        match &mut self {
+            DataRequest::Rest { options, .. } => {
+                options.strategy = Some(options.strategy.unwrap_or(config.strategy.default).for_fresh_data());
+            }
+            DataRequest::Gql { options, .. } => {
+                options.strategy = Some(options.strategy.unwrap_or(config.strategy.graphql).for_fresh_data());
+            }
+        }
+        self
+    }
+
     /// Runs the request: the data (decoded by `decode`), whether it came from a cache, and the tags the
     /// server added.
     pub(crate) async fn run(self, client: Client, decode: Decode) -> Result<Fetched, Error> {
@@ -146,7 +162,8 @@ pub struct UseCachetQueryHandle<T> {
 }
 
 impl<T> UseCachetQueryHandle<T> {
-    /// Fetches again now (a fetch already running is not duplicated).
+    /// Fetches the server's current data now (a cache-first query is sent network-first, see
+    /// [`cachet_client::Strategy::for_fresh_data`]); a fetch already running is not duplicated.
     pub fn refetch(&self) {
         self.refetch.emit(());
     }
@@ -308,8 +325,9 @@ impl Driver {
             }
         }
         self.rerender();
-        for QueryEffect::StartFetch { seq } in effects {
+        for QueryEffect::StartFetch { seq, fresh } in effects {
             let Some((request, client)) = self.request.borrow().clone() else { continue };
+            let request = if fresh { request.for_fresh_data(&client.config()) } else { request };
             let driver = self.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let event = match request.run(client, driver.decode).await {
@@ -331,7 +349,7 @@ impl Driver {
         let refetch = self.refetch.get_or_init(|| {
             Callback::from(move |()| {
                 if let Some(driver) = weak.upgrade() {
-                    driver.dispatch(QueryEvent::Fetch);
+                    driver.dispatch(QueryEvent::Refresh);
                 }
             })
         });

@@ -133,7 +133,7 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
             AgentResponse::OnlineChanged { online: true } => {
                 driver.dispatch(QueryEvent::Online);
                 if refetch.on_reconnect {
-                    driver.dispatch(QueryEvent::Fetch);
+                    driver.dispatch(QueryEvent::Refresh);
                 }
             }
             AgentResponse::OnlineChanged { online: false } => driver.dispatch(QueryEvent::Offline),
@@ -178,7 +178,7 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
     use_effect_with((request, refetch.on_focus), move |(_, on_focus)| {
         let window = gloo::utils::window();
         let listener = on_focus
-            .then(|| EventListener::new(&window, "focus", move |_| focused.dispatch(QueryEvent::Fetch)));
+            .then(|| EventListener::new(&window, "focus", move |_| focused.dispatch(QueryEvent::Refresh)));
         move || drop(listener)
     });
     driver

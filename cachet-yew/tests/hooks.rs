@@ -57,7 +57,8 @@ impl FakeServer {
                 let body: Value = serde_json::from_str(body).unwrap();
                 (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
             }
-            "GetTodos" | "ListTodos" | "FocusTodos" | "DependentTodos" | "PolledTodos" | "SuspendedTodos" => {
+            "GetTodos" | "ListTodos" | "FocusTodos" | "FreshTodos" | "DependentTodos" | "PolledTodos"
+            | "SuspendedTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
             }
             "CreateTodo" => {
@@ -470,6 +471,38 @@ async fn on_focus_refetches_on_a_window_focus_and_the_default_does_not() {
     // The default has no focus listener at all: nothing could start a request for it later.
     assert_eq!(server.hits("ListTodos"), 1, "the default does not refetch on focus");
     assert!(root.inner_html().contains("1 by default"));
+    app.destroy();
+}
+
+/// A list with the default strategy (cache-first for GraphQL), refetching on focus and on reconnect.
+#[function_component]
+fn CacheFirstRefreshed() -> Html {
+    let on_focus = RefetchOptions { on_focus: true, ..RefetchOptions::default() };
+    let list = use_cachet_fetch::<Todos>(
+        DataRequest::gql("query FreshTodos { todos }", None, GqlOptions::default()),
+        on_focus,
+    );
+    let count = list.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_default();
+    html! { <p id="fresh">{ format!("{count} fresh") }</p> }
+}
+
+#[wasm_bindgen_test]
+async fn a_refetch_on_focus_or_reconnect_brings_the_servers_data_even_for_a_cache_first_query() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-fresh"), html! { <CacheFirstRefreshed /> });
+    until(&root, "the list", |html| html.contains("1 fresh")).await;
+    assert_eq!(server.hits("FreshTodos"), 1);
+    // Stored by the first fetch: a cache-first refetch would be answered by the in-page cache.
+    server.todos.set(2);
+    dispatch_on_window("focus");
+    until(&root, "the list refetched on focus", |html| html.contains("2 fresh")).await;
+    assert_eq!(server.hits("FreshTodos"), 2, "the focus asked the server");
+    server.todos.set(3);
+    dispatch_on_window("offline");
+    dispatch_on_window("online");
+    until(&root, "the list refetched on reconnect", |html| html.contains("3 fresh")).await;
+    assert_eq!(server.hits("FreshTodos"), 3, "the reconnect asked the server");
     app.destroy();
 }
 

@@ -2,7 +2,8 @@
 //!
 //! | Event | Effect on the state | Effects |
 //! |---|---|---|
-//! | [`QueryEvent::Fetch`] (mount, manual refetch) | online: `Fetching`; offline: `Paused`; already `Fetching`: nothing (deduplicated) | `StartFetch` when it goes `Fetching` |
+//! | [`QueryEvent::Fetch`] (mount, a new request) | online: `Fetching`; offline: `Paused`; already `Fetching`: nothing (deduplicated) | `StartFetch` when it goes `Fetching` |
+//! | [`QueryEvent::Refresh`] (manual refetch, focus, reconnect) | like `Fetch`, and the fetch it starts (now or once enabled and online) is `fresh` | `StartFetch { fresh: true }` |
 //! | [`QueryEvent::Invalidated`] (a tag hit) | like `Fetch`, but a fetch already running is superseded: its answer may predate the mutation | `StartFetch` |
 //! | [`QueryEvent::Resolved`] of the current fetch | `Success`, `Idle`, new data, error cleared | none |
 //! | [`QueryEvent::Failed`] of the current fetch, online | `Error`, `Idle`, **last data kept** | none |
@@ -12,11 +13,15 @@
 //! | [`QueryEvent::Offline`] | a running fetch keeps running (the Service Worker may answer from its cache) | none |
 //! | [`QueryEvent::Enabled`]`(false)` | no fetch starts (`Fetch`, `Invalidated`, `Online`, `Tick` are remembered as wanted) | none |
 //! | [`QueryEvent::Enabled`]`(true)` after `false` | fetches when a fetch was wanted meanwhile or no data arrived yet | `StartFetch` then |
-//! | [`QueryEvent::Tick`] (the polling interval) | a fetch, only when enabled, online, visible and idle | `StartFetch` then |
+//! | [`QueryEvent::Tick`] (the polling interval) | a `fresh` fetch, only when enabled, online, visible and idle | `StartFetch { fresh: true }` then |
 //! | [`QueryEvent::Visible`]`(v)` | remembered: a hidden tab does not poll | none |
 //! | [`QueryEvent::Optimistic`]`(data)` (a mutation's guess) | `data` shown, the data before the first guess kept aside | none |
 //! | [`QueryEvent::RollBack`] (the mutation failed) | the data kept aside is shown again | none |
 //! | [`QueryEvent::Resolved`] after a guess | the server's data replaces the guess (the re-run after invalidation) | none |
+//!
+//! A `fresh` fetch wants the server's current data, not the stored answer a first render may take: the
+//! edge sends it with [`crate::strategy::Strategy::for_fresh_data`] of its strategy (a cache-first query
+//! is sent network-first: still stored, still answered from the cache when offline).
 //!
 //! Data is kept across refetches and errors: status says how the *last* fetch ended, `data` is the
 //! last data that arrived. A query may start with the data of the request it replaces
@@ -69,6 +74,8 @@ pub struct QueryState<T, E> {
     pub wanted: bool,
     /// Whether the tab is visible (polling pauses while hidden).
     pub visible: bool,
+    /// A fresh fetch was asked while none could start: the next one is fresh.
+    pub fresh_wanted: bool,
     /// `data` is the previous request's, shown while this one's first data loads.
     pub placeholder: bool,
     /// While `data` is a mutation's guess: the data it replaced, to show again if the mutation fails.
@@ -78,8 +85,10 @@ pub struct QueryState<T, E> {
 /// An input.
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryEvent<T, E> {
-    /// Fetch (or refetch) now.
+    /// Fetch now (mount, a new request): the strategy may answer from the cache.
     Fetch,
+    /// Fetch the server's current data now (manual refetch, focus, reconnect).
+    Refresh,
     /// A tag of this query was invalidated.
     Invalidated,
     /// The fetch `seq` brought data.
@@ -123,6 +132,8 @@ pub enum QueryEffect {
     StartFetch {
         /// The fetch's number.
         seq: u64,
+        /// Send it with [`crate::strategy::Strategy::for_fresh_data`]: fresh data is wanted.
+        fresh: bool,
     },
 }
 
@@ -141,6 +152,7 @@ impl<T, E> QueryState<T, E> {
             enabled: true,
             wanted: false,
             visible: true,
+            fresh_wanted: false,
             placeholder: false,
             before_guess: None,
         }
@@ -157,20 +169,21 @@ impl<T, E> QueryState<T, E> {
     pub fn reduce(mut self, event: QueryEvent<T, E>) -> (Self, Vec<QueryEffect>) {
         let mut effects = Vec::new();
         match event {
-            QueryEvent::Fetch if self.fetch_status == FetchStatus::Fetching => {}
-            QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects),
+            QueryEvent::Fetch | QueryEvent::Refresh if self.fetch_status == FetchStatus::Fetching => {}
+            QueryEvent::Fetch | QueryEvent::Invalidated => self.start(&mut effects, false),
+            QueryEvent::Refresh => self.start(&mut effects, true),
             QueryEvent::Enabled(enabled) => {
                 let was = self.enabled;
                 self.enabled = enabled;
                 let never_fetched =
                     self.status == QueryStatus::Pending && self.fetch_status == FetchStatus::Idle;
                 if enabled && !was && (self.wanted || never_fetched) {
-                    self.start(&mut effects);
+                    self.start(&mut effects, false);
                 }
             }
             QueryEvent::Tick => {
                 if self.visible && self.online && self.fetch_status == FetchStatus::Idle {
-                    self.start(&mut effects);
+                    self.start(&mut effects, true);
                 }
             }
             QueryEvent::Visible(visible) => self.visible = visible,
@@ -208,7 +221,7 @@ impl<T, E> QueryState<T, E> {
             QueryEvent::Online => {
                 self.online = true;
                 if self.fetch_status == FetchStatus::Paused {
-                    self.start(&mut effects);
+                    self.start(&mut effects, false);
                 }
             }
             QueryEvent::Offline => self.online = false,
@@ -216,7 +229,8 @@ impl<T, E> QueryState<T, E> {
         (self, effects)
     }
 
-    fn start(&mut self, effects: &mut Vec<QueryEffect>) {
+    fn start(&mut self, effects: &mut Vec<QueryEffect>, fresh: bool) {
+        self.fresh_wanted |= fresh;
         if !self.enabled {
             self.wanted = true;
             return;
@@ -228,6 +242,7 @@ impl<T, E> QueryState<T, E> {
         }
         self.seq += 1;
         self.fetch_status = FetchStatus::Fetching;
-        effects.push(QueryEffect::StartFetch { seq: self.seq });
+        effects
+            .push(QueryEffect::StartFetch { seq: self.seq, fresh: std::mem::take(&mut self.fresh_wanted) });
     }
 }

@@ -24,7 +24,7 @@ fn resolved(seq: u64, data: &'static str) -> Event {
 fn fetch_succeed_refetch_fail_keeps_the_last_data() {
     let (state, effects) = State::new(true).reduce(QueryEvent::Fetch);
     assert_eq!((state.status, state.fetch_status), (QueryStatus::Pending, FetchStatus::Fetching));
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);
     let (state, effects) = state.reduce(QueryEvent::Fetch);
     assert_eq!(effects, [], "a running fetch is not duplicated");
     let (state, _) = state.reduce(QueryEvent::Resolved { seq: 1, data: "v1", from_cache: true, now: 5 });
@@ -34,7 +34,7 @@ fn fetch_succeed_refetch_fail_keeps_the_last_data() {
     );
     assert_eq!(state.data_updated_at, Some(5));
     let (state, effects) = state.reduce(QueryEvent::Fetch);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: false }]);
     assert_eq!(
         (state.status, state.fetch_status, state.data),
         (QueryStatus::Success, FetchStatus::Fetching, Some("v1"))
@@ -45,7 +45,7 @@ fn fetch_succeed_refetch_fail_keeps_the_last_data() {
         (QueryStatus::Error, FetchStatus::Idle, Some("v1"), Some("500"))
     );
     let (state, effects) = run(state, vec![QueryEvent::Fetch, resolved(3, "v2")]);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3, fresh: false }]);
     assert_eq!((state.status, state.data, state.error), (QueryStatus::Success, Some("v2"), None));
 }
 
@@ -56,7 +56,7 @@ fn offline_pauses_and_reconnecting_fetches() {
     let (state, effects) = state.reduce(QueryEvent::Online);
     assert_eq!(
         (state.fetch_status, effects),
-        (FetchStatus::Fetching, vec![QueryEffect::StartFetch { seq: 1 }])
+        (FetchStatus::Fetching, vec![QueryEffect::StartFetch { seq: 1, fresh: false }])
     );
     // Going offline mid-fetch: the fetch may still be answered from the SW cache.
     let (state, _) = state.reduce(QueryEvent::Offline);
@@ -68,7 +68,7 @@ fn offline_pauses_and_reconnecting_fetches() {
         (QueryStatus::Pending, FetchStatus::Paused, None)
     );
     let (state, effects) = run(state, vec![QueryEvent::Online, resolved(2, "v")]);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: false }]);
     assert_eq!((state.status, state.fetch_status), (QueryStatus::Success, FetchStatus::Idle));
 }
 
@@ -76,7 +76,7 @@ fn offline_pauses_and_reconnecting_fetches() {
 fn invalidation_supersedes_a_running_fetch() {
     let (state, _) = run(State::new(true), vec![QueryEvent::Fetch, resolved(1, "v1"), QueryEvent::Fetch]);
     let (state, effects) = state.reduce(QueryEvent::Invalidated);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3, fresh: false }]);
     // The answer of the superseded fetch (seq 2) predates the mutation: ignored.
     let (state, _) = state.reduce(resolved(2, "stale"));
     assert_eq!((state.data, state.fetch_status), (Some("v1"), FetchStatus::Fetching));
@@ -88,7 +88,7 @@ fn invalidation_supersedes_a_running_fetch() {
     let (state, _) = run(state, vec![QueryEvent::Offline, QueryEvent::Invalidated]);
     assert_eq!(state.fetch_status, FetchStatus::Paused);
     let (_, effects) = state.reduce(QueryEvent::Online);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 4 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 4, fresh: false }]);
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn a_disabled_query_fetches_nothing_until_enabled_then_what_was_wanted() {
         (QueryStatus::Pending, FetchStatus::Idle, true)
     );
     let (state, effects) = state.reduce(QueryEvent::Enabled(true));
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: true }], "the tick wanted fresh data");
     let (state, effects) = run(state, vec![resolved(1, "v1"), QueryEvent::Enabled(true)]);
     assert_eq!(effects, [], "enabled again while enabled: nothing");
     // Disabled with data: nothing wanted, nothing fetched when enabled again.
@@ -110,17 +110,17 @@ fn a_disabled_query_fetches_nothing_until_enabled_then_what_was_wanted() {
     // An invalidation while disabled is fetched on enabling.
     let (_, effects) =
         run(state, vec![QueryEvent::Enabled(false), QueryEvent::Invalidated, QueryEvent::Enabled(true)]);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: false }]);
     // Disabled from the start with no data: enabling fetches even with nothing asked meanwhile.
     let (_, effects) = run(State::new(true), vec![QueryEvent::Enabled(false), QueryEvent::Enabled(true)]);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);
 }
 
 #[test]
 fn polling_ticks_fetch_only_when_visible_online_and_idle() {
     let (state, _) = run(State::new(true), vec![QueryEvent::Fetch, resolved(1, "v1")]);
     let (state, effects) = state.reduce(QueryEvent::Tick);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: true }], "polling wants the server's data");
     let (state, effects) = state.reduce(QueryEvent::Tick);
     assert_eq!(effects, [], "a fetch is running: the tick is skipped, not queued");
     let (state, effects) = run(state, vec![resolved(2, "v2"), QueryEvent::Visible(false), QueryEvent::Tick]);
@@ -129,7 +129,7 @@ fn polling_ticks_fetch_only_when_visible_online_and_idle() {
     assert_eq!(effects, [], "an offline browser does not poll");
     assert_eq!(state.fetch_status, FetchStatus::Idle, "a skipped tick leaves nothing paused");
     let (_, effects) = run(state, vec![QueryEvent::Online, QueryEvent::Tick]);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3, fresh: true }]);
 }
 
 #[test]
@@ -158,9 +158,26 @@ fn a_guess_shows_until_the_server_answers_and_rolls_back_when_the_mutation_fails
     assert_eq!(rolled_back.before_guess, None);
     // The mutation succeeded: its invalidation re-runs the query, whose answer replaces the guess.
     let (state, effects) = state.reduce(QueryEvent::Invalidated);
-    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2 }]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: false }]);
     let (state, _) = state.reduce(resolved(2, "one, two, three"));
     assert_eq!((state.data, state.before_guess), (Some("one, two, three"), None));
     let (state, _) = state.reduce(QueryEvent::RollBack);
     assert_eq!(state.data, Some("one, two, three"), "nothing to roll back once the server answered");
+}
+
+#[test]
+fn a_refresh_asks_for_fresh_data_now_or_when_it_can_start() {
+    let (state, effects) = run(State::new(true), vec![QueryEvent::Fetch]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }], "a mount may use the cache");
+    let (state, effects) = run(state, vec![resolved(1, "v1"), QueryEvent::Refresh]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: true }]);
+    let (state, effects) = state.reduce(QueryEvent::Refresh);
+    assert_eq!(effects, [], "deduplicated while a fetch runs");
+    // Offline: paused, and fresh once back online; the fetch after it is not fresh again.
+    let (state, effects) = run(state, vec![resolved(2, "v2"), QueryEvent::Offline, QueryEvent::Refresh]);
+    assert_eq!((effects, state.fetch_status), (vec![], FetchStatus::Paused));
+    let (state, effects) = state.reduce(QueryEvent::Online);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 3, fresh: true }]);
+    let (_, effects) = run(state, vec![resolved(3, "v3"), QueryEvent::Invalidated]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 4, fresh: false }]);
 }
