@@ -46,7 +46,8 @@ pub enum ClientEvent {
         /// The tags.
         tags: Vec<String>,
     },
-    /// `cachet:cache-updated`: a stale-while-revalidate re-fetch stored new content.
+    /// `cachet:cache-updated`: a stale-while-revalidate re-fetch stored new content, or a cache-and-network
+    /// one stored the server's answer.
     CacheUpdated {
         /// The cache URL of the entry.
         url: String,

@@ -26,16 +26,31 @@ pub enum Strategy {
     NetworkOnly,
     /// The cache only; an error when nothing is cached.
     CacheOnly,
+    /// The cache at once and, always, the network: the fresh answer is stored and announced
+    /// (`cache-updated`) even when it did not change, so the caller gets a second answer (the hooks render
+    /// twice); the network when nothing is cached.
+    CacheAndNetwork,
 }
 
 impl Strategy {
     /// Every strategy, in the order the error messages list them.
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 6] = [
         Strategy::CacheFirst,
         Strategy::NetworkFirst,
         Strategy::StaleWhileRevalidate,
         Strategy::NetworkOnly,
         Strategy::CacheOnly,
+        Strategy::CacheAndNetwork,
+    ];
+
+    /// The wire names of [`Self::ALL`], in order (what `cachet.config.json` accepts).
+    pub const NAMES: [&'static str; 6] = [
+        "cache-first",
+        "network-first",
+        "stale-while-revalidate",
+        "network-only",
+        "cache-only",
+        "cache-and-network",
     ];
 
     /// The wire name, e.g. `cache-first`.
@@ -46,6 +61,7 @@ impl Strategy {
             Strategy::StaleWhileRevalidate => "stale-while-revalidate",
             Strategy::NetworkOnly => "network-only",
             Strategy::CacheOnly => "cache-only",
+            Strategy::CacheAndNetwork => "cache-and-network",
         }
     }
 
@@ -56,8 +72,22 @@ impl Strategy {
     /// (cache-only).
     pub fn for_fresh_data(self) -> Strategy {
         match self {
-            Strategy::CacheFirst | Strategy::StaleWhileRevalidate => Strategy::NetworkFirst,
+            Strategy::CacheFirst | Strategy::StaleWhileRevalidate | Strategy::CacheAndNetwork => {
+                Strategy::NetworkFirst
+            }
             other => other,
+        }
+    }
+
+    /// The strategy a query hook sends one fetch with: `fresh` for a refetch that wants the server's data
+    /// ([`Self::for_fresh_data`]); a cache-and-network query's first read goes cache-first, because the
+    /// hook asks for the fresh answer itself right after a cached one (`cachet_core::machines::query`), so
+    /// the worker need not re-fetch in the background as well.
+    pub fn for_query_fetch(self, fresh: bool) -> Strategy {
+        match (self, fresh) {
+            (strategy, true) => strategy.for_fresh_data(),
+            (Strategy::CacheAndNetwork, false) => Strategy::CacheFirst,
+            (strategy, false) => strategy,
         }
     }
 
@@ -75,7 +105,7 @@ impl fmt::Display for Strategy {
 
 /// A strategy name that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got {0:?}")]
+#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, cache-and-network, got {0:?}")]
 pub struct UnknownStrategy(pub String);
 
 impl FromStr for Strategy {
@@ -110,6 +140,12 @@ mod tests {
     fn fresh_data_is_asked_of_the_server_unless_the_strategy_forbids_it() {
         let fresh: Vec<Strategy> = Strategy::ALL.into_iter().map(Strategy::for_fresh_data).collect();
         use Strategy::*;
-        assert_eq!(fresh, [NetworkFirst, NetworkFirst, NetworkFirst, NetworkOnly, CacheOnly]);
+        assert_eq!(fresh, [NetworkFirst, NetworkFirst, NetworkFirst, NetworkOnly, CacheOnly, NetworkFirst]);
+        let first: Vec<Strategy> = Strategy::ALL.into_iter().map(|s| s.for_query_fetch(false)).collect();
+        assert_eq!(
+            first,
+            [CacheFirst, NetworkFirst, StaleWhileRevalidate, NetworkOnly, CacheOnly, CacheFirst]
+        );
+        assert_eq!(Strategy::NAMES, Strategy::ALL.map(Strategy::as_str));
     }
 }

@@ -64,18 +64,23 @@ impl DataRequest {
         }
     }
 
-    /// The request sent when the server's current data is wanted (a refetch by hand, on focus, on
-    /// reconnect, polling): its strategy (or the config's default for it) made
-    /// [`Strategy::for_fresh_data`](cachet_client::Strategy::for_fresh_data), so that a cache-first query
-    /// asks the server instead of answering from the cache again.
-    pub(crate) fn for_fresh_data(mut self, config: &cachet_client::Config) -> Self {
+    /// The strategy the request asks for: its own, or the config's default for its kind.
+    pub(crate) fn strategy(&self, config: &cachet_client::Config) -> cachet_client::Strategy {
+        match self {
+            DataRequest::Rest { options, .. } => options.strategy.unwrap_or(config.strategy.default),
+            DataRequest::Gql { options, .. } => options.strategy.unwrap_or(config.strategy.graphql),
+        }
+    }
+
+    /// The request one fetch sends: with [`Strategy::for_query_fetch`](cachet_client::Strategy::for_query_fetch)
+    /// of its strategy, so that a `fresh` fetch (a refetch by hand, on focus, on reconnect, polling) asks
+    /// the server instead of answering from the cache again, and a cache-and-network query's first read
+    /// goes cache-first (the hook asks for the fresh answer itself).
+    pub(crate) fn for_fetch(mut self, config: &cachet_client::Config, fresh: bool) -> Self {
+        let strategy = Some(self.strategy(config).for_query_fetch(fresh));
         match &mut self {
-            DataRequest::Rest { options, .. } => {
-                options.strategy = Some(options.strategy.unwrap_or(config.strategy.default).for_fresh_data());
-            }
-            DataRequest::Gql { options, .. } => {
-                options.strategy = Some(options.strategy.unwrap_or(config.strategy.graphql).for_fresh_data());
-            }
+            DataRequest::Rest { options, .. } => options.strategy = strategy,
+            DataRequest::Gql { options, .. } => options.strategy = strategy,
         }
         self
     }
@@ -255,8 +260,16 @@ pub(crate) struct Driver {
 impl Driver {
     /// A driver showing `previous` (another request's data) until its own arrives; fetches only once
     /// `enabled`.
-    pub(crate) fn new(online: bool, decode: Decode, previous: Option<Data>, enabled: bool) -> Self {
-        let state = QueryState { enabled, ..QueryState::keeping(online, previous) };
+    /// A driver for a query sent with `strategy` (its own, or the config's default for it).
+    pub(crate) fn new(
+        online: bool,
+        decode: Decode,
+        previous: Option<Data>,
+        enabled: bool,
+        strategy: cachet_client::Strategy,
+    ) -> Self {
+        let network_after_cache = strategy == cachet_client::Strategy::CacheAndNetwork;
+        let state = QueryState { enabled, network_after_cache, ..QueryState::keeping(online, previous) };
         Driver {
             decode,
             state: RefCell::new(state),
@@ -327,7 +340,7 @@ impl Driver {
         self.rerender();
         for QueryEffect::StartFetch { seq, fresh } in effects {
             let Some((request, client)) = self.request.borrow().clone() else { continue };
-            let request = if fresh { request.for_fresh_data(&client.config()) } else { request };
+            let request = request.for_fetch(&client.config(), fresh);
             let driver = self.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let event = match request.run(client, driver.decode).await {

@@ -110,7 +110,8 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
     let driver = (*use_memo(request.clone(), |_| {
         let kept =
             refetch.keep_previous_data.then(|| previous.borrow().as_ref().and_then(|driver| driver.data()));
-        let driver = Rc::new(Driver::new(online, decode, kept.flatten(), refetch.enabled));
+        let strategy = request.strategy(&client.config());
+        let driver = Rc::new(Driver::new(online, decode, kept.flatten(), refetch.enabled, strategy));
         driver.register();
         driver
     }))

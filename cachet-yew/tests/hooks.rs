@@ -57,8 +57,8 @@ impl FakeServer {
                 let body: Value = serde_json::from_str(body).unwrap();
                 (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
             }
-            "GetTodos" | "ListTodos" | "FocusTodos" | "FreshTodos" | "DependentTodos" | "PolledTodos"
-            | "SuspendedTodos" => {
+            "GetTodos" | "ListTodos" | "FocusTodos" | "FreshTodos" | "BothTodos" | "DependentTodos"
+            | "PolledTodos" | "SuspendedTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
             }
             "CreateTodo" => {
@@ -503,6 +503,52 @@ async fn a_refetch_on_focus_or_reconnect_brings_the_servers_data_even_for_a_cach
     dispatch_on_window("online");
     until(&root, "the list refetched on reconnect", |html| html.contains("3 fresh")).await;
     assert_eq!(server.hits("FreshTodos"), 3, "the reconnect asked the server");
+    app.destroy();
+}
+
+thread_local! {
+    /// What `CacheAndNetworkList` rendered, in order.
+    static RENDERED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A cache-and-network list that logs every data it renders.
+#[function_component]
+fn CacheAndNetworkList() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::CacheAndNetwork), ..GqlOptions::default() };
+    let list = use_cachet_fetch::<Todos>(
+        DataRequest::gql("query BothTodos { todos }", None, options),
+        RefetchOptions::default(),
+    );
+    let shown =
+        list.data.as_ref().map(|data| format!("{} both from_cache={}", data.todos.len(), list.from_cache));
+    if let Some(shown) = &shown {
+        RENDERED.with(|rendered| {
+            let mut rendered = rendered.borrow_mut();
+            if rendered.last() != Some(shown) {
+                rendered.push(shown.clone());
+            }
+        });
+    }
+    html! { <p id="both">{ shown.unwrap_or_default() }</p> }
+}
+
+#[wasm_bindgen_test]
+async fn a_cache_and_network_query_renders_the_stored_answer_then_the_servers() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let client = client_on(&server, "cachet-yew-test-both");
+    let (root, app) = mount(client.clone(), html! { <CacheAndNetworkList /> });
+    until(&root, "the first list", |html| html.contains("1 both")).await;
+    assert_eq!(server.hits("BothTodos"), 1, "nothing stored yet: one request, no second");
+    app.destroy();
+    // Mounted again on the same client: the stored answer at once, then the server's.
+    server.todos.set(2);
+    RENDERED.with(|rendered| rendered.borrow_mut().clear());
+    let (root, app) = mount(client, html! { <CacheAndNetworkList /> });
+    until(&root, "the server's list", |html| html.contains("2 both")).await;
+    assert_eq!(server.hits("BothTodos"), 2);
+    let rendered = RENDERED.with(|rendered| rendered.borrow().clone());
+    assert_eq!(rendered, ["1 both from_cache=true", "2 both from_cache=false"], "two renders, stored first");
     app.destroy();
 }
 

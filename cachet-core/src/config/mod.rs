@@ -22,7 +22,7 @@
 //! | `queue.backoffBaseMs` | integer | `1000` | 1–2^53-1 |
 //! | `queue.backoffMaxMs` | integer | `60000` | at least `queue.backoffBaseMs` |
 //!
-//! Strategy names: `cache-first`, `network-first`, `stale-while-revalidate`, `network-only`,
+//! Strategy names: `cache-first`, `network-first`, `stale-while-revalidate`, `network-only`, `cache-and-network`,
 //! `cache-only`. Every key is optional; `{}` is the default config, with both features off, and
 //! `features.auth.enabled: true` alone gives cookie auth, as `cachet add auth` does.
 //!
@@ -243,8 +243,7 @@ impl FromStr for AuthType {
     }
 }
 
-const STRATEGY_NAMES: [&str; 5] =
-    ["cache-first", "network-first", "stale-while-revalidate", "network-only", "cache-only"];
+const STRATEGY_NAMES: [&str; 6] = Strategy::NAMES;
 
 impl Config {
     /// Reads and validates the text of `cachet.config.json`.

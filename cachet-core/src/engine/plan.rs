@@ -8,6 +8,7 @@
 //! | network-first | ask the network | (only after a network failure) serve it | | look up; error if absent or expired |
 //! | stale-while-revalidate | look up, with the body | serve it, re-fetch in the background | ask the network | error |
 //! | network-only | ask the network | never looked up | | error |
+//! | cache-and-network | look up, with the body | serve it, re-fetch in the background, announce the stored answer even when unchanged | ask the network | error |
 //!
 //! An answer from the network is stored ([`storing`]) only when all of these hold, checked in this order
 //! (the first that fails is the [`NotStored`] reason): the strategy stores and the request has an entry
@@ -20,7 +21,8 @@
 //!
 //! An entry older than `cache.maxAgeSeconds` counts as absent; one without a stored-at time (not stored by
 //! cachet) is served as it is. A background re-fetch that stored a body different from the stale one
-//! served announces `cache-updated` with [`Job::announce_url`].
+//! served (stale-while-revalidate), or any body (cache-and-network: the caller waits for the second
+//! answer), announces `cache-updated` with [`Job::announce_url`].
 
 use crate::classify::{GraphqlAction, GraphqlCall, RequestClass};
 use crate::config::{CacheBounds, Config};
@@ -99,7 +101,7 @@ pub enum Start {
 pub fn start(job: &Job) -> Start {
     match (job.strategy, &job.entry) {
         (_, None) | (Strategy::NetworkFirst | Strategy::NetworkOnly, _) => Start::Fetch,
-        (Strategy::StaleWhileRevalidate, _) => Start::Lookup { read_body: true },
+        (Strategy::StaleWhileRevalidate | Strategy::CacheAndNetwork, _) => Start::Lookup { read_body: true },
         (Strategy::CacheFirst | Strategy::CacheOnly, _) => Start::Lookup { read_body: false },
     }
 }
@@ -143,9 +145,9 @@ pub enum AfterLookup {
 /// The step after a lookup made first (not a network-first fallback: see [`after_network_failure`]).
 pub fn after_lookup(job: &Job, found: Found) -> AfterLookup {
     match (found, job.strategy) {
-        (Found::Fresh, strategy) => {
-            AfterLookup::Serve { revalidate: strategy == Strategy::StaleWhileRevalidate }
-        }
+        (Found::Fresh, strategy) => AfterLookup::Serve {
+            revalidate: matches!(strategy, Strategy::StaleWhileRevalidate | Strategy::CacheAndNetwork),
+        },
         (_, Strategy::CacheOnly) => AfterLookup::NotCached,
         _ => AfterLookup::Fetch,
     }
@@ -250,7 +252,8 @@ pub fn storing(job: &Job, answered: &Answered<'_>) -> Storing {
 }
 
 /// What a finished background re-fetch announces: `cache-updated` when it stored a body that differs from
-/// the `stale` one served.
+/// the `stale` one served, or any body for cache-and-network.
 pub fn after_revalidate(job: &Job, stale: &[u8], fresh: &[u8], stored: bool) -> Option<SwEvent> {
-    (stored && stale != fresh).then(|| SwEvent::CacheUpdated { url: job.announce_url.clone() })
+    let announced = stored && (stale != fresh || job.strategy == Strategy::CacheAndNetwork);
+    announced.then(|| SwEvent::CacheUpdated { url: job.announce_url.clone() })
 }

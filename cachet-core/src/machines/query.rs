@@ -6,6 +6,7 @@
 //! | [`QueryEvent::Refresh`] (manual refetch, focus, reconnect) | like `Fetch`, and the fetch it starts (now or once enabled and online) is `fresh` | `StartFetch { fresh: true }` |
 //! | [`QueryEvent::Invalidated`] (a tag hit) | like `Fetch`, but a fetch already running is superseded: its answer may predate the mutation | `StartFetch` |
 //! | [`QueryEvent::Resolved`] of the current fetch | `Success`, `Idle`, new data, error cleared | none |
+//! | [`QueryEvent::Resolved`] from the cache, for a cache-and-network query ([`QueryState::network_after_cache`]), of a fetch that was not fresh | as above, then at once a fresh fetch: the second answer | `StartFetch { fresh: true }` |
 //! | [`QueryEvent::Failed`] of the current fetch, online | `Error`, `Idle`, **last data kept** | none |
 //! | [`QueryEvent::Failed`] of the current fetch, offline | status unchanged, `Paused`: it is fetched again on reconnect | none |
 //! | an answer of a superseded fetch (older `seq`) | ignored | none |
@@ -76,6 +77,10 @@ pub struct QueryState<T, E> {
     pub visible: bool,
     /// A fresh fetch was asked while none could start: the next one is fresh.
     pub fresh_wanted: bool,
+    /// Whether the current (or last) fetch is fresh.
+    pub fresh_fetch: bool,
+    /// A cache-and-network query: an answer from the cache is followed by a fresh fetch.
+    pub network_after_cache: bool,
     /// `data` is the previous request's, shown while this one's first data loads.
     pub placeholder: bool,
     /// While `data` is a mutation's guess: the data it replaced, to show again if the mutation fails.
@@ -153,6 +158,8 @@ impl<T, E> QueryState<T, E> {
             wanted: false,
             visible: true,
             fresh_wanted: false,
+            fresh_fetch: false,
+            network_after_cache: false,
             placeholder: false,
             before_guess: None,
         }
@@ -205,6 +212,9 @@ impl<T, E> QueryState<T, E> {
                 self.error = None;
                 self.data_updated_at = Some(now);
                 self.from_cache = from_cache;
+                if from_cache && self.network_after_cache && !self.fresh_fetch {
+                    self.start(&mut effects, true);
+                }
             }
             QueryEvent::Failed { seq, error }
                 if seq == self.seq && self.fetch_status == FetchStatus::Fetching =>
@@ -242,7 +252,7 @@ impl<T, E> QueryState<T, E> {
         }
         self.seq += 1;
         self.fetch_status = FetchStatus::Fetching;
-        effects
-            .push(QueryEffect::StartFetch { seq: self.seq, fresh: std::mem::take(&mut self.fresh_wanted) });
+        self.fresh_fetch = std::mem::take(&mut self.fresh_wanted);
+        effects.push(QueryEffect::StartFetch { seq: self.seq, fresh: self.fresh_fetch });
     }
 }

@@ -123,7 +123,7 @@ fn bad_files_get_errors_naming_the_json_path() {
         (r#"[]"#, "(root): expected an object, got []"),
         (
             r#"{"strategy": {"default": "cache-last"}}"#,
-            r#"strategy.default: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, got "cache-last""#,
+            r#"strategy.default: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, cache-and-network, got "cache-last""#,
         ),
         (r#"{"cache": {"maxEntries": 0}}"#, "cache.maxEntries: expected an integer from 1 to 1000000, got 0"),
         (

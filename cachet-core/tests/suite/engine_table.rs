@@ -211,6 +211,9 @@ fn every_strategy_entry_and_network_answer() {
         (Strategy::StaleWhileRevalidate, Expired, ["network stored",  "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::NetworkOnly, Absent,       ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
         (Strategy::NetworkOnly, Fresh,        ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
+        (Strategy::CacheAndNetwork, Absent, ["network stored",        "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheAndNetwork, Fresh,  ["cache ~ stored updated", "cache ~ kept",   "cache ~ kept",      "cache ~ kept",        "cache ~ kept"]),
+        (Strategy::CacheAndNetwork, Expired, ["network stored",       "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::NetworkOnly, Expired,      ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
     ];
     assert_eq!(table.len(), Strategy::ALL.len() * 3, "every strategy × absent / fresh / expired");

@@ -181,3 +181,28 @@ fn a_refresh_asks_for_fresh_data_now_or_when_it_can_start() {
     let (_, effects) = run(state, vec![resolved(3, "v3"), QueryEvent::Invalidated]);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 4, fresh: false }]);
 }
+
+#[test]
+fn a_cache_and_network_query_follows_a_cached_answer_with_a_fresh_fetch() {
+    let resolved_from = |seq, data, from_cache| QueryEvent::Resolved { seq, data, from_cache, now: 1 };
+    let state = State { network_after_cache: true, ..State::new(true) };
+    let (state, effects) = run(state, vec![QueryEvent::Fetch]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);
+    let (state, effects) = state.reduce(resolved_from(1, "stored", true));
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 2, fresh: true }], "the second answer is asked for");
+    assert_eq!(
+        (state.data, state.status, state.fetch_status),
+        (Some("stored"), QueryStatus::Success, FetchStatus::Fetching)
+    );
+    let (state, effects) = state.reduce(resolved_from(2, "fresh", false));
+    assert_eq!((effects, state.data), (vec![], Some("fresh")));
+    // A fresh fetch answered by the cache (offline fallback) is not followed again; nor is a network answer.
+    let (state, _) = run(state, vec![QueryEvent::Refresh]);
+    let (state, effects) = state.reduce(resolved_from(3, "fallback", true));
+    assert_eq!(effects, []);
+    let (_, effects) = run(state, vec![QueryEvent::Invalidated, resolved_from(4, "network", false)]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 4, fresh: false }], "only the invalidation's fetch");
+    // Another strategy: a cached answer is final.
+    let (_, effects) = run(State::new(true), vec![QueryEvent::Fetch, resolved_from(1, "stored", true)]);
+    assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);
+}

@@ -213,6 +213,18 @@ pub const SCENARIOS: &[Scenario] = &[
             Step::Updated(0),
         ],
     },
+    Scenario {
+        name: "cache-and-network-serves-stored-then-always-announces-the-fresh-answer",
+        steps: &[
+            send(ITEMS, "cache-and-network", OK, Answer::Network(DATA)),
+            Step::Updated(0),
+            send(ITEMS, "cache-and-network", OK, Answer::Cache(DATA)),
+            Step::Updated(1),
+            send(ITEMS, "cache-and-network", OK_NEWER, Answer::Cache(DATA)),
+            Step::Updated(1),
+            held(ITEMS, NEWER),
+        ],
+    },
 ];
 
 /// What an edge answered, to compare with an [`Answer`].
