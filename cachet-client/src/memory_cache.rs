@@ -1,5 +1,5 @@
 //! The in-page store used while no Service Worker controls the page (first visit, hard reload): the
-//! engine runner's [`cachet_core::engine::Store`] on the page ([`crate::page_engine`]). It keeps entries by
+//! engine runner's [`cachet_core::engine::Store`] on the page (through `page_engine`). It keeps entries by
 //! the same [`EntryKey`] as the Service Worker's Cache Storage, with their tags (for invalidation), their
 //! stored-at time (the planner decides expiry) and their last use; a store keeps at most the `keep` most
 //! recently used entries of the entry's cache, as the worker's index does. Every decision (what is stored,

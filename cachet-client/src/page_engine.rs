@@ -15,25 +15,22 @@ use cachet_core::tags::CACHE_TAGS_HEADER;
 use crate::client::Inner;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::locks::now_ms;
-use crate::pipeline::Answer;
 use crate::Error;
 
 impl Inner {
     /// Answers `job` by sending `outgoing` (cachet's headers already removed) with the adapter's headers
-    /// when `auth`.
+    /// when `auth`: the response, and whether it came from the in-page store.
     pub(crate) async fn run_job(
         self: &Rc<Self>,
         job: Job,
         outgoing: HttpRequest,
         auth: bool,
-    ) -> Result<Answer, Error> {
+    ) -> Result<(HttpResponse, bool), Error> {
         let url = outgoing.url.clone();
         let network = Rc::new(PageNetwork { inner: self.clone(), outgoing, auth });
         let edge = Rc::new(PageStore(self.clone()));
         match run(Rc::new(job), edge.clone(), network, edge).await {
-            Ok(served) => {
-                Ok(Answer { response: served.response, from_cache: served.source == Source::Cache })
-            }
+            Ok(served) => Ok((served.response, served.source == Source::Cache)),
             Err(Failed::NotCached) => {
                 Err(Error::Network { url, message: "cache-only: nothing cached".to_owned() })
             }

@@ -128,7 +128,8 @@ impl Inner {
             &self.config(),
         );
         if let Some(job) = job {
-            return self.run_job(job, outgoing, auth).await;
+            let (response, from_cache) = self.run_job(job, outgoing, auth).await?;
+            return Ok(Answer { response, from_cache });
         }
         match route.class {
             RequestClass::Graphql(GraphqlCall { action: GraphqlAction::Mutation { invalidate }, .. }) => {
