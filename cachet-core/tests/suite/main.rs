@@ -4,9 +4,11 @@
 mod cache_key;
 mod classify;
 mod config;
+mod devtools_table;
 mod graphql_oracle;
 mod graphql_table;
 mod machines_auth;
+mod machines_dead_letters;
 mod machines_query;
 mod machines_queue;
 mod machines_refresh;
