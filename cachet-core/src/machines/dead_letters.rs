@@ -3,7 +3,7 @@
 //!
 //! | Action | Then |
 //! |---|---|
-//! | retry `ids` | each goes back to the **end** of the queue, in the order they were given up (not the order of `ids`), keeping its id, with no attempts counted and due now; `mutation-queued` is announced for each and the head is sent when due. Behind the items that waited meanwhile: they were sent while it sat in the dead letters, so order among the living is kept |
+//! | retry `ids` | each goes back to the **end** of the queue, in the order they were given up (not the order of `ids`), keeping its id, with no attempts counted and due now; `mutation-queued` is announced for each; nothing is sent until the edge's following `Online` event. Behind the items that waited meanwhile: they were sent while it sat in the dead letters, so order among the living is kept |
 //! | discard `ids` | deleted |
 //! | an id that is not a dead letter | the whole action is refused ([`Refusal::NoSuchDeadLetter`] naming it); nothing changes |
 //! | retrying more than the queue has room for (`maxItems`) | refused ([`Refusal::Full`]); nothing changes |
@@ -38,22 +38,22 @@ impl QueueState {
         unknown.is_some()
     }
 
-    /// [`super::queue::QueueEvent::RetryDeadLetters`]; whether anything was put back (then the caller
-    /// pumps).
+    /// [`super::queue::QueueEvent::RetryDeadLetters`]. Nothing is sent here: the edge follows a retry
+    /// with [`super::queue::QueueEvent::Online`] (a person asked for it now), which sends the head when due.
     pub(super) fn retry_dead_letters(
         &mut self,
         ids: &[u64],
         now: u64,
         random: u128,
         effects: &mut Vec<QueueEffect>,
-    ) -> bool {
+    ) {
         if ids.is_empty() || self.unknown_dead_letter(ids, effects) {
-            return false;
+            return;
         }
         let retried = self.dead_letters.iter().filter(|letter| ids.contains(&letter.item.id)).count();
         if self.items.len() + retried > self.bounds.max_items as usize {
             effects.push(QueueEffect::Refused(Refusal::Full));
-            return false;
+            return;
         }
         let (back, kept) = std::mem::take(&mut self.dead_letters)
             .into_iter()
@@ -75,7 +75,6 @@ impl QueueState {
             effects.push(QueueEffect::Announce(event));
             self.items.push_back(item);
         }
-        true
     }
 
     /// [`super::queue::QueueEvent::DiscardDeadLetters`].

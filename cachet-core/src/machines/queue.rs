@@ -481,9 +481,7 @@ impl QueueState {
                 }
             }
             QueueEvent::RetryDeadLetters { ids, now, random } => {
-                if self.retry_dead_letters(&ids, now, random, &mut effects) {
-                    self.pump(now, &mut effects);
-                }
+                self.retry_dead_letters(&ids, now, random, &mut effects)
             }
             QueueEvent::DiscardDeadLetters { ids } => self.discard_dead_letters(&ids, &mut effects),
             QueueEvent::Clear => {
