@@ -6,6 +6,7 @@
 use std::rc::Rc;
 
 use cachet_core::config::CacheBounds;
+use cachet_core::devtools::EntryDetails;
 use cachet_core::graphql::result_is_cacheable;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
@@ -129,9 +130,9 @@ pub async fn respond(
         },
         Strategy::CacheFirst => match cached(cache, target, background, false).await? {
             Some((hit, _)) => Ok(hit),
-            None => Ok(fetch_and_store(cache, target).await?.1),
+            None => Ok(fetch_and_store(cache, target, strategy).await?.1),
         },
-        Strategy::NetworkFirst => match fetch_and_store(cache, target).await {
+        Strategy::NetworkFirst => match fetch_and_store(cache, target, strategy).await {
             Ok((_, response)) => Ok(response),
             Err(network_error @ Error::Network { .. }) => {
                 cached(cache, target, background, false).await?.map(|(hit, _)| hit).ok_or(network_error)
@@ -140,7 +141,7 @@ pub async fn respond(
         },
         Strategy::StaleWhileRevalidate => {
             let Some((hit, Some(stale_bytes))) = cached(cache, target, background, true).await? else {
-                return Ok(fetch_and_store(cache, target).await?.1);
+                return Ok(fetch_and_store(cache, target, strategy).await?.1);
             };
             let (cache, target) = (cache.clone(), target.clone());
             background(wasm_bindgen_futures::future_to_promise(async move {
@@ -156,7 +157,7 @@ pub async fn respond(
 /// from `before`, the body of the stale copy that was served.
 async fn revalidate(cache: &Cache, target: &Target, before: &[u8]) -> Result<(), Error> {
     // An offline background re-fetch is not an error worth reporting: the stale copy stays.
-    let Ok((Some(after), _)) = fetch_and_store(cache, target).await else {
+    let Ok((Some(after), _)) = fetch_and_store(cache, target, Strategy::StaleWhileRevalidate).await else {
         return Ok(());
     };
     if before != after.as_slice() {
@@ -241,7 +242,11 @@ async fn cache_match(cache: &Cache, url: &str) -> Result<Option<Response>, Error
 /// for a GraphQL document a result without `errors`), records it in the entry index with its tags, and
 /// evicts the least recently used entries of its cache beyond `cache.maxEntries`. Returns the stored
 /// bytes, if stored, and the answer marked `X-Cachet-Source: network`.
-async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u8>>, Response), Error> {
+async fn fetch_and_store(
+    cache: &Cache,
+    target: &Target,
+    strategy: Strategy,
+) -> Result<(Option<Vec<u8>>, Response), Error> {
     let (response, bytes, answer) = send(&target.outgoing()?, target.auth.as_ref()).await?;
     let storable = response.ok()
         && (bytes.len() as u64) <= target.bounds.max_body_bytes
@@ -258,7 +263,9 @@ async fn fetch_and_store(cache: &Cache, target: &Target) -> Result<(Option<Vec<u
         Some(tags) => merge_tags(tags, &server_tags(&response)),
         None => Vec::new(),
     };
-    target.index.record(&target.cache_url, target.cache_name, &tags, now).await?;
+    let details =
+        EntryDetails::describe(&target.request.url(), target.body.as_deref(), bytes.len() as u64, strategy);
+    target.index.record_with(&target.cache_url, target.cache_name, &tags, now, &details).await?;
     let evicted = target.index.beyond(target.cache_name, target.bounds.max_entries).await?;
     forget(cache, &target.index, &evicted).await?;
     Ok((Some(bytes), answer))
