@@ -32,7 +32,7 @@ pub struct SnapshotQuery {
     /// Only entries carrying this tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
-    /// Only entries whose request (operation name or URL) contains this text, ignoring case.
+    /// Only entries whose request (operation name or URL) contains this text, ignoring ASCII case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
     /// Only entries of this partition (`shared` for the shared one).
