@@ -38,7 +38,9 @@ impl Client {
     /// config in force. Ask again with `after: snapshot.entries.next` for the next page.
     pub async fn devtools_snapshot(&self, query: SnapshotQuery) -> Result<StateSnapshot, Error> {
         match self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await? {
-            SwToPage::Snapshot { snapshot, .. } => Ok(snapshot),
+            SwToPage::Snapshot { snapshot, .. } => {
+                StateSnapshot::from_value(snapshot).map_err(|error| Error::ServiceWorker(error.to_string()))
+            }
             other => Err(Error::ServiceWorker(format!(
                 "unexpected answer {}",
                 cachet_core::protocol::encode_message(&other)

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{SnapshotQuery, StateSnapshot};
+use super::SnapshotQuery;
+#[cfg(doc)]
+use super::StateSnapshot;
 
 /// A page asks the Service Worker for something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,8 +111,9 @@ pub enum SwToPage {
     Snapshot {
         /// The request's id.
         request_id: u64,
-        /// The state.
-        snapshot: StateSnapshot,
+        /// The [`StateSnapshot`], as JSON: decoded ([`StateSnapshot::from_value`]) only by the code that
+        /// asked, so that every page decoding the worker's answers does not carry the snapshot's decoder.
+        snapshot: serde_json::Value,
     },
     /// The answer to [`PageToSw::ConfigRequest`].
     Config {

@@ -66,6 +66,21 @@ pub struct StateSnapshot {
     pub problems: Vec<String>,
 }
 
+impl StateSnapshot {
+    /// The snapshot as the JSON a [`super::SwToPage::Snapshot`] carries.
+    pub fn to_value(&self) -> serde_json::Value {
+        // Plain data into a Value: cannot fail.
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// Reads the JSON of a [`super::SwToPage::Snapshot`]; what does not decode is
+    /// [`super::ProtocolError::Malformed`] naming it.
+    pub fn from_value(value: serde_json::Value) -> Result<Self, super::ProtocolError> {
+        serde_json::from_value(value)
+            .map_err(|error| super::ProtocolError::Malformed(format!("snapshot: {error}")))
+    }
+}
+
 /// The signed-in user as the worker knows it: never a token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -77,6 +77,15 @@ fn sw_events() {
 }
 
 #[test]
+fn a_snapshot_round_trips_through_its_json_and_garbage_is_named() {
+    let snapshot =
+        StateSnapshot { build: "b1".into(), problems: vec!["x".into()], ..StateSnapshot::default() };
+    assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
+    let error = StateSnapshot::from_value(serde_json::json!({"build": 3})).unwrap_err().to_string();
+    assert!(error.contains("snapshot") && error.contains("invalid type"), "{error}");
+}
+
+#[test]
 fn page_and_sw_messages() {
     let snapshot = StateSnapshot {
         build: "b1".into(),
@@ -146,8 +155,8 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"refresh-request","id":8,"failed":"0123456789abcdef"}"#,
         ),
         (
-            SwToPage::Snapshot { request_id: 2, snapshot },
-            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","online":true,"identity":{"partition":"06be370dc282def6","vouched":1},"entries":{"items":[],"next":null,"scanned":0},"tags":[],"queue":{"online":false,"pending":[],"inFlight":null,"deadLetters":[]},"problems":[]}}"#,
+            SwToPage::Snapshot { request_id: 2, snapshot: snapshot.to_value() },
+            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
         ),
         (
             SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },

@@ -56,7 +56,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
         }
         PageToSw::ReplayQueue => return replay(Trigger::Online, event, config).await,
         PageToSw::SnapshotRequest { request_id, query } => {
-            let snapshot = snapshot::take(&query, config).await;
+            let snapshot = snapshot::take(&query, config).await.to_value();
             return answer(event, &SwToPage::Snapshot { request_id, snapshot });
         }
         PageToSw::RetryDeadLetters { request_id, ids } => {
