@@ -126,7 +126,7 @@ const CREATE: &str = "mutation CreateTodo($title: String!) { createTodo(title: $
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn window_cachet_acts_on_dead_letters_and_the_plain_panel_shows_entries() -> Result<()> {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
-    harness.open_plain_page("").await?;
+    harness.open_plain_page("devtools").await?;
     let answer = harness
         .eval(
             "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
