@@ -8,10 +8,13 @@ use cachet_core::protocol::{EntryView, IdentityView, QueueView, SnapshotQuery};
 use cachet_core::strategy::Strategy;
 use serde_json::json;
 
+/// A body, the request and the variables its entry shows.
+type Row<'a> = (Option<&'a [u8]>, &'a str, Option<&'a str>);
+
 #[test]
 fn an_entry_is_described_by_its_operation_or_url() {
     let body = br#"{"query":"query GetTodos($first: Int) { todos(first: $first) { id } }","variables":{"first":10}}"#;
-    let table: [(Option<&[u8]>, &str, Option<&str>); 4] = [
+    let table: [Row<'_>; 4] = [
         (Some(body), "GetTodos", Some(r#"{"first":10}"#)),
         (Some(br#"{"query":"{ me { id } }"}"#), "<anonymous>", None),
         (None, "http://a.test/api/hello", None),
