@@ -189,3 +189,75 @@ async fn window_cachet_acts_on_dead_letters_and_the_plain_panel_shows_entries() 
     let _: Value = harness.eval("cachet.getSnapshot({ limit: 1 })").await?;
     Ok(())
 }
+
+/// The bare page's side of `snapshot-request`: `window.snapshot(query)` resolves to the worker's snapshot.
+const SNAPSHOT_CLIENT: &str = "window.snapshot = (query) => new Promise((resolve) => {
+    const requestId = Math.floor(Math.random() * 1e9);
+    const listener = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type !== 'snapshot' || message.requestId !== requestId) return;
+      navigator.serviceWorker.removeEventListener('message', listener);
+      resolve(message.snapshot);
+    };
+    navigator.serviceWorker.addEventListener('message', listener);
+    navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'snapshot-request', requestId, query}));
+  }); done(true);";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_entries_cost_one_page_and_a_corrupt_record_is_named_not_lost() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_bare_controlled().await?;
+    // 10,000 records in the worker's entry index, as the worker writes them, and one that does not decode.
+    let written = harness
+        .run_async(
+            "const open = indexedDB.open('cachet-sw');
+             open.onsuccess = () => {
+               const db = open.result, transaction = db.transaction('entries', 'readwrite'), store = transaction.objectStore('entries');
+               for (let i = 0; i < 10000; i++) {
+                 store.put({url: 'http://bulk.test/__cachet/gql/p1/' + String(i).padStart(5, '0'), cache: 'cachet-graphql-v1',
+                            tags: ['bulk'], storedAt: 1, usedAt: 2, request: 'Bulk', size: 3, strategy: 'cache-first'});
+               }
+               store.put({url: 'http://bulk.test/zzz-corrupt', cache: 5, tags: ['bulk']});
+               transaction.oncomplete = () => { db.close(); done(true); };
+               transaction.onerror = () => done(String(transaction.error));
+             };
+             open.onerror = () => done(String(open.error));",
+        )
+        .await?;
+    assert_eq!(written, json!(true));
+    harness.run_async(SNAPSHOT_CLIENT).await?;
+    let pages = harness
+        .run_async(
+            "(async () => {
+               const pages = []; let after, problems = [], tags;
+               do {
+                 const snapshot = await window.snapshot({tag: 'bulk', limit: 500, after});
+                 pages.push([snapshot.entries.items.length, snapshot.entries.scanned]);
+                 problems = problems.concat(snapshot.problems);
+                 tags = snapshot.tags;
+                 after = snapshot.entries.next;
+               } while (after && pages.length < 100);
+               done({pages, problems, bulk: tags.find((t) => t.tag === 'bulk')});
+             })();",
+        )
+        .await?;
+    let rows: Vec<(u64, u64)> = serde_json::from_value(pages["pages"].clone())?;
+    assert_eq!(rows.iter().map(|(items, _)| items).sum::<u64>(), 10_000, "every entry once: {rows:?}");
+    assert!(rows.iter().all(|(items, scanned)| *items <= 500 && *scanned <= 2_000), "{rows:?}");
+    assert!(rows.len() >= 20 && rows.len() <= 22, "pages of 500: {rows:?}");
+    assert_eq!(pages["bulk"], json!({"tag": "bulk", "entries": 10_001}));
+    let problems = pages["problems"].to_string();
+    assert!(
+        problems.contains("http://bulk.test/zzz-corrupt") && problems.contains("entry index record"),
+        "{problems}"
+    );
+    let kept = harness
+        .run_async(
+            "const open = indexedDB.open('cachet-sw');
+             open.onsuccess = () => { const get = open.result.transaction('entries').objectStore('entries').get('http://bulk.test/zzz-corrupt');
+               get.onsuccess = () => { open.result.close(); done(get.result); }; };",
+        )
+        .await?;
+    assert_eq!(kept["cache"], json!(5), "the corrupt record is still there: {kept}");
+    Ok(())
+}
