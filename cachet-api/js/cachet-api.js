@@ -47,6 +47,14 @@ var api = {
   },
   invalidateByTag: later('invalidateByTag'),
   getConfig: later('getConfig'),
+  // Devtools (cachet-api/src/devtools.rs); the panel for plain pages is /cachet/devtools.js.
+  getSnapshot: function (query) { return later('getSnapshot')(query || {}); },
+  deadLetters: later('deadLetters'),
+  retryDeadLetters: later('retryDeadLetters'),
+  discardDeadLetters: later('discardDeadLetters'),
+  dropEntries: later('dropEntries'),
+  replayQueue: later('replayQueue'),
+  clearCaches: later('clearCaches'),
 };
 // AUTH_WITH_CREDENTIALS (true for cookie and custom auth), read live: the adapter in force may change
 // when the page follows its Service Worker's config. null until the wasm has loaded and is configured.

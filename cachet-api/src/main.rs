@@ -25,11 +25,15 @@
 //! | `invalidateByTag(tags)` | `undefined` |
 //! | `getConfig()` | `{ source, config }`: the config in force (`source`: `default`, `given`, `global`, `bundled`, `service-worker`) |
 //!
+//! Devtools (`getSnapshot`, `deadLetters`, `retryDeadLetters`, `discardDeadLetters`, `dropEntries`,
+//! `replayQueue`, `clearCaches`): see [`devtools`].
+//!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
 //! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `storage` or `browser`, with
 //! `status`, `url`, `errors` and `data` where they apply.
 
 mod convert;
+mod devtools;
 mod js_adapter;
 
 use std::cell::RefCell;

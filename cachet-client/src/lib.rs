@@ -10,6 +10,9 @@
 //! - **Data**: [`Client::fetch_with_cache`], [`Client::query_gql`], [`Client::mutate_gql`],
 //!   [`Client::fetch_with_gql`], [`Client::invalidate_by_tag`]. Results say whether they came from a cache;
 //!   errors say which of network, HTTP status, GraphQL `errors` or decoding failed ([`Error`]).
+//! - **Devtools**: [`Client::devtools_snapshot`], [`Client::dead_letters`], [`Client::retry_dead_letters`],
+//!   [`Client::discard_dead_letters`], [`Client::drop_entries`], [`Client::replay_queue`],
+//!   [`Client::clear_caches`] ([`devtools`]).
 //! - **Events**: the SPEC §6 events fire on `window` (`sw-auth-state-change`, `cache-invalidated`,
 //!   `cachet:cache-updated`), and Rust code subscribes with [`Client::subscribe`] or [`Client::events`].
 //!
@@ -67,6 +70,7 @@ mod auth_effects;
 mod client;
 pub mod config_sync;
 mod dedup;
+pub mod devtools;
 mod error;
 pub mod events;
 mod fetch;

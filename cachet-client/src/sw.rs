@@ -78,6 +78,19 @@ impl Inner {
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
     ) -> Result<String, Error> {
+        match self.sw_exchange(worker, make).await? {
+            SwToPage::Ack { .. } => Ok(String::new()),
+            SwToPage::Config { config, .. } => Ok(config),
+            other => Err(Error::ServiceWorker(format!("unexpected answer {}", other.to_wire()))),
+        }
+    }
+
+    /// Sends the message `make(request_id)` to `worker` and awaits its answer, a `nack` as an error.
+    pub(crate) async fn sw_exchange(
+        &self,
+        worker: &ServiceWorker,
+        make: impl FnOnce(u64) -> PageToSw,
+    ) -> Result<SwToPage, Error> {
         let request_id = self.sw.next_id.get() + 1;
         self.sw.next_id.set(request_id);
         let (sender, answer) = oneshot::channel();
@@ -90,10 +103,8 @@ impl Inner {
         let outcome = with_timeout(self.options.service_worker_timeout, answer).await;
         self.sw.pending.borrow_mut().remove(&request_id);
         match outcome {
-            Some(Ok(SwToPage::Ack { .. })) => Ok(String::new()),
-            Some(Ok(SwToPage::Config { config, .. })) => Ok(config),
             Some(Ok(SwToPage::Nack { message, .. })) => Err(Error::ServiceWorker(message)),
-            Some(Ok(other)) => Err(Error::ServiceWorker(format!("unexpected answer {}", other.to_wire()))),
+            Some(Ok(answer)) => Ok(answer),
             Some(Err(_)) | None => Err(Error::ServiceWorker(format!(
                 "no answer to {} within {:?}",
                 message.to_wire(),
@@ -121,7 +132,8 @@ impl Inner {
         match message {
             SwToPage::Ack { request_id }
             | SwToPage::Nack { request_id, .. }
-            | SwToPage::Config { request_id, .. } => self.settle_sw_request(request_id, message),
+            | SwToPage::Config { request_id, .. }
+            | SwToPage::Snapshot { request_id, .. } => self.settle_sw_request(request_id, message),
             SwToPage::RefreshRequest { id, failed } => {
                 let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {
                     return;

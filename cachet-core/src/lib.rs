@@ -17,6 +17,7 @@
 //! | [`partition`] | which user partition a request's entry lives in |
 //! | [`protocol`] | every message between page, Service Worker and agent |
 //! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
+//! | [`devtools`] | what a devtools snapshot shows of entries, the queue and the identity |
 //!
 //! ```
 //! use cachet_core::classify::{classify_request, GraphqlAction, RequestClass};
@@ -34,6 +35,7 @@
 pub mod cache_key;
 pub mod classify;
 pub mod config;
+pub mod devtools;
 pub mod engine;
 pub mod error;
 pub mod graphql;

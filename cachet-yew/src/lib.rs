@@ -15,6 +15,9 @@
 //! | [`use_cachet_sw_event`] | the latest raw Service Worker event |
 //! | [`use_cachet_client`] | the page client itself |
 //!
+//! [`CachetDevtools`] is a panel of what the Service Worker holds (entries, tags, queue, dead letters),
+//! behind the cargo features `devtools` (debug builds) and `devtools-always` (see [`devtools`]).
+//!
 //! A query re-runs by itself when a `cache-invalidated` hits its tags, whoever caused it.
 //!
 //! # Where the agent hub runs: [`AgentMode`]
@@ -62,6 +65,7 @@
 #![deny(missing_docs)]
 
 mod agent_bridge;
+pub mod devtools;
 mod error;
 mod provider;
 mod query;
@@ -76,6 +80,7 @@ mod use_cachet_sw_event;
 
 pub use agent_bridge::AgentMode;
 pub use cachet_core::machines::query::{FetchStatus, QueryStatus};
+pub use devtools::CachetDevtools;
 pub use error::Error;
 pub use provider::{CachetContext, CachetProvider, CachetProviderProps, SwRegistration};
 pub use query::{DataRequest, RefetchOptions, UseCachetQueryHandle};

@@ -4,6 +4,7 @@
 //! here reads a clock, draws a random number or does I/O.
 
 pub mod auth;
+pub mod dead_letters;
 pub mod query;
 pub mod queue;
 mod queue_json;

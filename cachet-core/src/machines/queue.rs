@@ -189,6 +189,11 @@ pub enum SendFailure {
 pub enum Refusal {
     /// The queue holds `maxItems` items.
     Full,
+    /// A dead-letter action named an id that is not a dead letter.
+    NoSuchDeadLetter {
+        /// The id.
+        id: u64,
+    },
 }
 
 /// An input to the queue.
@@ -245,6 +250,20 @@ pub enum QueueEvent {
     },
     /// `clearAuth()`: drop every item and dead letter.
     Clear,
+    /// Put these dead letters back in the queue (see [`super::dead_letters`]).
+    RetryDeadLetters {
+        /// Their ids.
+        ids: Vec<u64>,
+        /// Current time (Unix ms).
+        now: u64,
+        /// 128 random bits for fresh `Idempotency-Key`s.
+        random: u128,
+    },
+    /// Delete these dead letters.
+    DiscardDeadLetters {
+        /// Their ids.
+        ids: Vec<u64>,
+    },
 }
 
 /// What the edge must do.
@@ -461,6 +480,10 @@ impl QueueState {
                     self.fail_head(SendFailure::Network, now, random, &mut effects);
                 }
             }
+            QueueEvent::RetryDeadLetters { ids, now, random } => {
+                self.retry_dead_letters(&ids, now, random, &mut effects)
+            }
+            QueueEvent::DiscardDeadLetters { ids } => self.discard_dead_letters(&ids, &mut effects),
             QueueEvent::Clear => {
                 self = QueueState { next_id: self.next_id, ..QueueState::new(self.bounds, self.online) };
                 effects.push(QueueEffect::Persist);

@@ -23,10 +23,15 @@
 
 mod agent;
 mod page;
+pub mod snapshot;
 mod sw;
 
 pub use agent::{AgentRequest, AgentResponse};
-pub use page::{PageReply, PageToSw, QueueSummary, StateSnapshot, SwToPage};
+pub use page::{PageReply, PageToSw, SwToPage};
+pub use snapshot::{
+    DeadLetterView, EntryPage, EntryView, IdentityView, QueueView, QueuedView, SnapshotQuery, StateSnapshot,
+    TagCount,
+};
 pub use sw::{AuthChangeKind, SwEvent};
 
 use serde::{Deserialize, Serialize};

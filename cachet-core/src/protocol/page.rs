@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::SnapshotQuery;
+#[cfg(doc)]
+use super::StateSnapshot;
+
 /// A page asks the Service Worker for something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
@@ -37,10 +41,37 @@ pub enum PageToSw {
         /// Correlates the answer.
         request_id: u64,
     },
-    /// Asks for a [`StateSnapshot`] (devtools).
+    /// Asks for a [`StateSnapshot`] (devtools): one page of entries as `query` says; answered by
+    /// [`SwToPage::Snapshot`].
     SnapshotRequest {
         /// Correlates the answer.
         request_id: u64,
+        /// Filters and the page's start.
+        #[serde(default)]
+        query: SnapshotQuery,
+    },
+    /// Puts these dead letters back at the end of the queue, in the order they were given up (the core's
+    /// [`crate::machines::queue::QueueEvent::RetryDeadLetters`]); acked once stored. Any id that is not
+    /// a dead letter refuses the whole message, changing nothing.
+    RetryDeadLetters {
+        /// Correlates the answer.
+        request_id: u64,
+        /// Queue item ids of dead letters.
+        ids: Vec<u64>,
+    },
+    /// Deletes these dead letters; acked once stored, refused whole as [`PageToSw::RetryDeadLetters`].
+    DiscardDeadLetters {
+        /// Correlates the answer.
+        request_id: u64,
+        /// Queue item ids of dead letters.
+        ids: Vec<u64>,
+    },
+    /// Removes these entries (cache URLs, as a snapshot lists them) from their cache and the index.
+    DropEntries {
+        /// Correlates the answer.
+        request_id: u64,
+        /// [`super::EntryView::url`]s.
+        urls: Vec<String>,
     },
     /// `invalidateByTag`: remove every entry carrying one of `tags`.
     InvalidateTags {
@@ -80,8 +111,9 @@ pub enum SwToPage {
     Snapshot {
         /// The request's id.
         request_id: u64,
-        /// The state.
-        snapshot: StateSnapshot,
+        /// The [`StateSnapshot`], as JSON: decoded ([`StateSnapshot::from_value`]) only by the code that
+        /// asked, so that every page decoding the worker's answers does not carry the snapshot's decoder.
+        snapshot: serde_json::Value,
     },
     /// The answer to [`PageToSw::ConfigRequest`].
     Config {
@@ -120,36 +152,4 @@ pub enum PageReply {
         /// The `Authorization` header value for the retry (bearer); `null` for cookie-like auth or failure.
         authorization: Option<String>,
     },
-}
-
-/// What the Service Worker knows, for a devtools panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StateSnapshot {
-    /// The SW build.
-    pub build: String,
-    /// Last known connectivity.
-    pub online: bool,
-    /// Whether auth is present.
-    pub authenticated: bool,
-    /// The current cache partition; `null`: anonymous.
-    pub partition: Option<String>,
-    /// Entries in the runtime cache.
-    pub cache_entries: u32,
-    /// Whether a token refresh is in flight.
-    pub refresh_in_flight: bool,
-    /// The mutation queue.
-    pub queue: QueueSummary,
-}
-
-/// The mutation queue in numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QueueSummary {
-    /// Items waiting (the one in flight included).
-    pub pending: u32,
-    /// The item being sent.
-    pub in_flight: Option<u64>,
-    /// Items given up.
-    pub dead_letters: u32,
 }

@@ -4,10 +4,12 @@
 mod cache_key;
 mod classify;
 mod config;
+mod devtools_table;
 mod engine_table;
 mod graphql_oracle;
 mod graphql_table;
 mod machines_auth;
+mod machines_dead_letters;
 mod machines_query;
 mod machines_queue;
 mod machines_refresh;

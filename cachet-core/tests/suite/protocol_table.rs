@@ -2,8 +2,9 @@
 
 use cachet_core::machines::queue::DeadLetterReason;
 use cachet_core::protocol::{
-    decode_message, decode_sw_event, encode_message, AgentRequest, AgentResponse, AuthChangeKind, Message,
-    PageReply, PageToSw, ProtocolError, QueueSummary, StateSnapshot, SwEvent, SwToPage,
+    decode_message, decode_sw_event, encode_message, AgentRequest, AgentResponse, AuthChangeKind,
+    IdentityView, Message, PageReply, PageToSw, ProtocolError, SnapshotQuery, StateSnapshot, SwEvent,
+    SwToPage,
 };
 use std::fmt::Debug;
 
@@ -76,15 +77,21 @@ fn sw_events() {
 }
 
 #[test]
+fn a_snapshot_round_trips_through_its_json_and_garbage_is_named() {
+    let snapshot =
+        StateSnapshot { build: "b1".into(), problems: vec!["x".into()], ..StateSnapshot::default() };
+    assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
+    let error = StateSnapshot::from_value(serde_json::json!({"build": 3})).unwrap_err().to_string();
+    assert!(error.contains("snapshot") && error.contains("invalid type"), "{error}");
+}
+
+#[test]
 fn page_and_sw_messages() {
     let snapshot = StateSnapshot {
         build: "b1".into(),
         online: true,
-        authenticated: false,
-        partition: Some("06be370dc282def6".into()),
-        cache_entries: 12,
-        refresh_in_flight: false,
-        queue: QueueSummary { pending: 2, in_flight: Some(4), dead_letters: 1 },
+        identity: Some(IdentityView { partition: "06be370dc282def6".into(), vouched: 1 }),
+        ..StateSnapshot::default()
     };
     check(vec![
         (PageToSw::ClearAll { request_id: 1 }, r#"{"v":1,"type":"clear-all","requestId":1}"#),
@@ -109,7 +116,29 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"set-identity","requestId":5,"partition":null}"#,
         ),
         (PageToSw::ConfigRequest { request_id: 9 }, r#"{"v":1,"type":"config-request","requestId":9}"#),
-        (PageToSw::SnapshotRequest { request_id: 2 }, r#"{"v":1,"type":"snapshot-request","requestId":2}"#),
+        (
+            PageToSw::SnapshotRequest { request_id: 2, query: SnapshotQuery::default() },
+            r#"{"v":1,"type":"snapshot-request","requestId":2,"query":{}}"#,
+        ),
+        (
+            PageToSw::SnapshotRequest {
+                request_id: 3,
+                query: SnapshotQuery { tag: Some("todos".into()), limit: 20, ..SnapshotQuery::default() },
+            },
+            r#"{"v":1,"type":"snapshot-request","requestId":3,"query":{"limit":20,"tag":"todos"}}"#,
+        ),
+        (
+            PageToSw::RetryDeadLetters { request_id: 4, ids: vec![3, 1] },
+            r#"{"v":1,"type":"retry-dead-letters","requestId":4,"ids":[3,1]}"#,
+        ),
+        (
+            PageToSw::DiscardDeadLetters { request_id: 5, ids: vec![2] },
+            r#"{"v":1,"type":"discard-dead-letters","requestId":5,"ids":[2]}"#,
+        ),
+        (
+            PageToSw::DropEntries { request_id: 6, urls: vec!["http://a.test/api/x".into()] },
+            r#"{"v":1,"type":"drop-entries","requestId":6,"urls":["http://a.test/api/x"]}"#,
+        ),
         (
             PageToSw::InvalidateTags { request_id: 3, tags: vec!["dashboard".into()] },
             r#"{"v":1,"type":"invalidate-tags","requestId":3,"tags":["dashboard"]}"#,
@@ -126,8 +155,8 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"refresh-request","id":8,"failed":"0123456789abcdef"}"#,
         ),
         (
-            SwToPage::Snapshot { request_id: 2, snapshot },
-            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","online":true,"authenticated":false,"partition":"06be370dc282def6","cacheEntries":12,"refreshInFlight":false,"queue":{"pending":2,"inFlight":4,"deadLetters":1}}}"#,
+            SwToPage::Snapshot { request_id: 2, snapshot: snapshot.to_value() },
+            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
         ),
         (
             SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },

@@ -71,7 +71,14 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         Some(entry) => Some(open_cache(entry.cache).await?),
         None => None,
     };
-    let store = Rc::new(CacheStore { cache, index: target.index.clone(), background: background.clone() });
+    let store = Rc::new(CacheStore {
+        cache,
+        index: target.index.clone(),
+        background: background.clone(),
+        request_url: target.request.url(),
+        body: target.body.clone(),
+        strategy: target.job.strategy,
+    });
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
     let network = Rc::new(WorkerNetwork {
         request: target.request,

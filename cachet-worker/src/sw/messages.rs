@@ -8,7 +8,10 @@
 //! | `set-identity {requestId, partition, authorization?}` | persists the signed-in user and the fingerprint of their `Authorization` (`cachet_core::partition`), acks; an unusable partition is nacked |
 //! | `config-request {requestId}` | answers `config {requestId, config, build}`: the config this worker runs on |
 //! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
-//! | any other kind | nacks it with "not supported by this build": it is not handled yet |
+//! | `snapshot-request {requestId, query}` | answers `snapshot {requestId, snapshot}`: one page of what it holds ([`super::snapshot`]) |
+//! | `retry-dead-letters {requestId, ids}`, `discard-dead-letters {requestId, ids}` | acts on dead letters ([`super::dead_letters`]), acks (then a retry replays), nacks an unknown id |
+//! | `drop-entries {requestId, urls}` | removes those entries from cachet's caches and the index, acks |
+//! | any other kind | reported on the console: it is not handled by this build |
 //!
 //! A message that does not decode (garbage, another protocol version) is reported on the console and
 //! dropped: without a decodable `requestId` there is nobody to answer.
@@ -24,7 +27,7 @@ use super::broadcast::broadcast;
 use super::http::await_js;
 use super::queue::{self, Trigger};
 use super::store::{cache_storage, invalidate_everywhere};
-use super::{identity, queue_store, tag_index};
+use super::{dead_letters, identity, queue_store, snapshot, tag_index};
 use crate::Error;
 use cachet_core::engine::key::CACHES;
 
@@ -52,15 +55,34 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
             return replay(if online { Trigger::Online } else { Trigger::Offline }, event, config).await;
         }
         PageToSw::ReplayQueue => return replay(Trigger::Online, event, config).await,
-        PageToSw::SnapshotRequest { request_id } => {
-            (request_id, Err(Error::Context("snapshot-request is not supported by this build")))
+        PageToSw::SnapshotRequest { request_id, query } => {
+            let snapshot = snapshot::take(&query, config).await.to_value();
+            return answer(event, &SwToPage::Snapshot { request_id, snapshot });
         }
+        PageToSw::RetryDeadLetters { request_id, ids } => {
+            let outcome = dead_letters::retry(ids, config).await;
+            let retried = outcome.is_ok();
+            acknowledge(event, request_id, outcome);
+            if retried {
+                replay(Trigger::Online, event, config).await;
+            }
+            return;
+        }
+        PageToSw::DiscardDeadLetters { request_id, ids } => {
+            (request_id, dead_letters::discard(ids, config).await)
+        }
+        PageToSw::DropEntries { request_id, urls } => (request_id, snapshot::drop_entries(&urls).await),
         _ => {
             // The wire text, not `{other:?}`: Debug output of the protocol enums costs the SW kilobytes.
             web_sys::console::warn_1(&format!("cachet: not supported by this build: {text}").into());
             return;
         }
     };
+    acknowledge(event, request_id, outcome);
+}
+
+/// Answers `ack`, or `nack` with the error.
+fn acknowledge(event: &ExtendableMessageEvent, request_id: u64, outcome: Result<(), Error>) {
     let reply = match outcome {
         Ok(()) => SwToPage::Ack { request_id },
         Err(error) => SwToPage::Nack { request_id, message: error.to_string() },

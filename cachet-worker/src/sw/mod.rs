@@ -11,6 +11,9 @@
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
 //!
+//! Devtools: [`snapshot`] answers `snapshot-request` with one page of what the worker holds; [`dead_letters`]
+//! retries and discards dead letters.
+//!
 //! The first event a worker instance handles also replays the mutation queue ([`queue`]), in the
 //! background: the browser starts the worker again after stopping it, and that is one of the queue's
 //! triggers.
@@ -26,6 +29,7 @@
 
 mod auth_retry;
 pub mod broadcast;
+mod dead_letters;
 pub mod engine;
 pub mod graphql;
 mod http;
@@ -35,6 +39,7 @@ mod page_auth;
 pub mod queue;
 pub mod queue_store;
 mod router;
+mod snapshot;
 pub mod store;
 pub mod tag_index;
 

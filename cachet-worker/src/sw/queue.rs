@@ -520,7 +520,7 @@ fn random() -> u32 {
 
 /// 128 random bits for an `Idempotency-Key`: `crypto.getRandomValues`, or `Math.random` where a worker
 /// has no `crypto` (never in a browser that has Service Workers).
-fn random_u128() -> u128 {
+pub(crate) fn random_u128() -> u128 {
     let bytes = js_sys::Uint8Array::new_with_length(16);
     let global = js_sys::global();
     let filled = js_sys::Reflect::get(&global, &"crypto".into()).and_then(|crypto| {

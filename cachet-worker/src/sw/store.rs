@@ -5,9 +5,11 @@
 
 use std::rc::Rc;
 
+use cachet_core::devtools::EntryDetails;
 use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
 use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
 use cachet_core::protocol::SwEvent;
+use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Cache, Response};
@@ -26,6 +28,10 @@ pub(crate) struct CacheStore {
     pub(crate) index: Rc<TagIndex>,
     /// Keeps background work (marking an entry used) alive: `FetchEvent.waitUntil`.
     pub(crate) background: Rc<dyn Fn(Promise)>,
+    /// What devtools show of a stored entry: the request's URL and body, and the strategy.
+    pub(crate) request_url: String,
+    pub(crate) body: Option<Rc<[u8]>>,
+    pub(crate) strategy: Strategy,
 }
 
 impl CacheStore {
@@ -69,7 +75,9 @@ impl Store<Response, Error> for CacheStore {
         if !put_or_evict_and_retry(cache, &self.index, entry, &stored).await? {
             return Ok(false);
         }
-        self.index.record(&entry.url, entry.cache, tags, now).await?;
+        let size = fetched.body.len() as u64;
+        let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
+        self.index.record_with(&entry.url, entry.cache, tags, now, &details).await?;
         let evicted = self.index.beyond(entry.cache, keep).await?;
         forget(cache, &self.index, &evicted).await?;
         Ok(true)

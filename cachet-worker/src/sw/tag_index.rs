@@ -3,7 +3,8 @@
 //! the cache.
 //!
 //! One object store, `entries`, keyed by the entry's cache URL, each record
-//! `{ url, cache, tags: [..], storedAt, usedAt }` (times in Unix milliseconds), with a multi-entry index on
+//! `{ url, cache, tags: [..], storedAt, usedAt, request, variables, size, strategy }` (the last four for
+//! devtools: `cachet_core::devtools::EntryDetails`) (times in Unix milliseconds), with a multi-entry index on
 //! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
 //! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The index may name an entry the cache no longer holds (a failed
 //! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
@@ -17,7 +18,7 @@ use crate::Error;
 /// The IndexedDB database of the Service Worker.
 pub const DATABASE: &str = "cachet-sw";
 const ENTRIES: &str = "entries";
-const TAGS_INDEX: &str = "tags";
+pub(crate) const TAGS_INDEX: &str = "tags";
 const USE_INDEX: &str = "cacheUsedAt";
 /// Above every `usedAt` (JavaScript's largest safe integer).
 const MAX_TIME: f64 = 9_007_199_254_740_991.0;
@@ -63,7 +64,7 @@ impl TagIndex {
         Ok(TagIndex { database, counts: std::cell::RefCell::default() })
     }
 
-    fn entries(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
+    pub(crate) fn entries(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
         let transaction =
             self.database.transaction(&[ENTRIES], mode).map_err(idb("tag index transaction"))?;
         let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
@@ -73,8 +74,27 @@ impl TagIndex {
     /// Records that the entry at `url` of the cache named `cache` carries `tags` (replacing what was
     /// recorded for it), stored and used at `now` (Unix milliseconds).
     pub async fn record(&self, url: &str, cache: &str, tags: &[String], now: u64) -> Result<(), Error> {
-        let record =
-            serde_json::json!({ "url": url, "cache": cache, "tags": tags, "storedAt": now, "usedAt": now });
+        let details = cachet_core::devtools::EntryDetails::describe(
+            url,
+            None,
+            0,
+            cachet_core::strategy::Strategy::CacheFirst,
+        );
+        self.record_with(url, cache, tags, now, &details).await
+    }
+
+    /// [`TagIndex::record`], with what devtools show of the entry.
+    pub async fn record_with(
+        &self,
+        url: &str,
+        cache: &str,
+        tags: &[String],
+        now: u64,
+        details: &cachet_core::devtools::EntryDetails,
+    ) -> Result<(), Error> {
+        let record = serde_json::json!({ "url": url, "cache": cache, "tags": tags, "storedAt": now, "usedAt": now,
+            "request": details.request, "variables": details.variables, "size": details.size,
+            "strategy": details.strategy });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;

@@ -11,6 +11,7 @@
 //! | the account line | an anonymous query `{ me { username } }`: cached in the user's partition, never tag-invalidated |
 //! | offline adds | `CreateTodo` with `queue_offline`: queued by the Service Worker when the server is unreachable, shown as pending until replayed |
 //! | the indicator | `online` of `use_cachet_auth` |
+//! | the "cachet" corner button | [`cachet_yew::CachetDevtools`]: the worker's entries, tags, queue, dead letters and events (feature `devtools`, on by default) |
 //!
 //! The config is the one `cachet generate` wrote to `cachet-sw-config.js`: `index.html` loads that
 //! file, which sets `window.CACHET_CONFIG`, and `<CachetProvider>` reads it, so the page and the Service
@@ -63,6 +64,7 @@ pub fn App() -> Html {
                     <hello::Hello />
                 </footer>
             </main>
+            <cachet_yew::CachetDevtools />
         </CachetProvider>
     }
 }

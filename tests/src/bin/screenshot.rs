@@ -1,6 +1,7 @@
 //! `cargo xtask screenshot`: the README's picture of the example app, taken in headless Chromium. Starts
 //! the real backend and the built app (`dist/`) through the e2e harness, signs alice in, adds and ticks
-//! a few todos, and writes a PNG of the window (default `docs/todo-app.png`).
+//! a few todos, and writes a PNG of the window (default `docs/todo-app.png`), then one with the devtools
+//! panel open (`docs/todo-app-devtools.png`).
 
 use anyhow::{Context, Result};
 use cachet_e2e::Harness;
@@ -29,5 +30,14 @@ async fn main() -> Result<()> {
     let png = harness.client.screenshot().await?;
     std::fs::write(&out, png).with_context(|| format!("writing {out}"))?;
     println!("wrote {out}");
+    // The devtools panel open over the same page (README's Devtools section): `<out>-devtools.png`.
+    harness.click("#cachet-devtools-toggle").await?;
+    harness
+        .wait_for("the panel's entries", "document.querySelectorAll('#cachet-devtools tr.entry').length >= 2")
+        .await?;
+    let devtools_out = out.replace(".png", "-devtools.png");
+    let png = harness.client.screenshot().await?;
+    std::fs::write(&devtools_out, png).with_context(|| format!("writing {devtools_out}"))?;
+    println!("wrote {devtools_out}");
     Ok(())
 }

@@ -1,0 +1,76 @@
+//! The devtools methods of `window.cachet` (not in SPEC), over `cachet_client::devtools`:
+//!
+//! | `window.cachet.` | Resolves to |
+//! |---|---|
+//! | `getSnapshot({ after?, limit?, tag?, operation?, partition? })` | the Service Worker's snapshot: `{ build, config, online, identity, entries: { items, next, scanned }, tags, queue: { online, pending, inFlight, deadLetters }, problems }` |
+//! | `deadLetters()` | `[{ id, operation, variables, attempts, reason, at }]` |
+//! | `retryDeadLetters(ids)`, `discardDeadLetters(ids)` | `undefined`; rejects (`kind: 'service-worker'`) naming an id that is not a dead letter |
+//! | `dropEntries(urls)` | `undefined` |
+//! | `replayQueue()` | `undefined` |
+//! | `clearCaches()` | `undefined`: every cachet cache, the index and the queue emptied; the user stays signed in |
+
+use cachet_client::Error;
+use cachet_core::protocol::SnapshotQuery;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{to_js, to_json};
+use crate::{client, fail};
+
+/// A JS value that must be an array of `T`, else an `invalid` error naming `what`.
+fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
+    serde_json::from_value(to_json(value)).map_err(|error| fail(Error::Usage(format!("{what}: {error}"))))
+}
+
+/// `getSnapshot(query)`.
+#[wasm_bindgen(js_name = getSnapshot)]
+pub async fn get_snapshot(query: JsValue) -> Result<JsValue, JsValue> {
+    let query: SnapshotQuery = match to_json(&query) {
+        Value::Null => SnapshotQuery::default(),
+        value => serde_json::from_value(value)
+            .map_err(|error| fail(Error::Usage(format!("getSnapshot query: {error}"))))?,
+    };
+    let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
+    Ok(to_js(&serde_json::to_value(snapshot).unwrap_or(Value::Null)))
+}
+
+/// `deadLetters()`.
+#[wasm_bindgen(js_name = deadLetters)]
+pub async fn dead_letters() -> Result<JsValue, JsValue> {
+    let letters = client()?.dead_letters().await.map_err(fail)?;
+    Ok(to_js(&serde_json::to_value(letters).unwrap_or(Value::Null)))
+}
+
+/// `retryDeadLetters(ids)`.
+#[wasm_bindgen(js_name = retryDeadLetters)]
+pub async fn retry_dead_letters(ids: JsValue) -> Result<(), JsValue> {
+    let ids: Vec<u64> = list(&ids, "retryDeadLetters ids")?;
+    client()?.retry_dead_letters(&ids).await.map_err(fail)
+}
+
+/// `discardDeadLetters(ids)`.
+#[wasm_bindgen(js_name = discardDeadLetters)]
+pub async fn discard_dead_letters(ids: JsValue) -> Result<(), JsValue> {
+    let ids: Vec<u64> = list(&ids, "discardDeadLetters ids")?;
+    client()?.discard_dead_letters(&ids).await.map_err(fail)
+}
+
+/// `dropEntries(urls)`.
+#[wasm_bindgen(js_name = dropEntries)]
+pub async fn drop_entries(urls: JsValue) -> Result<(), JsValue> {
+    let urls: Vec<String> = list(&urls, "dropEntries urls")?;
+    client()?.drop_entries(&urls).await.map_err(fail)
+}
+
+/// `replayQueue()`.
+#[wasm_bindgen(js_name = replayQueue)]
+pub fn replay_queue() -> Result<(), JsValue> {
+    client()?.replay_queue();
+    Ok(())
+}
+
+/// `clearCaches()`.
+#[wasm_bindgen(js_name = clearCaches)]
+pub async fn clear_caches() -> Result<(), JsValue> {
+    client()?.clear_caches().await.map_err(fail)
+}

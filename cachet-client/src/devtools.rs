@@ -1,0 +1,88 @@
+//! Devtools calls: what the Service Worker holds ([`Client::devtools_snapshot`], one page of entries at a
+//! time), dead letters you can act on ([`Client::dead_letters`], [`Client::retry_dead_letters`],
+//! [`Client::discard_dead_letters`]), and the panel's other actions ([`Client::drop_entries`],
+//! [`Client::replay_queue`], [`Client::clear_caches`]; invalidating a tag is
+//! [`Client::invalidate_by_tag`]).
+//!
+//! Each goes to the worker that controls the page (or the active worker of its registration) and awaits
+//! its answer; without a Service Worker it fails with [`Error::ServiceWorker`] saying so, and a refusal
+//! (an id that is not a dead letter, say) is [`Error::ServiceWorker`] with the worker's reason.
+//!
+//! ```no_run
+//! # async fn run(client: cachet_client::Client) -> Result<(), cachet_client::Error> {
+//! use cachet_core::protocol::SnapshotQuery;
+//! let snapshot = client.devtools_snapshot(SnapshotQuery { tag: Some("todos".into()), ..Default::default() }).await?;
+//! for entry in &snapshot.entries.items {
+//!     println!("{} {:?} {} bytes", entry.request, entry.tags, entry.size);
+//! }
+//! let dead: Vec<u64> = client.dead_letters().await?.iter().map(|letter| letter.id).collect();
+//! client.retry_dead_letters(&dead).await?; // back in the queue, replayed in order
+//! # Ok(()) }
+//! ```
+
+use cachet_core::protocol::{DeadLetterView, PageToSw, SnapshotQuery, StateSnapshot, SwToPage};
+
+use crate::{Client, Error};
+
+impl Client {
+    async fn devtools_call(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<SwToPage, Error> {
+        self.inner.ready().await;
+        let Some(worker) = self.inner.service_worker().await else {
+            return Err(Error::ServiceWorker("no cachet Service Worker serves this page yet".to_owned()));
+        };
+        self.inner.sw_exchange(&worker, make).await
+    }
+
+    /// One page of what the Service Worker holds, as `query` filters it: entries (request, tags, size,
+    /// times, strategy), the tag index, the queue and its dead letters, the identity (never a token), the
+    /// config in force. Ask again with `after: snapshot.entries.next` for the next page.
+    pub async fn devtools_snapshot(&self, query: SnapshotQuery) -> Result<StateSnapshot, Error> {
+        match self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await? {
+            SwToPage::Snapshot { snapshot, .. } => {
+                StateSnapshot::from_value(snapshot).map_err(|error| Error::ServiceWorker(error.to_string()))
+            }
+            other => Err(Error::ServiceWorker(format!(
+                "unexpected answer {}",
+                cachet_core::protocol::encode_message(&other)
+            ))),
+        }
+    }
+
+    /// The mutations the queue gave up, oldest first, with why.
+    pub async fn dead_letters(&self) -> Result<Vec<DeadLetterView>, Error> {
+        let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
+        Ok(self.devtools_snapshot(query).await?.queue.dead_letters)
+    }
+
+    /// Puts the dead letters `ids` back at the end of the queue, in the order they were given up, and
+    /// replays it. Refused whole, changing nothing, when one of `ids` is not a dead letter.
+    pub async fn retry_dead_letters(&self, ids: &[u64]) -> Result<(), Error> {
+        let ids = ids.to_vec();
+        self.devtools_call(|request_id| PageToSw::RetryDeadLetters { request_id, ids }).await.map(drop)
+    }
+
+    /// Deletes the dead letters `ids`. Refused whole, changing nothing, when one is not a dead letter.
+    pub async fn discard_dead_letters(&self, ids: &[u64]) -> Result<(), Error> {
+        let ids = ids.to_vec();
+        self.devtools_call(|request_id| PageToSw::DiscardDeadLetters { request_id, ids }).await.map(drop)
+    }
+
+    /// Removes the entries at these cache URLs ([`cachet_core::protocol::EntryView::url`]).
+    pub async fn drop_entries(&self, urls: &[String]) -> Result<(), Error> {
+        let urls = urls.to_vec();
+        self.devtools_call(|request_id| PageToSw::DropEntries { request_id, urls }).await.map(drop)
+    }
+
+    /// Asks the Service Worker to replay the mutation queue now (`replay-queue`); no answer.
+    pub fn replay_queue(&self) {
+        self.inner.sw_notify(&PageToSw::ReplayQueue);
+    }
+
+    /// Empties every cachet cache, the entry index and the queue (`clear-all`), keeping the signed-in
+    /// user: the worker is told who is signed in again at once, so their requests stay in their partition.
+    pub async fn clear_caches(&self) -> Result<(), Error> {
+        self.inner.cache.borrow_mut().clear();
+        self.devtools_call(|request_id| PageToSw::ClearAll { request_id }).await?;
+        self.inner.sync_identity().await
+    }
+}

@@ -1,0 +1,198 @@
+//! The devtools snapshot: what the Service Worker holds, one page of entries at a time
+//! ([`super::PageToSw::SnapshotRequest`] → [`super::SwToPage::Snapshot`]).
+//!
+//! A snapshot never holds a token: the identity is its partition and the number of `Authorization`
+//! fingerprints vouched for, the queue's items their operation and a short form of their variables
+//! (never their headers). How its parts are made from what is stored is decided in [`crate::devtools`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::machines::queue::DeadLetterReason;
+
+/// Entries per page when a query asks for none.
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+/// The most entries a page holds, whatever the query asks.
+pub const MAX_PAGE_SIZE: u32 = 500;
+/// The most index records one snapshot reads to fill a filtered page: a filter that matches few entries
+/// of a large cache costs this much per page, then the page ends with a [`EntryPage::next`] cursor.
+pub const SCAN_BUDGET: u32 = 2_000;
+/// The most distinct tags a snapshot lists ([`StateSnapshot::tags`]).
+pub const MAX_TAGS: u32 = 200;
+
+/// Which entries a snapshot lists: filters, and where the page starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SnapshotQuery {
+    /// Start after this entry URL (the [`EntryPage::next`] of the previous page); `None`: the first page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Entries per page (0: [`DEFAULT_PAGE_SIZE`]; at most [`MAX_PAGE_SIZE`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub limit: u32,
+    /// Only entries carrying this tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Only entries whose request (operation name or URL) contains this text, ignoring ASCII case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// Only entries of this partition (`shared` for the shared one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+/// What the Service Worker holds, for a devtools panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateSnapshot {
+    /// The worker's build (`CACHET_BUILD`).
+    pub build: String,
+    /// The config the worker runs on, as `cachet.config.json` text.
+    pub config: String,
+    /// The worker's `navigator.onLine`.
+    pub online: bool,
+    /// Who is signed in, as the worker knows it; `None`: nobody.
+    pub identity: Option<IdentityView>,
+    /// One page of entries.
+    pub entries: EntryPage,
+    /// Distinct tags of the index (at most [`MAX_TAGS`]), each with its number of entries.
+    pub tags: Vec<TagCount>,
+    /// The mutation queue and its dead letters.
+    pub queue: QueueView,
+    /// What could not be read (an unreadable index record, queue or identity), named.
+    pub problems: Vec<String>,
+}
+
+impl StateSnapshot {
+    /// The snapshot as the JSON a [`super::SwToPage::Snapshot`] carries.
+    pub fn to_value(&self) -> serde_json::Value {
+        // Plain data into a Value: cannot fail.
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// Reads the JSON of a [`super::SwToPage::Snapshot`]; what does not decode is
+    /// [`super::ProtocolError::Malformed`] naming it.
+    pub fn from_value(value: serde_json::Value) -> Result<Self, super::ProtocolError> {
+        serde_json::from_value(value)
+            .map_err(|error| super::ProtocolError::Malformed(format!("snapshot: {error}")))
+    }
+}
+
+/// The signed-in user as the worker knows it: never a token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IdentityView {
+    /// The user's partition.
+    pub partition: String,
+    /// How many `Authorization` values a page vouched for as this user's.
+    pub vouched: u32,
+}
+
+/// One page of entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryPage {
+    /// The entries, in URL order.
+    pub items: Vec<EntryView>,
+    /// Ask with `after: next` for the following page; `None`: this was the last.
+    pub next: Option<String>,
+    /// How many index records were read for this page.
+    pub scanned: u32,
+}
+
+/// One cached entry, as the entry index records it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryView {
+    /// The Cache Storage URL (the key of [`super::PageToSw::DropEntries`]).
+    pub url: String,
+    /// The cache it lives in.
+    pub cache: String,
+    /// Its partition (`shared` for the shared one).
+    #[serde(default)]
+    pub partition: String,
+    /// The request: the GraphQL operation name (`<anonymous>` without one) or the URL of a GET.
+    #[serde(default)]
+    pub request: String,
+    /// A short form of the GraphQL variables, when there are any.
+    #[serde(default)]
+    pub variables: Option<String>,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Body size in bytes (0 when unknown: stored by an older build).
+    #[serde(default)]
+    pub size: u64,
+    /// When it was stored (Unix ms).
+    #[serde(default)]
+    pub stored_at: u64,
+    /// When it was last used (Unix ms).
+    #[serde(default)]
+    pub used_at: u64,
+    /// The strategy that stored it (`cache-first`, ...), when recorded.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+/// A tag and how many entries carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TagCount {
+    /// The tag.
+    pub tag: String,
+    /// Entries carrying it.
+    pub entries: u32,
+}
+
+/// The mutation queue as the panel shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueView {
+    /// Whether the queue believes it can send.
+    pub online: bool,
+    /// Waiting items, head first.
+    pub pending: Vec<QueuedView>,
+    /// The item being sent.
+    pub in_flight: Option<u64>,
+    /// Items given up, oldest first.
+    pub dead_letters: Vec<DeadLetterView>,
+}
+
+/// A queued mutation, without its headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedView {
+    /// Queue item id.
+    pub id: u64,
+    /// The operation name (`<anonymous>` without one).
+    pub operation: String,
+    /// A short form of its variables.
+    pub variables: Option<String>,
+    /// Failed sends so far.
+    pub attempts: u32,
+    /// When it was queued (Unix ms).
+    pub enqueued_at: u64,
+    /// Not sent before (Unix ms): the next retry.
+    pub next_attempt_at: u64,
+}
+
+/// A dead letter, without its headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetterView {
+    /// Queue item id (the key of retry and discard).
+    pub id: u64,
+    /// The operation name (`<anonymous>` without one).
+    pub operation: String,
+    /// A short form of its variables.
+    pub variables: Option<String>,
+    /// Failed sends.
+    pub attempts: u32,
+    /// Why it was given up.
+    pub reason: DeadLetterReason,
+    /// When (Unix ms).
+    pub at: u64,
+}

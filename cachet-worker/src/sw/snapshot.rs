@@ -1,0 +1,144 @@
+//! Devtools in the worker: `snapshot-request {query}` answered with one page of what the worker holds,
+//! and `drop-entries {urls}`. What is shown, and how entries are filtered and paged, is the core's
+//! (`cachet_core::devtools`); this module only reads the stores.
+//!
+//! A page costs at most [`SCAN_BUDGET`] index records read in key order from the query's cursor, however
+//! many entries the index holds, and at most [`MAX_TAGS`] tags counted. A record that does not decode is
+//! skipped and named in `problems`; so are an unreadable queue or identity: the rest of the snapshot is
+//! still answered, and nothing stored is changed.
+
+use cachet_core::config::Config;
+use cachet_core::protocol::snapshot::{MAX_TAGS, SCAN_BUDGET};
+use cachet_core::protocol::{
+    EntryPage, EntryView, IdentityView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
+};
+use js_sys::Promise;
+use rexie::{Direction, KeyRange, TransactionMode};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::http::await_js;
+use super::store::open_cache;
+use super::tag_index::{TagIndex, TAGS_INDEX};
+use super::{identity, queue_store, tag_index};
+use crate::error::idb;
+use crate::Error;
+use cachet_core::engine::key::CACHES;
+
+/// Index records read at a time while filling a page.
+const CHUNK: u32 = 250;
+
+/// The snapshot `query` asks for. Never fails: what cannot be read is named in `problems`.
+pub(crate) async fn take(query: &SnapshotQuery, config: &Config) -> StateSnapshot {
+    let mut problems = Vec::new();
+    let mut note = |what: &str, error: Error| problems.push(format!("{what}: {error}"));
+    let identity = match identity::current().await {
+        Ok(identity) => identity.as_ref().map(IdentityView::of),
+        Err(error) => {
+            note("identity", error);
+            None
+        }
+    };
+    let queue = match queue_store::load(config.queue).await {
+        Ok(state) => QueueView::of(&state),
+        Err(error) => {
+            note("mutation queue", error);
+            QueueView::default()
+        }
+    };
+    let (mut entries, mut tags, mut unreadable) = (EntryPage::default(), Vec::new(), Vec::new());
+    match tag_index::shared().await {
+        Ok(index) => {
+            match entry_page(&index, query, &mut unreadable).await {
+                Ok(page) => entries = page,
+                Err(error) => note("entry index", error),
+            }
+            match tag_counts(&index).await {
+                Ok(counts) => tags = counts,
+                Err(error) => note("tags", error),
+            }
+        }
+        Err(error) => note("entry index", error),
+    }
+    problems.extend(unreadable);
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    StateSnapshot {
+        build: super::build_stamp(),
+        config: super::config_text(),
+        online: global.navigator().on_line(),
+        identity,
+        entries,
+        tags,
+        queue,
+        problems,
+    }
+}
+
+/// One page of entries in URL order from after `query.after`, read [`CHUNK`] records at a time, at most
+/// [`SCAN_BUDGET`] records in all.
+async fn entry_page(
+    index: &TagIndex,
+    query: &SnapshotQuery,
+    unreadable: &mut Vec<String>,
+) -> Result<EntryPage, Error> {
+    let (_transaction, store) = index.entries(TransactionMode::ReadOnly)?;
+    let size = query.page_size() as usize;
+    let mut page = EntryPage::default();
+    let mut after = query.after.clone();
+    while page.scanned < SCAN_BUDGET {
+        let range = match &after {
+            Some(url) => {
+                Some(KeyRange::lower_bound(&JsValue::from_str(url), Some(true)).map_err(idb("page range"))?)
+            }
+            None => None,
+        };
+        let records =
+            store.scan(range, Some(CHUNK), None, None).await.map_err(idb("read the entry index"))?;
+        let exhausted = records.len() < CHUNK as usize;
+        for (key, record) in records {
+            page.scanned += 1;
+            after = key.as_string();
+            let text =
+                js_sys::JSON::stringify(&record).ok().and_then(|text| text.as_string()).unwrap_or_default();
+            match EntryView::from_record_json(&text) {
+                Ok(entry) if query.matches(&entry) => page.items.push(entry),
+                Ok(_) => {}
+                Err(error) => unreadable.push(format!("{}: {error}", after.clone().unwrap_or_default())),
+            }
+            if page.items.len() >= size {
+                page.next = after;
+                return Ok(page);
+            }
+        }
+        if exhausted {
+            return Ok(page);
+        }
+    }
+    page.next = after;
+    Ok(page)
+}
+
+/// The first [`MAX_TAGS`] distinct tags of the index, each with its number of entries.
+async fn tag_counts(index: &TagIndex) -> Result<Vec<TagCount>, Error> {
+    let (_transaction, store) = index.entries(TransactionMode::ReadOnly)?;
+    let tags = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
+    let unique =
+        tags.scan(None, Some(MAX_TAGS), None, Some(Direction::NextUnique)).await.map_err(idb("list tags"))?;
+    let mut counts = Vec::new();
+    for (key, _) in unique {
+        let Some(tag) = key.as_string() else { continue };
+        let range = KeyRange::only(&key).map_err(idb("tag key range"))?;
+        let entries = tags.count(Some(range)).await.map_err(idb("count a tag"))?;
+        counts.push(TagCount { tag, entries });
+    }
+    Ok(counts)
+}
+
+/// `drop-entries {urls}`: removes the entries at `urls` (cache URLs) from cachet's caches and the index.
+pub(crate) async fn drop_entries(urls: &[String]) -> Result<(), Error> {
+    for name in CACHES {
+        let cache = open_cache(name).await?;
+        let deletes: js_sys::Array = urls.iter().map(|url| cache.delete_with_str(url)).collect();
+        await_js("cache.delete", Promise::all(&deletes)).await?;
+    }
+    tag_index::shared().await?.remove(urls).await
+}
