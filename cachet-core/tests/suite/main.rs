@@ -12,4 +12,5 @@ mod machines_queue;
 mod machines_refresh;
 mod machines_registry;
 mod protocol_table;
+mod push;
 mod tags_table;
