@@ -5,7 +5,7 @@ use cachet_core::config::Config;
 use cachet_core::partition::{is_marked, partition_for, Partition};
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
-use web_sys::{FetchEvent, Response};
+use web_sys::{FetchEvent, Request, Response};
 
 use super::auth_retry::AuthRetry;
 use super::graphql;
@@ -19,7 +19,22 @@ use crate::Error;
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
 /// untouched, so the server answers it as it would without cachet.
 pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
-    let request = event.request();
+    let event_for_background = event.clone();
+    let background = move |promise: Promise| {
+        // waitUntil only throws once the event has finished, which cannot happen while we respond.
+        let _ = event_for_background.wait_until(&promise);
+    };
+    handle_request(&event.request(), &event.client_id().unwrap_or_default(), config, &background).await
+}
+
+/// [`handle_fetch`] for a request of the worker's own (a push's re-fetch, [`super::push`]), or of a page
+/// (`client_id` names it, empty for none): the same classification, partition and strategy.
+pub(crate) async fn handle_request(
+    request: &Request,
+    client_id: &str,
+    config: &Config,
+    background: &dyn Fn(Promise),
+) -> Result<Response, Error> {
     let url = request.url();
     let path = web_sys::Url::new(&url).map(|parsed| parsed.pathname()).unwrap_or_default();
     let method = request.method();
@@ -32,11 +47,6 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     };
     let headers = request.headers();
     let lookup = |name: &str| headers.get(name).ok().flatten();
-    let event_for_background = event.clone();
-    let background = move |promise: Promise| {
-        // waitUntil only throws once the event has finished, which cannot happen while we respond.
-        let _ = event_for_background.wait_until(&promise);
-    };
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
     let partition = match identity::current().await {
@@ -46,10 +56,10 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
             Partition::Uncached
         }
     };
-    let auth = AuthRetry::for_request(config, is_marked(&lookup), event.client_id().unwrap_or_default());
+    let auth = AuthRetry::for_request(config, is_marked(&lookup), client_id.to_owned());
     match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(RequestClass::Get { strategy }) => {
-            let mut target = Target::get(&request, config.cache, tag_index::shared().await?)?;
+            let mut target = Target::get(request, config.cache, tag_index::shared().await?)?;
             target.auth = auth;
             let strategy = match &partition {
                 Partition::Shared => strategy,
@@ -59,19 +69,19 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
                 }
                 Partition::Uncached => Strategy::NetworkOnly,
             };
-            respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, &background).await
+            respond(&open_cache(RUNTIME_CACHE).await?, &target, strategy, background).await
         }
         Ok(RequestClass::Graphql(call)) => {
             let index = tag_index::shared().await?;
             let body = body.as_deref().unwrap_or_default();
-            graphql::handle(&request, body, call, &partition, config, index, auth, &background).await
+            graphql::handle(request, body, call, &partition, config, index, auth, background).await
         }
-        Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(&request).await,
+        Ok(RequestClass::AuthRoute | RequestClass::Other) => fetch_raw(request).await,
         Err(error) => {
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            fetch_raw(&request).await
+            fetch_raw(request).await
         }
     }
 }
