@@ -10,6 +10,8 @@
 //! - **Data**: [`Client::fetch_with_cache`], [`Client::query_gql`], [`Client::mutate_gql`],
 //!   [`Client::fetch_with_gql`], [`Client::invalidate_by_tag`]. Results say whether they came from a cache;
 //!   errors say which of network, HTTP status, GraphQL `errors` or decoding failed ([`Error`]).
+//! - **Server push** (SPEC §5.8, cookie auth only): [`Client::subscribe_push`] with the server's VAPID
+//!   key hands the app the subscription for its server, [`Client::unsubscribe_push`]; see [`push`].
 //! - **Events**: the SPEC §6 events fire on `window` (`sw-auth-state-change`, `cache-invalidated`,
 //!   `cachet:cache-updated`), and Rust code subscribes with [`Client::subscribe`] or [`Client::events`].
 //!
@@ -76,6 +78,7 @@ mod listeners;
 mod locks;
 mod memory_cache;
 pub mod pipeline;
+pub mod push;
 mod queue_alarm;
 pub mod refresh;
 mod store;
