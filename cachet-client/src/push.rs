@@ -8,7 +8,9 @@
 //! bearer or custom auth the subscribe call fails with [`Error::PushNeedsCookieAuth`], with push off with
 //! [`Error::FeatureOff`], and where the browser cannot subscribe (no Service Worker registration, no Push
 //! API, notification permission denied, no push service reachable) with [`Error::PushUnavailable`]
-//! carrying the browser's own error name and message.
+//! carrying the browser's own error name and message. Where the browser's `subscribe` never settles
+//! (Chromium with notification permission but no push service: headless Chromium, a closed network) the
+//! call gives up after [`SUBSCRIBE_TIMEOUT`] with `TimeoutError`.
 //!
 //! The subscription belongs to the user who made it: [`Client::clear_auth`] unsubscribes.
 //!
@@ -29,8 +31,12 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{PushManager, PushSubscription, PushSubscriptionOptionsInit, ServiceWorkerRegistration};
 
 use crate::error::js_name_and_message;
+use crate::locks::with_timeout;
 use crate::sw::container;
 use crate::{Client, Error};
+
+/// How long [`Client::subscribe_push`] waits for the browser's `pushManager.subscribe`.
+pub const SUBSCRIBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Client {
     /// `subscribePush(vapidPublicKey)`: subscribes this browser to the server's pushes and returns the
@@ -52,7 +58,18 @@ impl Client {
         options.set_user_visible_only(true);
         options.set_application_server_key(&js_sys::Uint8Array::from(&key[..]).into());
         let subscribe = manager.subscribe_with_options(&options).map_err(unavailable)?;
-        let subscription = JsFuture::from(subscribe).await.map_err(unavailable)?;
+        // With notification permission and no reachable push service, Chromium's `subscribe` never
+        // settles (seen in headless Chromium): give up after a bound, saying so.
+        let subscription = with_timeout(SUBSCRIBE_TIMEOUT, JsFuture::from(subscribe))
+            .await
+            .ok_or_else(|| Error::PushUnavailable {
+                name: "TimeoutError".into(),
+                message: format!(
+                    "pushManager.subscribe did not settle within {} s: the browser's push service is unreachable",
+                    SUBSCRIBE_TIMEOUT.as_secs()
+                ),
+            })?
+            .map_err(unavailable)?;
         subscription_json(&subscription.unchecked_into())
     }
 

@@ -6,6 +6,7 @@
 mod adapters;
 mod auth;
 mod data;
+mod push;
 mod support;
 mod sw_messages;
 mod tabs;
