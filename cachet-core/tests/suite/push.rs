@@ -20,6 +20,9 @@ fn cookie() -> Config {
     )
 }
 
+/// What a refused payload's error must match.
+type Check = Box<dyn Fn(&PushError) -> bool>;
+
 fn decide(payload: &str) -> Result<PushAction, PushError> {
     PushAction::decide(Some(payload.as_bytes()), &cookie())
 }
@@ -147,11 +150,11 @@ fn malformed_payloads_are_refused_with_a_reason_never_a_panic() {
     let query = r#"{"query":"{ a }"}"#;
     let many_documents = format!(
         r#"{{"v":1,"type":"invalidate","tags":[],"refetch":[{}]}}"#,
-        vec![query; MAX_REFETCH + 1].join(",")
+        [query; MAX_REFETCH + 1].join(",")
     );
     let huge =
         format!(r#"{{"v":1,"type":"invalidate","tags":["a"],"pad":"{}"}}"#, "x".repeat(MAX_PUSH_BYTES));
-    let table: Vec<(&str, Box<dyn Fn(&PushError) -> bool>)> = vec![
+    let table: Vec<(&str, Check)> = vec![
         (
             r#"{"v":2,"type":"invalidate","tags":["a"]}"#,
             Box::new(|e| *e == ProtocolError::UnsupportedVersion { got: 2 }.into()),
