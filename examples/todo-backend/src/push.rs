@@ -69,16 +69,18 @@ CREATE TABLE IF NOT EXISTS vapid_key (
 pub struct Pusher {
     vapid: Arc<ES256KeyPair>,
     public_key: Arc<str>,
-    client: Option<PushClient>,
+    client: PushClient,
 }
 
 impl Pusher {
     /// Loads the VAPID key pair from `db` (making and storing one on first run) and builds the client.
-    /// A client that cannot be built (no root certificates) is logged, and sends then fail one by one.
+    /// Missing root certificates are logged; HTTPS sends then fail one by one, each logged.
     pub fn new(db: &Db) -> anyhow::Result<Pusher> {
         let vapid = vapid_key(db)?;
-        let client =
-            push_send::client().map_err(|error| eprintln!("todo-backend: server push: {error}")).ok();
+        let (client, roots) = push_send::client();
+        if let Err(error) = roots {
+            eprintln!("todo-backend: server push: {error}");
+        }
         Ok(Pusher {
             public_key: push_send::public_key_base64url(&vapid).into(),
             vapid: Arc::new(vapid),
@@ -97,12 +99,7 @@ impl Pusher {
         subscription: &Subscription,
         payload: &str,
     ) -> Result<Delivery, push_send::SendError> {
-        let client = self.client.as_ref().ok_or_else(|| {
-            push_send::SendError::Unreachable(
-                "no HTTPS client (the system's root certificates did not load)".into(),
-            )
-        })?;
-        push_send::send(client, &self.vapid, VAPID_SUBJECT, subscription, payload).await
+        push_send::send(&self.client, &self.vapid, VAPID_SUBJECT, subscription, payload).await
     }
 }
 

@@ -121,15 +121,29 @@ impl Subscription {
     }
 }
 
-/// A client for HTTPS push services (the system's root certificates) and loopback HTTP.
-pub fn client() -> Result<PushClient, String> {
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_native_roots()
-        .map_err(|error| format!("loading the system's root certificates: {error}"))?
-        .https_or_http()
-        .enable_http1()
-        .build();
-    Ok(Client::builder(TokioExecutor::new()).build(https))
+/// A client for HTTPS push services (the system's root certificates) and loopback HTTP. Without root
+/// certificates (an `Err`, to log) the client still sends to loopback HTTP, and every HTTPS send fails
+/// with an error naming the certificate.
+pub fn client() -> (PushClient, Result<(), String>) {
+    let builder = hyper_rustls::HttpsConnectorBuilder::new();
+    let (builder, roots) = match builder.with_native_roots() {
+        Ok(builder) => (builder, Ok(())),
+        Err(error) => {
+            let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map(|config| {
+                    config.with_root_certificates(rustls::RootCertStore::empty()).with_no_client_auth()
+                });
+            let Ok(config) = config else {
+                unreachable!("ring's default provider supports the default protocol versions")
+            };
+            let why = format!("no root certificates ({error}): HTTPS push services cannot be reached");
+            (hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(config), Err(why))
+        }
+    };
+    let https = builder.https_or_http().enable_http1().build();
+    (Client::builder(TokioExecutor::new()).build(https), roots)
 }
 
 /// The public half of `key`, base64url: what a page passes to `PushManager.subscribe`.
