@@ -55,6 +55,9 @@ var api = {
   dropEntries: later('dropEntries'),
   replayQueue: later('replayQueue'),
   clearCaches: later('clearCaches'),
+  subscribePush: later('subscribePush'),
+  unsubscribePush: later('unsubscribePush'),
+  getPushSubscription: later('getPushSubscription'),
 };
 // AUTH_WITH_CREDENTIALS (true for cookie and custom auth), read live: the adapter in force may change
 // when the page follows its Service Worker's config. null until the wasm has loaded and is configured.

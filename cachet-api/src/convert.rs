@@ -73,6 +73,7 @@ pub fn to_js_error(error: &Error) -> JsValue {
             extra["url"] = json!(url);
         }
         Error::Network { url, .. } => extra["url"] = json!(url),
+        Error::PushUnavailable { name, .. } => extra["browserError"] = json!(name),
         Error::Graphql { errors, data } => {
             extra["errors"] = json!(errors);
             extra["data"] = json!(data);

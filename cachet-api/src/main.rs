@@ -23,18 +23,23 @@
 //! | `mutateGql(mutation, variables?, options?, endpointIndex?)` | `{ data, queued }` |
 //! | `fetchWithGql(query, variables?, options?, endpointIndex?)` | `{ result, fromCache, status, queued }` |
 //! | `invalidateByTag(tags)` | `undefined` |
+//! | `subscribePush(vapidPublicKey)` | the push subscription `{ endpoint, expirationTime, keys }` for the app's server (cookie auth only: see [`push`]) |
+//! | `unsubscribePush()` | the ended subscription, or `null` |
+//! | `getPushSubscription()` | the subscription, or `null` |
 //! | `getConfig()` | `{ source, config }`: the config in force (`source`: `default`, `given`, `global`, `bundled`, `service-worker`) |
 //!
 //! Devtools (`getSnapshot`, `deadLetters`, `retryDeadLetters`, `discardDeadLetters`, `dropEntries`,
 //! `replayQueue`, `clearCaches`): see [`devtools`].
 //!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
-//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `storage` or `browser`, with
-//! `status`, `url`, `errors` and `data` where they apply.
+//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `push-needs-cookie-auth`,
+//! `push-unavailable`, `storage` or `browser`, with `status`, `url`, `errors`, `data` and `browserError` where
+//! they apply.
 
 mod convert;
 mod devtools;
 mod js_adapter;
+mod push;
 
 use std::cell::RefCell;
 

@@ -1,4 +1,4 @@
-//! `cachet init`, `cachet add auth`, `cachet add graphql`: create or change `cachet.config.json`, then
+//! `cachet init`, `cachet add auth`, `cachet add graphql`, `cachet add push`: create or change `cachet.config.json`, then
 //! regenerate. Each is idempotent: a second run writes nothing.
 //!
 //! | command | what it does to the config |
@@ -6,6 +6,7 @@
 //! | `init` | writes `{"features": {"graphql": {"enabled": false, "endpoints": ["/graphql"]}}}` when there is no config (auth is absent from it, as SPEC §2 says); an existing config is kept |
 //! | `add auth` | `features.auth.enabled = true`; `type` stays when set (edit it to `bearer` first for bearer auth), else `cookie`; `routePaths` stay when set, else the four defaults |
 //! | `add graphql` | `features.graphql.enabled = true`; `endpoints` stay when set, else `["/graphql"]` |
+//! | `add push` | `features.push.enabled = true` (server push, SPEC §5.8: cookie auth or none); a `notification` stays as set |
 //!
 //! The edited config is validated by `cachet-core` before it is written: a broken config is an error
 //! naming the key, and the file on disk stays as it was.
@@ -52,6 +53,13 @@ pub fn add_graphql(dir: &Path) -> Result<Outcome, CliError> {
     edit(dir, "graphql", |graphql| {
         graphql.insert("enabled".into(), Value::Bool(true));
         graphql.entry("endpoints").or_insert_with(|| json!(DEFAULT_ENDPOINTS));
+    })
+}
+
+/// `cachet add push`.
+pub fn add_push(dir: &Path) -> Result<Outcome, CliError> {
+    edit(dir, "push", |push| {
+        push.insert("enabled".into(), Value::Bool(true));
     })
 }
 

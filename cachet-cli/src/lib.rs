@@ -1,7 +1,7 @@
 //! The `cachet` command line, as a library: what each command writes, and its errors.
 //!
 //! `cachet init`, `cachet add auth` and `cachet add graphql` create or change `APP/cachet.config.json`
-//! (see [`init`], [`add_auth`], [`add_graphql`]) and regenerate. `cachet generate [--dir APP] [--check]`
+//! (see [`init`], [`add_auth`], [`add_graphql`], [`add_push`]) and regenerate. `cachet generate [--dir APP] [--check]`
 //! reads `APP/cachet.config.json` and writes the files cachet generates from it (SPEC §1's table, in
 //! Rust for a Yew app):
 //!
@@ -49,7 +49,7 @@ mod starter;
 use std::path::{Path, PathBuf};
 
 pub use bundles::{copy_bundles, stale_bundles, with_config, BUNDLE_FILES, CONFIG_SLOT, DEFAULT_BUNDLES_DIR};
-pub use edit::{add_auth, add_graphql, init, Outcome};
+pub use edit::{add_auth, add_graphql, add_push, init, Outcome};
 pub use rust::{render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
 

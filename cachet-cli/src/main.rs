@@ -1,4 +1,4 @@
-//! The `cachet` command: `init`, `add auth|graphql`, `generate`. Exit codes: 0 done, 1 generated files out
+//! The `cachet` command: `init`, `add auth|graphql|push`, `generate`. Exit codes: 0 done, 1 generated files out
 //! of date (`generate --check`), 2 error (the message names the file and the key).
 
 use std::path::{Path, PathBuf};
@@ -19,6 +19,8 @@ enum Feature {
     Auth,
     /// GraphQL: `features.graphql.enabled`, endpoints `["/graphql"]` unless already set.
     Graphql,
+    /// Server push: `features.push.enabled` (cookie auth or none; the notification is edited in the config).
+    Push,
 }
 
 #[derive(Subcommand)]
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         }
         Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
         Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
+        Command::Add { feature: Feature::Push, dir } => report(cachet_cli::add_push(&dir)),
         Command::Generate { dir, check: true, bundles } => match stale(&dir, bundles.as_deref()) {
             Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
             Ok(stale) => {

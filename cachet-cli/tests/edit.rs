@@ -74,16 +74,26 @@ fn a_broken_config_is_named_and_left_as_it_was() {
 }
 
 #[test]
-fn the_example_apps_config_is_what_init_add_auth_and_add_graphql_write() {
+fn the_example_apps_config_is_what_init_add_auth_add_graphql_and_add_push_write() {
     let app = tempfile::tempdir().unwrap();
     assert_eq!(cachet(app.path(), &["init"]).0, 0);
     assert_eq!(cachet(app.path(), &["add", "auth"]).0, 0);
     assert_eq!(cachet(app.path(), &["add", "graphql"]).0, 0);
+    assert_eq!(cachet(app.path(), &["add", "push"]).0, 0);
+    assert_eq!(config(app.path())["features"]["push"], json!({"enabled": true}));
+    assert_eq!(cachet(app.path(), &["add", "push"]).0, 0, "idempotent");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/todo-app");
+    // The example's own notification text, edited into the config as an app does.
+    let mut edited = config(app.path());
+    edited["features"]["push"]["notification"] = config(&example)["features"]["push"]["notification"].clone();
+    std::fs::write(app.path().join("cachet.config.json"), serde_json::to_string_pretty(&edited).unwrap())
+        .unwrap();
+    assert_eq!(cachet(app.path(), &["generate"]).0, 0);
     assert_eq!(
         config(&example),
         config(app.path()),
-        "set the example up with `cachet init` + `cachet add auth` + `cachet add graphql`"
+        "set the example up with `cachet init` + `cachet add auth` + `cachet add graphql` + `cachet add push`, \
+         then its notification"
     );
     let config = cachet_cli::read_config(&example).unwrap();
     for file in cachet_cli::generated_files(&config) {

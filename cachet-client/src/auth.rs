@@ -63,10 +63,12 @@ impl Client {
     }
 
     /// `clearAuth()`: purges memory auth, the persisted record, the in-page cache, every cachet cache and
-    /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, and logs out
-    /// every other tab (`clear`). Every step runs even when one fails; the first failure is returned.
+    /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, ends this
+    /// browser's push subscription ([`Client::unsubscribe_push`]), and logs out every other tab (`clear`). Every step runs even when one fails; the first failure is returned.
     pub async fn clear_auth(&self) -> Result<(), Error> {
         self.inner.ready().await;
+        // The push subscription belongs to the user who made it.
+        crate::push::unsubscribe_on_clear(self).await;
         self.inner.apply_auth(AuthEvent::ClearAuth, Origin::Page).await
     }
 

@@ -81,6 +81,23 @@ pub enum Error {
         /// How to turn it on, e.g. `cachet add auth, then cachet generate`.
         enable: &'static str,
     },
+    /// Server push was asked for with bearer or custom auth: SPEC §5.8 allows it with cookie auth only,
+    /// because the Service Worker handles a push with no page open and holds no token.
+    #[error("{}", cachet_core::config::PushRefusal::NeedsCookieAuth(*auth_type))]
+    PushNeedsCookieAuth {
+        /// The auth type of the config in force.
+        auth_type: cachet_core::config::AuthType,
+    },
+    /// The browser could not subscribe to push (or read or end its subscription): no Service Worker
+    /// registration, no Push API, notification permission denied, or no push service reachable (as in
+    /// headless Chromium). `name` and `message` are the browser's.
+    #[error("push is unavailable in this browser: {name}: {message}")]
+    PushUnavailable {
+        /// The JavaScript error's `name` (for example `AbortError`, `NotAllowedError`).
+        name: String,
+        /// The JavaScript error's `message`.
+        message: String,
+    },
     /// IndexedDB failed while reading or writing the persisted (non-secret) auth record.
     #[error("IndexedDB {operation} failed: {message}")]
     Storage {
@@ -110,7 +127,7 @@ impl Error {
 
     /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
     /// `network`, `http`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`,
-    /// `storage` or `browser`.
+    /// `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Network { .. } => "network",
@@ -121,6 +138,8 @@ impl Error {
             Error::ServiceWorker(_) => "service-worker",
             Error::Core(_) | Error::Usage(_) => "invalid",
             Error::FeatureOff { .. } => "feature-off",
+            Error::PushNeedsCookieAuth { .. } => "push-needs-cookie-auth",
+            Error::PushUnavailable { .. } => "push-unavailable",
             Error::Storage { .. } => "storage",
             Error::Js { .. } => "browser",
         }

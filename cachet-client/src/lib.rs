@@ -13,6 +13,8 @@
 //! - **Devtools**: [`Client::devtools_snapshot`], [`Client::dead_letters`], [`Client::retry_dead_letters`],
 //!   [`Client::discard_dead_letters`], [`Client::drop_entries`], [`Client::replay_queue`],
 //!   [`Client::clear_caches`] ([`devtools`]).
+//! - **Server push** (SPEC §5.8, cookie auth only): [`Client::subscribe_push`] with the server's VAPID
+//!   key hands the app the subscription for its server, [`Client::unsubscribe_push`]; see [`push`].
 //! - **Events**: the SPEC §6 events fire on `window` (`sw-auth-state-change`, `cache-invalidated`,
 //!   `cachet:cache-updated`), and Rust code subscribes with [`Client::subscribe`] or [`Client::events`].
 //!
@@ -81,6 +83,7 @@ mod locks;
 mod memory_cache;
 mod page_engine;
 pub mod pipeline;
+pub mod push;
 mod queue_alarm;
 pub mod refresh;
 mod store;

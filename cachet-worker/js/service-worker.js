@@ -76,3 +76,9 @@ self.addEventListener('sync', (event) => {
   if (event.tag !== 'cachet-queue') return;
   event.waitUntil(engine().then((e) => e.sync(event)));
 });
+
+// Server push (SPEC §5.8; the engine ignores it unless features.push is on with cookie auth or none):
+// invalidates the payload's tags, re-fetches its documents, shows the configured notification.
+self.addEventListener('push', (event) => {
+  event.waitUntil(engine().then((e) => e.push(event)));
+});

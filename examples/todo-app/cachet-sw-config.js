@@ -22,6 +22,15 @@ self.CACHET_CONFIG = {
       "endpoints": [
         "/graphql"
       ]
+    },
+    "push": {
+      "enabled": true,
+      "notification": {
+        "title": "Todos changed",
+        "body": "Your todo list changed on another device.",
+        "tag": "todos",
+        "silentWhenVisible": false
+      }
     }
   },
   "strategy": {

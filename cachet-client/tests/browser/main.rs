@@ -7,6 +7,7 @@ mod adapters;
 mod auth;
 mod data;
 mod parity;
+mod push;
 mod support;
 mod sw_messages;
 mod tabs;

@@ -12,6 +12,8 @@
 //! | `features.auth.failure.jsonField` | `{ "path", "value"? }` | none | see [`AuthFailureRule`] |
 //! | `features.graphql.enabled` | bool | `false` | |
 //! | `features.graphql.endpoints` | array of URL paths | `["/graphql"]` | non-empty, index 0 is the default |
+//! | `features.push.enabled` | bool | `false` | server push; cookie auth or no auth only ([`PushRefusal`]) |
+//! | `features.push.notification.*` | see [`PushNotification`] | | the notification shown for a push |
 //! | `strategy.default` | strategy name | `"network-first"` | for cacheable GETs without `X-SW-Strategy` |
 //! | `strategy.graphql` | strategy name | `"cache-first"` | for GraphQL queries without `X-SW-Strategy` |
 //! | `cache.maxEntries` | integer | `200` | 1–1 000 000; oldest entries are evicted past it |
@@ -42,6 +44,7 @@
 
 mod auth_failure;
 mod diff;
+mod push;
 mod read;
 mod routes;
 
@@ -50,6 +53,7 @@ pub use auth_failure::{
     rule_check, AuthFailureRule, FailureCheck, FailureResponse, HeaderRule, JsonFieldRule,
 };
 pub use diff::ConfigDifference;
+pub use push::{PushConfig, PushNotification, PushRefusal};
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
 pub use routes::SwRoutes;
 use serde::Serialize;
@@ -78,6 +82,8 @@ pub struct Features {
     pub auth: AuthConfig,
     /// `features.graphql`.
     pub graphql: GraphqlConfig,
+    /// `features.push`: server push (SPEC §5.8).
+    pub push: PushConfig,
 }
 
 /// `features.auth`.
@@ -259,9 +265,10 @@ impl Config {
     /// Validates an already parsed JSON document.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Config, ConfigError> {
         let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
-        let features = root.child("features", &["auth", "graphql"])?;
+        let features = root.child("features", &["auth", "graphql", "push"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
         let graphql = features.child("graphql", &["enabled", "endpoints"])?;
+        let push = PushConfig::read(&features.child("push", &["enabled", "notification"])?)?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
         let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
         let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
@@ -315,6 +322,7 @@ impl Config {
                     )?,
                 },
                 graphql: GraphqlConfig { enabled: graphql.bool("enabled", false)?, endpoints },
+                push,
             },
             strategy: StrategyConfig {
                 default: strategy.one_of("default", defaults.strategy.default, &STRATEGY_NAMES)?,

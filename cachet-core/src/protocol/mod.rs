@@ -13,6 +13,7 @@
 //! | [`PageReply`] | page → Service Worker, answering a [`SwToPage::RefreshRequest`] | the `MessagePort` sent with the request |
 //! | [`AgentRequest`] | Yew hook bridge → yew-agent reactor | gloo-worker |
 //! | [`AgentResponse`] | yew-agent reactor → bridge | gloo-worker |
+//! | [`push::PushMessage`] | the app's server → Service Worker | a Web Push payload (see [`push`]) |
 //!
 //! The wire form of every variant is in the round-trip table of `tests/protocol_table.rs`, for example
 //! `{"v":1,"type":"cache-invalidated","tags":["note","notes"]}` or
@@ -23,6 +24,7 @@
 
 mod agent;
 mod page;
+pub mod push;
 pub mod snapshot;
 mod sw;
 
@@ -90,7 +92,7 @@ macro_rules! message {
         impl Message for $name {}
     )*};
 }
-message!(SwEvent, PageToSw, SwToPage, PageReply, AgentRequest, AgentResponse);
+message!(SwEvent, PageToSw, SwToPage, PageReply, AgentRequest, AgentResponse, push::PushMessage);
 
 /// Encodes an event as wire JSON.
 pub fn encode_sw_event(event: &SwEvent) -> String {

@@ -16,4 +16,5 @@ mod machines_refresh;
 mod machines_registry;
 mod parity_scenarios;
 mod protocol_table;
+mod push;
 mod tags_table;

@@ -10,6 +10,7 @@
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
+//! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (see [`push`]) |
 //!
 //! Devtools: [`snapshot`] answers `snapshot-request` with one page of what the worker holds; [`dead_letters`]
 //! retries and discards dead letters.
@@ -36,6 +37,7 @@ mod http;
 pub mod identity;
 pub mod messages;
 mod page_auth;
+mod push;
 pub mod queue;
 pub mod queue_store;
 mod router;
@@ -47,7 +49,7 @@ use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, ServiceWorkerGlobalScope};
+use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, PushEvent, ServiceWorkerGlobalScope};
 
 pub use auth_retry::{is_auth_failure, AuthRetry};
 pub use cachet_core::engine::key::{DOCUMENT_CACHE, RUNTIME_CACHE};
@@ -117,6 +119,17 @@ pub fn install() {
             })
         },
     );
+    let push_config = config.clone();
+    let push = Closure::<dyn Fn(PushEvent) -> js_sys::Promise>::new(move |event: PushEvent| {
+        let config = push_config.clone();
+        queue::start_once(&config, &|promise| {
+            let _ = event.wait_until(&promise);
+        });
+        wasm_bindgen_futures::future_to_promise(async move {
+            push::handle_push(&event, &config).await;
+            Ok(JsValue::UNDEFINED)
+        })
+    });
     let sync = Closure::<dyn Fn(ExtendableEvent) -> js_sys::Promise>::new(move |event: ExtendableEvent| {
         let config = config.clone();
         let last_chance = js_sys::Reflect::get(&event, &"lastChance".into()).is_ok_and(|v| v.is_truthy());
@@ -132,12 +145,14 @@ pub fn install() {
     set("fetch", fetch.as_ref());
     set("message", message.as_ref());
     set("sync", sync.as_ref());
+    set("push", push.as_ref());
     set("build", &JsValue::from_str(&build));
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
     fetch.forget();
     message.forget();
     sync.forget();
+    push.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
 }
 

@@ -50,6 +50,8 @@ pub struct AppState {
     pub idempotency: Arc<tokio::sync::Mutex<()>>,
     /// Milliseconds each GraphQL answer waits after the operation ran (test hook `/__test/slow-graphql`).
     pub graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
+    /// Sends server pushes ([`crate::push`]).
+    pub pusher: crate::push::Pusher,
 }
 
 impl FromRef<AppState> for Arc<Counters> {
@@ -62,7 +64,9 @@ impl AppState {
     /// Opens the database and builds the state for `config`.
     pub fn new(config: &ServerConfig, counters: Arc<Counters>) -> anyhow::Result<Self> {
         let db = Arc::new(Db::open(&config.db_path)?);
+        let pusher = crate::push::Pusher::new(&db)?;
         Ok(AppState {
+            pusher,
             schema: build_schema(db.clone()),
             db,
             counters,
@@ -86,7 +90,8 @@ pub fn router(state: AppState, test_hooks: bool) -> Router {
         .route("/api/logout", post(auth::logout))
         .route("/api/refresh", post(auth::refresh))
         .route("/api/me", get(auth::me))
-        .route("/graphql", post(graphql::handler));
+        .route("/graphql", post(graphql::handler))
+        .merge(crate::push::routes());
     if test_hooks {
         router = router.merge(test_hooks::routes());
     }

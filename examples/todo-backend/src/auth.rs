@@ -127,6 +127,8 @@ pub async fn login(State(state): State<AppState>, body: Bytes) -> Result<Respons
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Ok(Some(token)) = credential(state.auth_mode, &headers) {
         state.db.revoke_session(&token)?;
+        // The session's push subscriptions belong to the user who is leaving.
+        crate::push::forget_session(&state.db, &token)?;
     }
     let mut out = HeaderMap::new();
     if state.auth_mode == AuthMode::Cookie {

@@ -96,6 +96,7 @@ impl Db {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA).context("creating schema")?;
         conn.execute_batch(crate::idempotency::SCHEMA).context("creating the idempotency table")?;
+        conn.execute_batch(crate::push::SCHEMA).context("creating the push tables")?;
         let users: i64 = conn.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?;
         if users == 0 {
             for (name, password) in SEED_USERS {

@@ -94,10 +94,21 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
             return graphql_error(StatusCode::BAD_REQUEST, &message);
         }
     };
+    // A mutation that succeeds is pushed to the user's other browsers ([`crate::push`]).
+    let mutation = cachet_core::graphql::operation_of(&request.query, request.operation_name.as_deref())
+        .is_ok_and(|operation| operation.kind == cachet_core::graphql::OperationKind::Mutation);
+    let announce = |state: &AppState, response: &async_graphql::Response, user_id: i64| {
+        if mutation && response.is_ok() {
+            let tags = crate::push::tags_of_mutation(operation.as_deref());
+            crate::push::announce_change(state, user_id, &authed.token, tags);
+        }
+    };
     let key = match idempotency::key(&headers) {
         Ok(Some(key)) => key,
         Ok(None) => {
-            let response = state.schema.execute(request.data(authed.user)).await;
+            let user_id = authed.user.id;
+            let response = state.schema.execute(request.data(authed.user.clone())).await;
+            announce(&state, &response, user_id);
             crate::test_hooks::delay_graphql_answer(&state).await;
             return Json(response).into_response();
         }
@@ -118,7 +129,8 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
         Ok(None) => {}
         Err(err) => return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
     }
-    let response = state.schema.execute(request.data(authed.user)).await;
+    let response = state.schema.execute(request.data(authed.user.clone())).await;
+    announce(&state, &response, user_id);
     let body = serde_json::to_string(&response).unwrap_or_default();
     if let Err(err) = state.db.keep_idempotent_answer(user_id, &key, 200, &body, now_ms()) {
         return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string());

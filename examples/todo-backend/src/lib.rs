@@ -3,8 +3,9 @@
 //! It serves the built app (`dist`) with an SPA fallback, a cookie- or bearer-authenticated
 //! REST API (`/api/login`, `/api/logout`, `/api/refresh`, `/api/me`, `/api/hello`), a GraphQL
 //! endpoint (`/graphql`) whose todos are scoped per user and which honours `Idempotency-Key`
-//! ([`idempotency`]), request counters, and optional
-//! `/__test/*` hooks for end-to-end tests.
+//! ([`idempotency`]), request counters,
+//! server push to a user's other browsers after a change ([`push`]), and optional `/__test/*` hooks
+//! for end-to-end tests.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -24,8 +25,11 @@ pub mod config;
 pub mod counters;
 pub mod db;
 pub mod error;
+pub mod fake_push_service;
 pub mod graphql;
 pub mod idempotency;
+pub mod push;
+pub mod push_send;
 pub mod server;
 pub mod static_files;
 pub mod test_hooks;

@@ -26,6 +26,15 @@ pub const CONFIG_JSON: &str = r#"{
       "endpoints": [
         "/graphql"
       ]
+    },
+    "push": {
+      "enabled": true,
+      "notification": {
+        "title": "Todos changed",
+        "body": "Your todo list changed on another device.",
+        "tag": "todos",
+        "silentWhenVisible": false
+      }
     }
   },
   "strategy": {

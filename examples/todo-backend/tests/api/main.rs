@@ -5,6 +5,7 @@ mod cli;
 mod client;
 mod graphql;
 mod lifecycle;
+mod push;
 
 use std::net::SocketAddr;
 use std::path::Path;
