@@ -222,7 +222,7 @@ async fn wait_for_notifications(harness: &Harness) -> Result<Value> {
 /// The bodies of the cached GraphQL documents.
 async fn cached_documents(harness: &Harness) -> Result<Vec<String>> {
     let stored = harness.stored().await?;
-    let entries = stored.records("cache:cachet-graphql-v1");
+    let entries = stored.records(&format!("cache:{}", cachet_core::engine::key::DOCUMENT_CACHE));
     Ok(entries.iter().map(|entry| entry[3].as_str().unwrap_or_default().to_owned()).collect())
 }
 

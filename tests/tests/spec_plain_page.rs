@@ -252,7 +252,7 @@ async fn no_users_answer_ever_reaches_another_user() -> Result<()> {
     };
     let (alice_partition, bob_partition) = (partition(&alice), partition(&bob));
     let stored = harness.stored().await?;
-    let entries = stored.records("cache:cachet-graphql-v2");
+    let entries = stored.records(&format!("cache:{}", cachet_core::engine::key::DOCUMENT_CACHE));
     let holding_secret: Vec<&Value> =
         entries.iter().filter(|entry| entry.to_string().contains("alice's secret")).collect();
     assert!(!holding_secret.is_empty(), "alice's entry is there: {entries:?}");

@@ -1,4 +1,4 @@
-//! Request and response plumbing shared by the strategies and the GraphQL handler.
+//! Request and response plumbing shared by the engine edge, the store and the GraphQL handler.
 
 use cachet_core::strategy::STRATEGY_HEADER;
 use js_sys::{Promise, Uint8Array};
