@@ -5,7 +5,7 @@
 //! - [`key`]: where an answer is stored (cache, entry URL), for both edges.
 //! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
 //!   an answer is stored and with which tags, what a background re-fetch announces.
-//! - [`run`]: the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
+//! - [`run`](mod@run): the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
 
 pub mod key;
 pub mod plan;

@@ -1,5 +1,5 @@
 //! The planner: every decision of one cached request, as pure functions of what the store holds and what
-//! the network answered. [`super::run`] asks them in order and carries their answers out.
+//! the network answered. [`super::run()`] asks them in order and carries their answers out.
 //!
 //! | Strategy | First step | Entry fresh | Entry absent or expired | Network unreachable |
 //! |---|---|---|---|---|

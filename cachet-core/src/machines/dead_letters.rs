@@ -18,7 +18,7 @@
 //! [`QueueEvent::RetryDeadLetters`]: super::queue::QueueEvent::RetryDeadLetters
 //! [`QueueEvent::DiscardDeadLetters`]: super::queue::QueueEvent::DiscardDeadLetters
 
-use super::queue::{
+use super::queue_model::{
     idempotency_key, DeadLetterReason, QueueEffect, QueueState, Refusal, IDEMPOTENCY_KEY_HEADER,
 };
 use crate::protocol::SwEvent;

@@ -8,5 +8,6 @@ pub mod dead_letters;
 pub mod query;
 pub mod queue;
 mod queue_json;
+mod queue_model;
 pub mod refresh;
 pub mod registry;

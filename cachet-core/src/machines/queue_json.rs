@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
-use super::queue::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
+use super::queue_model::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
 use crate::config::QueueBounds;
 
 /// The state in `text`, exactly as written (the item in flight included).
@@ -174,5 +174,27 @@ impl<'a> Object<'a> {
 impl<'a> Located<'a> {
     fn object(&self) -> Result<Object<'a>, String> {
         Object::new(self.value, self.path.clone())
+    }
+}
+
+impl QueueState {
+    /// The state as JSON text.
+    pub fn to_json(&self) -> String {
+        // Plain data into a String: cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads a saved state back, forgetting what was in flight (see the module docs).
+    pub fn from_json(text: &str) -> Result<Self, crate::Error> {
+        let mut state = Self::from_json_as_written(text)?;
+        state.in_flight = None;
+        state.awaiting_refresh = None;
+        Ok(state)
+    }
+
+    /// Reads a saved state back as it was written, the item in flight included: for the worker instance
+    /// that wrote it, whose send is still on its way. The error names the field that is wrong.
+    pub fn from_json_as_written(text: &str) -> Result<Self, crate::Error> {
+        decode(text).map_err(|message| crate::Error::StoredState { what: "mutation queue", message })
     }
 }

@@ -1,7 +1,7 @@
 //! `retry-dead-letters {ids}` and `discard-dead-letters {ids}`: the core's queue reducer decides
 //! ([`QueueEvent::RetryDeadLetters`], [`QueueEvent::DiscardDeadLetters`], see
 //! `cachet_core::machines::dead_letters`); this module stores the new state in one transaction
-//! ([`queue_store::update`]), announces what the reducer announces, and after a retry [`super::messages`]
+//! ([`queue_store::update`]), announces what the reducer announces, and after a retry the `messages` handler
 //! answers, then replays the queue (the `Online` trigger: a person asked for it now). An id that is not a dead letter,
 //! or a retry the queue has no room for, is refused with an error naming it, and nothing changes.
 

@@ -1,0 +1,323 @@
+//! The offline mutation queue's data: the wire names, the stored request and items, the events and
+//! effects of the reducer, and the stored state (all re-exported by `machines::queue`). The reducer
+//! (`queue`), its persistence (`queue_json`) and the dead-letter actions (`dead_letters`) build on this
+//! module, which builds on none of them.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::QueueBounds;
+use crate::protocol::SwEvent;
+
+/// The request header that asks for a mutation to be queued when the network fails (`queueOffline`):
+/// `1` or `true`. Stripped before the network like every `X-Cachet-*` header.
+pub const QUEUE_OFFLINE_HEADER: &str = "x-cachet-queue-offline";
+
+/// The response header of a mutation the Service Worker queued instead of sending: the queue item's id.
+/// Such an answer has status 202 and the body `{"data":null,"extensions":{"cachet":{"queued":true,"id":N}}}`
+/// ([`queued_body`]).
+pub const QUEUED_HEADER: &str = "x-cachet-queued";
+
+/// The body of the 202 answer to a queued mutation: a GraphQL result with no data, saying it was queued.
+pub fn queued_body(id: u64) -> String {
+    format!(r#"{{"data":null,"extensions":{{"cachet":{{"queued":true,"id":{id}}}}}}}"#)
+}
+
+/// The IndexedDB database where the Service Worker keeps the queue (version 1, one object store
+/// [`STORE_NAME`] with out-of-line keys, the whole [`QueueState`] as JSON text under [`STORE_KEY`]). Pages
+/// read it too: their queue alarm decides from it ([`QueueState::alarm`]).
+pub const STORE_DATABASE: &str = "cachet-sw-queue";
+/// The object store of [`STORE_DATABASE`].
+pub const STORE_NAME: &str = "queue";
+/// The key of the queue's record in [`STORE_NAME`].
+pub const STORE_KEY: &str = "state";
+
+/// The request header that names a queued mutation to the server across its replays (lower case, as
+/// stored). A server that keeps the first answer under the key and returns it, applying nothing, for a
+/// repeat makes the queue's delivery exactly once.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "idempotency-key";
+
+/// The `Idempotency-Key` made from 128 random bits: a UUID (version 4, variant 1) in lower-case hex.
+pub fn idempotency_key(random: u128) -> String {
+    let bits = (random & !(0xf << 76) & !(0b11 << 62)) | (0x4 << 76) | (0b10 << 62);
+    let hex = format!("{bits:032x}");
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
+/// How often a page wakes the Service Worker while the head of the queue is due ([`QueueState::alarm`]):
+/// a worker stopped in the middle of a send leaves the head due, and only a new event starts it again.
+pub const ALARM_RECHECK_MS: u64 = 1_000;
+
+/// What a page's queue alarm does next ([`QueueState::alarm`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alarm {
+    /// Post `replay-queue` to the Service Worker now (which starts it if it was stopped).
+    pub wake_now: bool,
+    /// Read the stored queue again at this time (Unix ms) at the latest; `None`: only when an event
+    /// (a queue broadcast, the browser going online) says it may have changed.
+    pub check_at: Option<u64>,
+}
+
+/// A mutation request as stored. It never holds an `Authorization` header: the edge adds current auth
+/// headers at each send (bearer tokens are never persisted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueuedRequest {
+    /// HTTP method, usually `POST`.
+    pub method: String,
+    /// The URL.
+    pub url: String,
+    /// Headers to send (`Content-Type` and the like).
+    pub headers: Vec<(String, String)>,
+    /// The body text.
+    pub body: String,
+    /// The GraphQL operation name, when known.
+    pub operation_name: Option<String>,
+    /// Tags to invalidate when it succeeds.
+    pub invalidate: Vec<String>,
+}
+
+impl QueuedRequest {
+    /// Its `Idempotency-Key` header, if it has one (every item queued by this version has).
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// One queued mutation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueItem {
+    /// Unique within the queue's life.
+    pub id: u64,
+    /// What to send.
+    pub request: QueuedRequest,
+    /// Sends that ended in an answer (but the auth retry's) or a network failure; a send cut short by a
+    /// stopped worker is not counted.
+    pub attempts: u32,
+    /// When it was queued (Unix ms).
+    pub enqueued_at: u64,
+    /// Not sent before this time (Unix ms).
+    pub next_attempt_at: u64,
+    /// Whether an auth failure already triggered a refresh for it.
+    pub auth_retried: bool,
+}
+
+/// A mutation given up, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    /// The item as it was last.
+    pub item: QueueItem,
+    /// Why it was given up.
+    pub reason: DeadLetterReason,
+    /// When (Unix ms).
+    pub at: u64,
+}
+
+/// Why a mutation was given up. Wire: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`,
+/// `{"kind":"unauthorized"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DeadLetterReason {
+    /// The server refused it with a 4xx status.
+    Rejected {
+        /// The status.
+        status: u16,
+    },
+    /// It failed `maxAttempts` times.
+    TooManyAttempts,
+    /// It met an auth failure again after a refresh.
+    Unauthorized,
+}
+
+/// How one send went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendFailure {
+    /// The server answered with this status (not 2xx, not an auth failure).
+    Status(u16),
+    /// The response is an auth failure per the configured rule.
+    AuthFailure,
+    /// No response.
+    Network,
+    /// It was not sent: no page could give a mutation that needs bearer auth its `Authorization` (every
+    /// tab closed, or logged out). Not an attempt: it waits for a page.
+    NotSent,
+}
+
+/// Why an enqueue was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The queue holds `maxItems` items.
+    Full,
+    /// A dead-letter action named an id that is not a dead letter.
+    NoSuchDeadLetter {
+        /// The id.
+        id: u64,
+    },
+}
+
+/// An input to the queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueEvent {
+    /// Queue a mutation.
+    Enqueue {
+        /// What to send.
+        request: QueuedRequest,
+        /// Current time (Unix ms).
+        now: u64,
+        /// 128 random bits for its `Idempotency-Key` ([`idempotency_key`]), used unless the request
+        /// carries one.
+        random: u128,
+    },
+    /// A timer fired or a replay was asked for: send the head if it is due.
+    Wake {
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// Connectivity came back.
+    Online {
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// Connectivity went away: nothing is sent until [`QueueEvent::Online`].
+    Offline,
+    /// The item in flight succeeded.
+    SendSucceeded {
+        /// Its id.
+        id: u64,
+        /// Current time (Unix ms).
+        now: u64,
+    },
+    /// The item in flight failed.
+    SendFailed {
+        /// Its id.
+        id: u64,
+        /// How.
+        failure: SendFailure,
+        /// Current time (Unix ms).
+        now: u64,
+        /// A uniformly random number for the backoff jitter.
+        random: u32,
+    },
+    /// The refresh asked for by [`QueueEffect::RequestRefresh`] finished.
+    RefreshFinished {
+        /// Whether fresh auth is available.
+        ok: bool,
+        /// Current time (Unix ms).
+        now: u64,
+        /// A uniformly random number for the backoff jitter.
+        random: u32,
+    },
+    /// `clearAuth()`: drop every item and dead letter.
+    Clear,
+    /// Put these dead letters back in the queue (see `machines::dead_letters`).
+    RetryDeadLetters {
+        /// Their ids.
+        ids: Vec<u64>,
+        /// Current time (Unix ms).
+        now: u64,
+        /// 128 random bits for fresh `Idempotency-Key`s.
+        random: u128,
+    },
+    /// Delete these dead letters.
+    DiscardDeadLetters {
+        /// Their ids.
+        ids: Vec<u64>,
+    },
+}
+
+/// What the edge must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueEffect {
+    /// Send this request (with current auth headers) and report the outcome.
+    Send {
+        /// Item id.
+        id: u64,
+        /// The request.
+        request: QueuedRequest,
+    },
+    /// Send [`QueueEvent::Wake`] at this time (Unix ms).
+    WakeAt {
+        /// When.
+        at: u64,
+    },
+    /// Refresh auth (through the single-flight refresh), then send [`QueueEvent::RefreshFinished`].
+    RequestRefresh {
+        /// The item waiting for it.
+        id: u64,
+    },
+    /// Remove cache entries carrying these tags.
+    Invalidate {
+        /// The tags.
+        tags: Vec<String>,
+    },
+    /// Broadcast this event.
+    Announce(SwEvent),
+    /// Save the state.
+    Persist,
+    /// The enqueue was refused.
+    Refused(Refusal),
+}
+
+/// [`QueueState::alarm`] straight from the stored text, reading only what it needs (the head's
+/// `nextAttemptAt` and `online`): what a page runs, so that it does not carry the whole decoder. A text
+/// that lacks them is [`crate::Error::StoredState`] naming the field.
+pub fn alarm_from_json(text: &str, now: u64, browser_online: bool) -> Result<Alarm, crate::Error> {
+    let wrong = |message: String| crate::Error::StoredState { what: "mutation queue", message };
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|error| wrong(error.to_string()))?;
+    let items = value.get("items").and_then(serde_json::Value::as_array);
+    let items = items.ok_or_else(|| wrong("items: expected an array".to_owned()))?;
+    let head_due_at = match items.first() {
+        None => None,
+        Some(head) => Some(
+            head.get("nextAttemptAt")
+                .and_then(serde_json::Value::as_u64)
+                .ok_or_else(|| wrong("items[0].nextAttemptAt: expected a whole number".to_owned()))?,
+        ),
+    };
+    let online = value.get("online").and_then(serde_json::Value::as_bool);
+    let online = online.ok_or_else(|| wrong("online: expected true or false".to_owned()))?;
+    Ok(alarm_of(head_due_at, online, now, browser_online))
+}
+
+/// The one rule behind [`QueueState::alarm`] and [`alarm_from_json`].
+pub(super) fn alarm_of(
+    head_due_at: Option<u64>,
+    queue_online: bool,
+    now: u64,
+    browser_online: bool,
+) -> Alarm {
+    let recheck = Some(now.saturating_add(ALARM_RECHECK_MS));
+    match head_due_at {
+        None => Alarm { wake_now: false, check_at: None },
+        Some(_) if !browser_online => Alarm { wake_now: false, check_at: None },
+        Some(_) if !queue_online => Alarm { wake_now: false, check_at: recheck },
+        Some(due_at) if due_at > now => Alarm { wake_now: false, check_at: Some(due_at) },
+        Some(_) => Alarm { wake_now: true, check_at: recheck },
+    }
+}
+
+/// The queue. Serialises as camelCase JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueState {
+    /// Bounds from `cachet.config.json`.
+    pub bounds: QueueBounds,
+    /// Waiting items, head first (the one in flight included).
+    pub items: VecDeque<QueueItem>,
+    /// Dead letters, oldest first.
+    pub dead_letters: Vec<DeadLetter>,
+    /// The item being sent.
+    pub in_flight: Option<u64>,
+    /// The item waiting for a refresh.
+    pub awaiting_refresh: Option<u64>,
+    /// Whether sending is possible.
+    pub online: bool,
+    /// The next id to hand out.
+    pub next_id: u64,
+}
