@@ -9,14 +9,13 @@ use cachet_core::config::Config;
 use cachet_core::machines::queue::{QueueEffect, QueueEvent, Refusal};
 
 use super::broadcast::broadcast;
-use super::queue;
+use super::clock;
 use super::queue_store;
 use crate::Error;
 
 /// Puts the dead letters `ids` back in the queue; the caller then replays it ([`Trigger::Online`]).
 pub(crate) async fn retry(ids: Vec<u64>, config: &Config) -> Result<(), Error> {
-    let event =
-        QueueEvent::RetryDeadLetters { ids, now: js_sys::Date::now() as u64, random: queue::random_u128() };
+    let event = QueueEvent::RetryDeadLetters { ids, now: clock::now_ms(), random: clock::random_u128() };
     apply(event, config).await
 }
 

@@ -1,5 +1,6 @@
 //! Request and response plumbing shared by the engine edge, the store and the GraphQL handler.
 
+use cachet_core::machines::queue::{queued_body, QUEUED_HEADER};
 use cachet_core::strategy::STRATEGY_HEADER;
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -112,4 +113,20 @@ pub async fn request_bytes(request: &Request) -> Result<Vec<u8>, Error> {
 /// Awaits a browser promise, turning a rejection into a typed error.
 pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
     JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))
+}
+
+/// The answer to a queued mutation: 202, `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue`.
+pub(crate) fn queued_answer(id: u64) -> Result<Response, Error> {
+    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+    let id_text = id.to_string();
+    for (name, value) in
+        [("content-type", "application/json"), (QUEUED_HEADER, id_text.as_str()), (SOURCE_HEADER, "queue")]
+    {
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+    }
+    let init = ResponseInit::new();
+    init.set_status(202);
+    init.set_headers(&headers);
+    Response::new_with_opt_str_and_init(Some(&queued_body(id)), &init)
+        .map_err(|e| Error::js("new Response", e))
 }

@@ -30,6 +30,7 @@
 
 mod auth_retry;
 pub mod broadcast;
+mod clock;
 mod dead_letters;
 pub mod engine;
 pub mod graphql;
@@ -39,6 +40,7 @@ pub mod messages;
 mod page_auth;
 mod push;
 pub mod queue;
+mod queue_send;
 pub mod queue_store;
 mod router;
 mod snapshot;

@@ -70,27 +70,23 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{
-    queued_body, QueueEffect, QueueEvent, QueueState, QueuedRequest, SendFailure, QUEUED_HEADER,
-    QUEUE_OFFLINE_HEADER,
+    QueueEffect, QueueEvent, QueueState, QueuedRequest, SendFailure, QUEUE_OFFLINE_HEADER,
 };
-use cachet_core::partition::AUTH_HEADER;
 use cachet_core::protocol::SwEvent;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
+use web_sys::{Request, Response};
 
-use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
-use super::http::{await_js, body_bytes, fetch_raw, header_pairs, without_cachet_headers, SOURCE_HEADER};
-use super::page_auth::ask_page_for_auth;
-use super::store::{evict_half, invalidate_everywhere, open_cache};
-use super::{queue_store, tag_index};
+use super::clock::{now_ms, random, random_u128};
+use super::http::{await_js, header_pairs, queued_answer};
+use super::queue_send::{refresh, send};
+use super::queue_store;
+use super::store::{invalidate_everywhere, make_room};
 use crate::Error;
-use cachet_core::engine::key::CACHES;
 
 /// The Background Sync tag the queue registers.
 pub const SYNC_TAG: &str = "cachet-queue";
@@ -337,7 +333,7 @@ async fn transition(
         Err(first) if !is_storage_full(&first) => Err(first),
         Err(first) => {
             web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
-            free_cache_space().await?;
+            make_room().await?;
             queue_store::update(config.queue, change).await
         }
     }
@@ -347,118 +343,6 @@ async fn transition(
 /// aborted at commit (IndexedDB's way of reporting it).
 fn is_storage_full(error: &Error) -> bool {
     matches!(error, Error::Js { name, message, .. } if name == "AbortError" || message.contains("QuotaExceeded"))
-}
-
-async fn free_cache_space() -> Result<(), Error> {
-    let index = tag_index::shared().await?;
-    for name in CACHES {
-        evict_half(&open_cache(name).await?, &index, name).await?;
-    }
-    Ok(())
-}
-
-/// Sends one queued mutation and says how it went, as an event for the reducer, with the `Authorization`
-/// it carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
-/// page gives for it; with no page to ask, or a page without auth, it is not sent
-/// ([`SendFailure::NotSent`]: SPEC §5.8, a token lives in a page only).
-async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, Option<String>) {
-    let now = now_ms();
-    let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
-    let auth = &config.features.auth;
-    let marked = queued
-        .headers
-        .iter()
-        .any(|(name, value)| name == AUTH_HEADER && matches!(value.trim(), "1" | "true"));
-    let authorization = if auth.enabled && auth.kind.refreshes() && marked {
-        match ask_page_for_auth(None, None).await {
-            Ok(Some(authorization)) => Some(authorization),
-            Ok(None) => return (failed(SendFailure::NotSent), None),
-            Err(error) => {
-                web_sys::console::warn_1(
-                    &format!("cachet: queued mutation {id} waits for a page: {error}").into(),
-                );
-                return (failed(SendFailure::NotSent), None);
-            }
-        }
-    } else {
-        None
-    };
-    let request = match build_request(queued, authorization.as_deref()) {
-        Ok(request) => request,
-        Err(error) => {
-            // A stored request the browser refuses to build can never be sent: given up as rejected.
-            web_sys::console::error_1(&format!("cachet: queued mutation {id} unusable: {error}").into());
-            return (failed(SendFailure::Status(400)), None);
-        }
-    };
-    let Ok(response) = fetch_raw(&request).await else {
-        return (failed(SendFailure::Network), authorization);
-    };
-    let status = response.status();
-    if (200..300).contains(&status) {
-        return (QueueEvent::SendSucceeded { id, now }, authorization);
-    }
-    let bytes = if auth.enabled && auth.failure.needs_body() {
-        body_bytes(&response).await.unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    let outcome = if auth.enabled && is_auth_failure(&auth.failure, &response, &bytes) {
-        SendFailure::AuthFailure
-    } else {
-        SendFailure::Status(status)
-    };
-    (failed(outcome), authorization)
-}
-
-/// After a replay met an auth failure: whether fresh auth is there to send it once more. Bearer (and
-/// custom) auth asks a page to refresh the token that failed; cookie auth has no refresh (the server owns
-/// the session), so the reducer backs off and a second auth failure is final.
-async fn refresh(config: &Config, failed_authorization: Option<String>) -> bool {
-    if !config.features.auth.kind.refreshes() {
-        return false;
-    }
-    let failed = auth_fingerprint(&failed_authorization.unwrap_or_default());
-    match ask_page_for_auth(None, Some(failed)).await {
-        Ok(fresh) => fresh.is_some(),
-        Err(error) => {
-            web_sys::console::warn_1(&format!("cachet: no fresh auth for a queued mutation: {error}").into());
-            false
-        }
-    }
-}
-
-fn build_request(queued: &QueuedRequest, authorization: Option<&str>) -> Result<Request, Error> {
-    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    for (name, value) in &queued.headers {
-        headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
-    }
-    if let Some(authorization) = authorization {
-        headers.set("authorization", authorization).map_err(|e| Error::js("Headers.set", e))?;
-    }
-    let init = RequestInit::new();
-    init.set_method(&queued.method);
-    init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&queued.body));
-    let request =
-        Request::new_with_str_and_init(&queued.url, &init).map_err(|e| Error::js("new Request", e))?;
-    without_cachet_headers(&request, Some(queued.body.as_bytes()))
-}
-
-/// The answer to a queued mutation: 202, `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue`.
-fn queued_answer(id: u64) -> Result<Response, Error> {
-    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    let id_text = id.to_string();
-    for (name, value) in
-        [("content-type", "application/json"), (QUEUED_HEADER, id_text.as_str()), (SOURCE_HEADER, "queue")]
-    {
-        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
-    }
-    let init = ResponseInit::new();
-    init.set_status(202);
-    init.set_headers(&headers);
-    Response::new_with_opt_str_and_init(Some(&queued_body(id)), &init)
-        .map_err(|e| Error::js("new Response", e))
 }
 
 /// Sets the wake-up timer for `at` unless one fires earlier, kept alive through `background`.
@@ -508,29 +392,4 @@ fn report<T>(outcome: Result<T, Error>) {
     if let Err(error) = outcome {
         web_sys::console::error_1(&format!("cachet: {error}").into());
     }
-}
-
-fn now_ms() -> u64 {
-    js_sys::Date::now() as u64
-}
-
-fn random() -> u32 {
-    (js_sys::Math::random() * f64::from(u32::MAX)) as u32
-}
-
-/// 128 random bits for an `Idempotency-Key`: `crypto.getRandomValues`, or `Math.random` where a worker
-/// has no `crypto` (never in a browser that has Service Workers).
-pub(crate) fn random_u128() -> u128 {
-    let bytes = js_sys::Uint8Array::new_with_length(16);
-    let global = js_sys::global();
-    let filled = js_sys::Reflect::get(&global, &"crypto".into()).and_then(|crypto| {
-        let fill = js_sys::Reflect::get(&crypto, &"getRandomValues".into())?;
-        fill.dyn_into::<js_sys::Function>()?.call1(&crypto, &bytes)
-    });
-    if filled.is_err() {
-        return (0..4).fold(0, |bits, _| bits << 32 | u128::from(random()));
-    }
-    let mut raw = [0_u8; 16];
-    bytes.copy_to(&mut raw);
-    u128::from_le_bytes(raw)
 }

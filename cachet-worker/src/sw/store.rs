@@ -201,6 +201,16 @@ pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> R
     forget(cache, index, &entries[..entries.len() - entries.len() / 2]).await
 }
 
+/// Makes room when a queue write met a full storage: the least recently used half of every cache goes
+/// (the queue itself and the index are never evicted for room).
+pub(crate) async fn make_room() -> Result<(), Error> {
+    let index = super::tag_index::shared().await?;
+    for name in CACHES {
+        evict_half(&open_cache(name).await?, &index, name).await?;
+    }
+    Ok(())
+}
+
 /// Removes every entry carrying one of `tags` from its cache (GETs and documents alike: every delete
 /// issued at once), then from the index, then broadcasts `cache-invalidated {tags}`. Returns how many
 /// entries were removed. A record naming a cache cachet no longer stores in is only forgotten.
