@@ -32,24 +32,32 @@ struct Args {
     test_hooks: bool,
 }
 
-async fn shutdown_signal() -> anyhow::Result<()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate())?;
+/// Ctrl-C or SIGTERM, listened for from before the server says it listens: a signal sent as soon as the
+/// line is read is never missed (the handler used to be installed after the line, a race a loaded machine
+/// lost: the process died of the signal instead of stopping cleanly).
+#[cfg(unix)]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut term, mut interrupt) = (signal(SignalKind::terminate())?, signal(SignalKind::interrupt())?);
+    Ok(async move {
         tokio::select! {
-            result = tokio::signal::ctrl_c() => result?,
+            _ = interrupt.recv() => {}
             _ = term.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    tokio::signal::ctrl_c().await?;
-    Ok(())
+    })
+}
+
+#[cfg(not(unix))]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let signal = shutdown_signal()?;
     let server = start(ServerConfig {
         addr: args.addr,
         static_dir: args.static_dir,
@@ -63,7 +71,7 @@ async fn main() -> anyhow::Result<()> {
     writeln!(stdout, "cachet todo backend listening on {}", server.url())?;
     stdout.flush()?;
     drop(stdout);
-    let signal = shutdown_signal().await;
+    signal.await;
     server.stop().await;
-    signal
+    Ok(())
 }
