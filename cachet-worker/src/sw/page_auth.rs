@@ -5,7 +5,7 @@
 //!
 //! | Caller | `failed` | The page (see `SwToPage::RefreshRequest`) |
 //! |---|---|---|
-//! | refresh-and-retry ([`super::auth_retry`]) | fingerprint of the header that failed | refreshes if that is its current token, else answers its current header |
+//! | refresh-and-retry (`auth_retry`) | fingerprint of the header that failed | refreshes if that is its current token, else answers its current header |
 //! | the mutation queue, before a replay | `None` | answers its current header |
 //!
 //! The page asked is the one that made the request (`FetchEvent.clientId`), or else any window this
