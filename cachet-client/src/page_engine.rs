@@ -97,7 +97,8 @@ struct PageNetwork {
 impl Network<HttpResponse, Error> for PageNetwork {
     async fn fetch(&self) -> Result<Fetched<HttpResponse>, Error> {
         let response = self.inner.send_with_auth(&self.outgoing, self.auth, true).await?;
-        let auth_failure = self.inner.config().features.auth.enabled && self.inner.is_auth_failure(&response);
+        let auth_failure =
+            self.inner.config().auth_failure_rule().is_some() && self.inner.is_auth_failure(&response);
         Ok(Fetched {
             status: response.status,
             body: response.body.clone(),

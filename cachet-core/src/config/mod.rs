@@ -358,6 +358,12 @@ impl Config {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The auth-failure rule in force: `features.auth.failure` while auth is enabled, else none (no
+    /// answer is then an auth failure). Both edges give every answer this verdict before storing it.
+    pub fn auth_failure_rule(&self) -> Option<&AuthFailureRule> {
+        self.features.auth.enabled.then_some(&self.features.auth.failure)
+    }
+
     /// Whether a request path is an auth route: auth is enabled and the path equals a route path or
     /// continues it with `/` (`/api/me/avatar` is under `/api/me`). The query string is ignored.
     pub fn is_auth_route(&self, path: &str) -> bool {

@@ -101,8 +101,6 @@ pub struct Served<R> {
     pub source: Source,
     /// For a network answer: whether it was stored (with its tags) or why not.
     pub storing: Option<Storing>,
-    /// Whether a background re-fetch was started.
-    pub revalidating: bool,
 }
 
 /// Why the runner gave no answer.
@@ -149,24 +147,16 @@ where
                         revalidate_in_background(&job, &*store, &*network, &*background, &stale).await;
                     }));
                 }
-                return Ok(Served {
-                    response: hit.response,
-                    source: Source::Cache,
-                    storing: None,
-                    revalidating: revalidate,
-                });
+                return Ok(Served { response: hit.response, source: Source::Cache, storing: None });
             }
             (AfterLookup::NotCached, _) => return Err(Failed::NotCached),
             _ => {}
         }
     }
     match fetch_and_store(&job, &*store, &*network, &*host).await {
-        Ok((fetched, storing)) => Ok(Served {
-            response: fetched.response,
-            source: Source::Network,
-            storing: Some(storing),
-            revalidating: false,
-        }),
+        Ok((fetched, storing)) => {
+            Ok(Served { response: fetched.response, source: Source::Network, storing: Some(storing) })
+        }
         Err(error) if N::unreachable(&error) => {
             let (AfterNetworkFailure::FallBack, Some(entry)) =
                 (plan::after_network_failure(&job, first), &job.entry)
@@ -178,12 +168,7 @@ where
             match (plan::found(&job, hit.as_ref().map(|hit| hit.stored_at), now), hit) {
                 (plan::Found::Fresh, Some(hit)) => {
                     store.used(entry, now);
-                    Ok(Served {
-                        response: hit.response,
-                        source: Source::Cache,
-                        storing: None,
-                        revalidating: false,
-                    })
+                    Ok(Served { response: hit.response, source: Source::Cache, storing: None })
                 }
                 _ => Err(Failed::Edge(error)),
             }

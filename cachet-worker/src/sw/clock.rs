@@ -1,7 +1,14 @@
-//! The time and the randomness the queue reducer is given (it reads neither itself): the worker's clock,
-//! `Math.random` for backoff jitter, and 128 random bits for an `Idempotency-Key`.
+//! The worker's clocks and randomness (the core reads neither): the plain clock the queue reducer is
+//! given, a strictly increasing one for the entry index's last-use times, `Math.random` for backoff
+//! jitter, and 128 random bits for an `Idempotency-Key`.
+
+use std::cell::Cell;
 
 use wasm_bindgen::JsCast;
+
+thread_local! {
+    static LAST_TIME: Cell<u64> = const { Cell::new(0) };
+}
 
 /// Now, in whole Unix milliseconds (the queue's times: due dates, backoffs).
 pub(crate) fn now_ms() -> u64 {
@@ -28,4 +35,15 @@ pub(crate) fn random_u128() -> u128 {
     let mut raw = [0_u8; 16];
     bytes.copy_to(&mut raw);
     u128::from_le_bytes(raw)
+}
+
+/// Now, in whole Unix milliseconds, strictly increasing within one run of the worker: two uses in the
+/// same millisecond still order, so least-recently-used eviction never breaks a tie by URL. (A restarted
+/// worker starts later than the last run's times.)
+pub(crate) fn increasing_ms() -> u64 {
+    LAST_TIME.with(|last| {
+        let now = (js_sys::Date::now() as u64).max(last.get() + 1);
+        last.set(now);
+        now
+    })
 }

@@ -22,8 +22,9 @@ use web_sys::{Request, Response};
 
 use super::auth_retry::{is_auth_failure, send, AuthRetry};
 use super::broadcast::broadcast;
+use super::clock::increasing_ms;
 use super::http::without_cachet_headers;
-use super::store::{now_ms, open_cache, CacheStore};
+use super::store::{open_cache, CacheStore};
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -129,7 +130,7 @@ struct WorkerHost {
 
 impl Host for WorkerHost {
     fn now(&self) -> u64 {
-        now_ms()
+        increasing_ms()
     }
 
     fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {

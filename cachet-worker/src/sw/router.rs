@@ -77,7 +77,7 @@ pub async fn answer(
             job,
             index: tag_index::shared().await?,
             auth,
-            failure_rule: config.features.auth.enabled.then(|| config.features.auth.failure.clone()),
+            failure_rule: config.auth_failure_rule().cloned(),
         };
         return respond(target, background).await;
     }

@@ -96,7 +96,6 @@ impl Store<Response, Error> for CacheStore {
 }
 
 thread_local! {
-    static LAST_TIME: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// When this worker instance last marked each entry used (see [`touch_due`]).
     static TOUCHED: std::cell::RefCell<std::collections::HashMap<String, u64>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
@@ -124,17 +123,6 @@ fn touch_due(url: &str, now: u64) -> bool {
             touched.insert(url.to_owned(), now);
         }
         true
-    })
-}
-
-/// Now, in whole Unix milliseconds, strictly increasing within one run of the worker: two uses in the
-/// same millisecond still order, so least-recently-used eviction never breaks a tie by URL. (A restarted
-/// worker starts later than the last run's times.)
-pub(crate) fn now_ms() -> u64 {
-    LAST_TIME.with(|last| {
-        let now = (js_sys::Date::now() as u64).max(last.get() + 1);
-        last.set(now);
-        now
     })
 }
 
