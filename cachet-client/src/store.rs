@@ -61,8 +61,13 @@ impl AuthStore {
             None => store.delete(key).await,
         }
         .map_err(idb("write"))?;
-        transaction.done().await.map_err(idb("commit"))?;
+        // An aborted transaction (storage full at commit) wrote nothing: an error, not a success.
+        let outcome = transaction.done().await.map_err(idb("commit"));
         database.close();
+        if !outcome?.is_committed() {
+            let message = "the auth record's transaction was aborted (storage full?)".to_owned();
+            return Err(Error::Storage { operation: "commit", message });
+        }
         Ok(())
     }
 }

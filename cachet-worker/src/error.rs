@@ -74,6 +74,22 @@ pub(crate) async fn open_single_store(
         .map_err(idb(what))
 }
 
+/// Waits for `transaction` to commit; `operation` names what it wrote. An aborted transaction is an
+/// error, not a success: IndexedDB reports a full storage (`QuotaExceededError`) by aborting the
+/// transaction at commit, after every request in it succeeded, and a stopped worker aborts it too.
+pub async fn commit(transaction: rexie::Transaction, operation: &'static str) -> Result<(), Error> {
+    let outcome = transaction.done().await.map_err(idb(operation))?;
+    if outcome.is_committed() {
+        Ok(())
+    } else {
+        Err(Error::Js {
+            operation,
+            name: "AbortError".to_owned(),
+            message: "the transaction was aborted (storage full?)".to_owned(),
+        })
+    }
+}
+
 /// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
 pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
     move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }

@@ -469,3 +469,36 @@ async fn caches_of_earlier_versions_are_dropped_with_their_index_records() {
     retire_old_caches(&index).await.unwrap();
     index.remove(&[kept_url.to_owned()]).await.unwrap();
 }
+
+/// Makes every later `IDBObjectStore.put` abort its transaction as soon as the put succeeded (as
+/// IndexedDB aborts a transaction at commit when storage is full: every request succeeded, the
+/// transaction fires `abort` and nothing is kept); `false` restores `put`.
+fn abort_after_puts(on: bool) {
+    let code = if on {
+        "const proto = self.IDBObjectStore.prototype; self.__cachetPut = self.__cachetPut || proto.put;
+         proto.put = function (...args) { const request = self.__cachetPut.apply(this, args);
+           request.addEventListener('success', () => this.transaction.abort()); return request; };"
+    } else {
+        "if (self.__cachetPut) { self.IDBObjectStore.prototype.put = self.__cachetPut; }"
+    };
+    js_sys::Function::new_no_args(code).call0(&js_sys::global()).unwrap();
+}
+
+/// A tag-index write whose transaction aborted after its put is an error naming the write, never a
+/// success: nothing was kept, and the index's kept count does not move (issue 20).
+#[wasm_bindgen_test]
+async fn a_tag_index_write_aborted_after_its_put_is_an_error_and_keeps_nothing() {
+    let index = TagIndex::open().await.unwrap();
+    let url = "https://t.invalid/aborted";
+    abort_after_puts(true);
+    let outcome = index.record(url, "test-aborted", &["aborted".into()], 1).await;
+    abort_after_puts(false);
+    let error = outcome.unwrap_err();
+    assert!(matches!(&error, Error::Js { operation: "commit tags", .. }), "{error:?}");
+    assert!(urls_tagged(&index, &["aborted".into()]).await.is_empty(), "nothing of it was kept");
+    // The kept count of the cache is 0: with one entry stored, nothing lies beyond 1.
+    index.record(url, "test-aborted", &["aborted".into()], 2).await.unwrap();
+    assert!(index.beyond("test-aborted", 1).await.unwrap().is_empty());
+    assert_eq!(index.beyond("test-aborted", 0).await.unwrap(), [url]);
+    index.remove(&[url.to_owned()]).await.unwrap();
+}

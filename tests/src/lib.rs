@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod app;
+pub mod chaos;
 
 use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};

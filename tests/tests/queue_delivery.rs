@@ -17,8 +17,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
 use cachet_e2e::app::BEARER_CONFIG;
+use cachet_e2e::chaos::{queue_summary, start_client, stored_queue_once_empty, Random};
 use cachet_e2e::{Harness, BARE_PAGE};
-use serde_json::{json, Value};
+use serde_json::json;
 use todo_backend::AuthMode;
 
 const MUTATIONS: usize = 30;
@@ -30,56 +31,12 @@ const AFTER_LAST_STOP: Duration = Duration::from_secs(5);
 /// How long the server holds each GraphQL answer after applying it.
 const SLOW_ANSWER_MS: u64 = 50;
 
-/// A small xorshift generator: the moments of the stops, reproducible from the seed each run prints.
-struct Random(u64);
-
-impl Random {
-    fn seeded() -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(1);
-        Random((nanos as u64) | 1)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % bound
-    }
-}
-
 fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or_default()
 }
 
 fn titles() -> Vec<String> {
     (0..MUTATIONS).map(|index| format!("m-{index:02}")).collect()
-}
-
-/// Loads `window.cachet` into the bare page (the config the Service Worker reads, then the API),
-/// configures it for `auth`, logs `alice` in and gives the client what the login answered (with bearer,
-/// her token, which lives in this page's memory only).
-async fn start_client(harness: &Harness, auth: &str) -> Result<()> {
-    let script = format!(
-        "const load = (src) => new Promise((resolve, reject) => {{
-           const script = document.createElement('script'); script.src = src;
-           script.onload = resolve; script.onerror = () => reject(new Error('cannot load ' + src));
-           document.head.append(script); }});
-         (async () => {{
-           await load('/cachet-sw-config.js');
-           await load('/cachet/cachet-api.bundle.js');
-           await cachet.ready;
-           await cachet.configure({{ auth: {{ type: {auth} }} }});
-           const response = await fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
-             body: JSON.stringify({{username: 'alice', password: 'alice-password'}})}});
-           await cachet.setAuth(await response.json());
-           return (await cachet.getAuthState()).authenticated;
-         }})().then(done, (e) => done(String(e)));",
-        auth = json!(auth)
-    );
-    match harness.run_async(&script).await? {
-        Value::Bool(true) => Ok(()),
-        other => bail!("starting window.cachet ({auth}): {other}"),
-    }
 }
 
 /// Queues the mutations in order from the page while the server is down; fails unless each was queued.
@@ -104,34 +61,6 @@ async fn queue_all(harness: &Harness) -> Result<()> {
         bail!("not all were queued: {queued}");
     }
     Ok(())
-}
-
-/// Reads, in the page (which does not wake the worker), the queue as the Service Worker stored it: at
-/// once, and again on each broadcast of the worker, until it holds no item or `wait_ms` passed.
-async fn stored_queue_once_empty(harness: &Harness, wait_ms: u64) -> Result<Value> {
-    let script = format!(
-        "const read = () => new Promise((resolve, reject) => {{
-           const open = indexedDB.open('cachet-sw-queue'); open.onerror = () => reject(open.error);
-           open.onsuccess = () => {{
-             const db = open.result;
-             const request = db.transaction('queue').objectStore('queue').get('state');
-             request.onsuccess = () => {{ db.close(); resolve(JSON.parse(request.result || 'null')); }};
-           }}; }});
-         const channel = new BroadcastChannel('cachet');
-         const finish = (state) => {{ channel.close(); clearTimeout(timer); done(state); }};
-         const check = () => read().then((state) => {{ if (state && state.items.length === 0) finish(state); }});
-         const timer = setTimeout(() => read().then(finish), {wait_ms});
-         channel.onmessage = check;
-         check();"
-    );
-    harness.run_async(&script).await
-}
-
-/// `"N items (in flight: id), M dead letters"` of a stored queue.
-fn queue_summary(stored: &Value) -> String {
-    let count = |field: &str| stored[field].as_array().map_or(0, Vec::len);
-    let in_flight = stored["inFlight"].as_u64().map(|id| format!(" (in flight: {id})")).unwrap_or_default();
-    format!("{} items{in_flight}, {} dead letters", count("items"), count("deadLetters"))
 }
 
 /// What one run measured.
@@ -166,7 +95,7 @@ async fn storm_then_idle(harness: &mut Harness, reload_as: Option<&str>) -> Resu
         if let Some(auth) = reload_as.filter(|_| stops % 3 == 0) {
             harness.client.refresh().await?;
             harness.open_controlled_here().await?;
-            start_client(harness, auth).await?;
+            start_client(harness, auth, "alice").await?;
             reloads += 1;
         }
         last_stop_ms = now_ms();
@@ -235,7 +164,7 @@ async fn queued_offline(mode: AuthMode) -> Result<Harness> {
         AuthMode::Bearer => (Harness::start_with_config(mode, BEARER_CONFIG).await?, "bearer"),
     };
     harness.open_bare_controlled().await?;
-    start_client(&harness, auth).await?;
+    start_client(&harness, auth, "alice").await?;
     harness.stop_server().await;
     queue_all(&harness).await?;
     harness.emulate_offline(true).await?;

@@ -8,15 +8,19 @@
 //! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx answer, GraphQL
 //! `errors` or not: a mutation that partly failed may still have changed data, and a needless re-fetch
 //! costs less than stale data. A mutation marked `X-Cachet-Queue-Offline: 1` is queued instead when the
-//! network fails ([`super::queue`]).
+//! network fails ([`super::queue`]); it carries its `Idempotency-Key` from its first send (a fresh one
+//! unless the app set its own), and the queued copy keeps it: a send whose answer was lost after the
+//! server applied it, then its replays, are one mutation to a server that honours the key.
 
 use cachet_core::classify::{GraphqlAction, GraphqlCall};
 use cachet_core::config::Config;
+use cachet_core::machines::queue::{idempotency_key, IDEMPOTENCY_KEY_HEADER};
 use js_sys::Promise;
 use web_sys::{Request, Response};
 
 use super::auth_retry::{send, AuthRetry};
-use super::http::{fetch_raw, without_cachet_headers};
+use super::clock::random_u128;
+use super::http::{fetch_raw, with_header, without_cachet_headers};
 use super::queue;
 use super::store::invalidate_everywhere;
 use crate::Error;
@@ -35,6 +39,11 @@ pub(crate) async fn handle(
         GraphqlAction::Mutation { invalidate } => {
             // `X-Cachet-Queue-Offline: 1`: queued when the network fails, or while earlier ones wait.
             let queue_offline = queue::asks_to_queue(request);
+            let keyed = match queue_offline {
+                true => with_header(request, body, IDEMPOTENCY_KEY_HEADER, &idempotency_key(random_u128()))?,
+                false => None,
+            };
+            let request = keyed.as_ref().unwrap_or(request);
             let name = call.operation_name;
             if queue_offline && queue::has_pending(config).await {
                 let queued =

@@ -51,6 +51,25 @@ pub fn without_cachet_headers(request: &Request, body: Option<&[u8]>) -> Result<
     Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
 }
 
+/// `request` (whose body, already read, is `body`) with the header `name: value` added, or `None` when
+/// it has that header already. A request's headers cannot be changed in place, so this is a new request.
+pub(crate) fn with_header(
+    request: &Request,
+    body: &[u8],
+    name: &str,
+    value: &str,
+) -> Result<Option<Request>, Error> {
+    if request.headers().has(name).unwrap_or(false) {
+        return Ok(None);
+    }
+    let headers = Headers::new_with_headers(&request.headers()).map_err(|e| Error::js("new Headers", e))?;
+    headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+    let init = RequestInit::new();
+    init.set_headers(&headers);
+    init.set_body(&Uint8Array::from(body));
+    Request::new_with_request_and_init(request, &init).map(Some).map_err(|e| Error::js("new Request", e))
+}
+
 /// Sends `request` to the network as it is; a rejected fetch is [`Error::Network`].
 pub async fn fetch_raw(request: &Request) -> Result<Response, Error> {
     let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();

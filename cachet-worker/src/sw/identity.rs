@@ -14,7 +14,7 @@ use cachet_core::partition::Identity;
 use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::error::{idb, open_single_store};
+use crate::error::{commit, idb, open_single_store};
 use crate::Error;
 
 const DATABASE: &str = "cachet-sw-identity";
@@ -91,7 +91,7 @@ async fn write(identity: Option<Identity>) -> Result<(), Error> {
         }
         None => store.delete(key).await.map_err(idb("forget the identity"))?,
     }
-    transaction.done().await.map_err(idb("commit the identity"))?;
+    commit(transaction, "commit the identity").await?;
     KNOWN.with(|known| *known.borrow_mut() = Some(identity));
     Ok(())
 }

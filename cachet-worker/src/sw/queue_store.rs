@@ -22,7 +22,7 @@ use cachet_core::machines::queue::{QueueEffect, QueueState};
 use rexie::{Rexie, Store, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::error::{idb, open_single_store};
+use crate::error::{commit, idb, open_single_store};
 use crate::Error;
 
 /// The IndexedDB database of the mutation queue (pages read it too, for their queue alarm).
@@ -104,7 +104,7 @@ pub async fn update(
     };
     let (state, effects) = change(state);
     store.put(&state.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
-    commit(transaction).await?;
+    commit(transaction, "commit the mutation queue").await?;
     READ_BY_THIS_INSTANCE.with(|read| read.set(true));
     Ok(effects)
 }
@@ -124,7 +124,7 @@ pub async fn clear() -> Result<(), Error> {
     store.clear().await.map_err(idb("clear the mutation queue"))?;
     let empty = QueueState { next_id, ..QueueState::new(bounds, true) };
     store.put(&empty.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
-    commit(transaction).await
+    commit(transaction, "commit the mutation queue").await
 }
 
 /// The records set aside as unreadable, as `(key, text)`.
@@ -146,19 +146,4 @@ pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
 async fn keys(store: &Store) -> Result<Vec<String>, Error> {
     let keys = store.get_all_keys(None, None).await.map_err(idb("list the mutation queue"))?;
     Ok(keys.into_iter().filter_map(|key| key.as_string()).collect())
-}
-
-/// Waits for `transaction` to commit. An aborted transaction is an error: IndexedDB reports a full
-/// storage (`QuotaExceededError`) by aborting the transaction at commit, after every request succeeded.
-async fn commit(transaction: rexie::Transaction) -> Result<(), Error> {
-    let outcome = transaction.done().await.map_err(idb("commit the mutation queue"))?;
-    if outcome.is_committed() {
-        Ok(())
-    } else {
-        Err(Error::Js {
-            operation: "commit the mutation queue",
-            name: "AbortError".to_owned(),
-            message: "the transaction was aborted (storage full?)".to_owned(),
-        })
-    }
 }

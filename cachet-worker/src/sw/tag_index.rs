@@ -12,7 +12,7 @@
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::error::idb;
+use crate::error::{commit, idb};
 use crate::Error;
 
 /// The IndexedDB database of the Service Worker.
@@ -99,7 +99,7 @@ impl TagIndex {
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
-        transaction.done().await.map_err(idb("commit tags"))?;
+        commit(transaction, "commit tags").await?;
         let before = before.as_ref().and_then(cache_of);
         if before.as_deref() != Some(cache) {
             self.adjust(before.as_deref(), -1);
@@ -143,7 +143,7 @@ impl TagIndex {
                 .map_err(|e| Error::js("set usedAt", e))?;
             store.put(&record, None).await.map_err(idb("touch an entry"))?;
         }
-        transaction.done().await.map_err(idb("commit touch"))?;
+        commit(transaction, "commit touch").await?;
         Ok(())
     }
 
@@ -176,7 +176,7 @@ impl TagIndex {
     pub async fn clear(&self) -> Result<(), Error> {
         let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
         store.clear().await.map_err(idb("clear the tag index"))?;
-        transaction.done().await.map_err(idb("commit clearing"))?;
+        commit(transaction, "commit clearing").await?;
         self.counts.borrow_mut().clear();
         Ok(())
     }
@@ -197,7 +197,7 @@ impl TagIndex {
         }))
         .await
         .map_err(idb("forget an entry"))?;
-        transaction.done().await.map_err(idb("commit removal"))?;
+        commit(transaction, "commit removal").await?;
         for record in records.iter().flatten() {
             self.adjust(cache_of(record).as_deref(), -1);
         }

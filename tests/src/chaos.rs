@@ -1,0 +1,104 @@
+//! Shared steps of the fault stories (issue 20): a bare page with `window.cachet` and nothing else,
+//! the queue as the Service Worker stored it, read in the page without waking the worker, and a small
+//! seeded random source for the moments of the faults (the seed is printed, so a run can be replayed).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Result};
+use serde_json::{json, Value};
+
+use crate::Harness;
+
+/// A small xorshift generator: reproducible from the seed each story prints.
+pub struct Random(pub u64);
+
+impl Random {
+    /// Seeded from the clock, or from `CACHET_CHAOS_SEED` when set (to replay a run).
+    pub fn seeded() -> Self {
+        let from_env = std::env::var("CACHET_CHAOS_SEED").ok().and_then(|seed| seed.parse::<u64>().ok());
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(1);
+        Random(from_env.unwrap_or(nanos as u64) | 1)
+    }
+
+    /// A number in `0..bound` (`bound` > 0).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound.max(1)
+    }
+}
+
+/// How many runs a story makes: `default`, or `CACHET_CHAOS_RUNS` (set by `cargo xtask chaos`).
+pub fn runs(default: usize) -> usize {
+    std::env::var("CACHET_CHAOS_RUNS").ok().and_then(|runs| runs.parse().ok()).unwrap_or(default)
+}
+
+/// Loads `window.cachet` into the bare page (the config the Service Worker reads, then the API),
+/// configures it for `auth` (`cookie` or `bearer`), logs `user` in and gives the client what the login
+/// answered (with bearer, the token, which lives in this page's memory only).
+pub async fn start_client(harness: &Harness, auth: &str, user: &str) -> Result<()> {
+    let script = format!(
+        "const load = (src) => new Promise((resolve, reject) => {{
+           const script = document.createElement('script'); script.src = src;
+           script.onload = resolve; script.onerror = () => reject(new Error('cannot load ' + src));
+           document.head.append(script); }});
+         (async () => {{
+           await load('/cachet-sw-config.js');
+           await load('/cachet/cachet-api.bundle.js');
+           await cachet.ready;
+           await cachet.configure({{ auth: {{ type: {auth} }} }});
+           const response = await fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
+             body: JSON.stringify({{username: {user}, password: {password}}})}});
+           await cachet.setAuth(await response.json());
+           return (await cachet.getAuthState()).authenticated;
+         }})().then(done, (e) => done(String(e)));",
+        auth = json!(auth),
+        user = json!(user),
+        password = json!(format!("{user}-password")),
+    );
+    match harness.run_async(&script).await? {
+        Value::Bool(true) => Ok(()),
+        other => bail!("starting window.cachet ({auth}): {other}"),
+    }
+}
+
+/// Reads, in the page (which does not wake the worker), the queue as the Service Worker stored it: at
+/// once, and again on each broadcast of the worker, until it holds no item or `wait_ms` passed.
+pub async fn stored_queue_once_empty(harness: &Harness, wait_ms: u64) -> Result<Value> {
+    let script = format!(
+        "const read = () => new Promise((resolve, reject) => {{
+           const open = indexedDB.open('cachet-sw-queue'); open.onerror = () => reject(open.error);
+           open.onsuccess = () => {{
+             const db = open.result;
+             if (!db.objectStoreNames.contains('queue')) {{ db.close(); return resolve(null); }}
+             const request = db.transaction('queue').objectStore('queue').get('state');
+             request.onsuccess = () => {{ db.close(); resolve(JSON.parse(request.result || 'null')); }};
+           }}; }});
+         const channel = new BroadcastChannel('cachet');
+         const finish = (state) => {{ channel.close(); clearTimeout(timer); done(state); }};
+         const check = () => read().then((state) => {{ if (state && state.items.length === 0) finish(state); }});
+         const timer = setTimeout(() => read().then(finish), {wait_ms});
+         channel.onmessage = check;
+         check();"
+    );
+    harness.run_async(&script).await
+}
+
+/// `"N items (in flight: id), M dead letters"` of a stored queue.
+pub fn queue_summary(stored: &Value) -> String {
+    let count = |field: &str| stored[field].as_array().map_or(0, Vec::len);
+    let in_flight = stored["inFlight"].as_u64().map(|id| format!(" (in flight: {id})")).unwrap_or_default();
+    format!("{} items{in_flight}, {} dead letters", count("items"), count("deadLetters"))
+}
+
+/// Posts `replay-queue` to the page's controller (as the client's queue alarm does).
+pub async fn ask_for_replay(harness: &Harness) -> Result<()> {
+    harness
+        .run_async(
+            "navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'replay-queue'}));
+             done(true);",
+        )
+        .await?;
+    Ok(())
+}
