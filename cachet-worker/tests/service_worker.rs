@@ -502,3 +502,29 @@ async fn a_tag_index_write_aborted_after_its_put_is_an_error_and_keeps_nothing()
     assert_eq!(index.beyond("test-aborted", 0).await.unwrap(), [url]);
     index.remove(&[url.to_owned()]).await.unwrap();
 }
+
+/// A store writes the entry's index record before the cache entry: a worker stopped between the two
+/// leaves a record without an entry (a miss next time), never an entry that no invalidation can find
+/// (issue 20, found by `chaos_killed_mid_write`). Here `cache.put` never settles, as in a worker
+/// stopped in the middle of it: the record is already there.
+#[wasm_bindgen_test]
+async fn a_store_records_the_entry_in_the_index_before_writing_it() {
+    let index = open_index().await;
+    let put_called = js_sys::Function::new_no_args(
+        "const proto = self.Cache.prototype; const put = proto.put;
+         return new Promise((resolve) => { proto.put = function () {
+           proto.put = put; resolve(true); return new Promise(() => {}); }; });",
+    )
+    .call0(&js_sys::global())
+    .unwrap();
+    let url = "https://t.invalid/recorded-first";
+    let mut target = at(url, target_in("test-recorded-first", &answering("{}")));
+    target.index = index.clone();
+    target.job.strategy = Strategy::NetworkFirst;
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = respond(target, Rc::new(|_| {})).await;
+    });
+    JsFuture::from(Promise::from(put_called)).await.unwrap();
+    assert_eq!(index.beyond("test-recorded-first", 0).await.unwrap(), [url]);
+    index.remove(&[url.to_owned()]).await.unwrap();
+}

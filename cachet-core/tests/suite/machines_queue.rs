@@ -286,7 +286,7 @@ fn the_queued_answer_body_is_a_graphql_result_naming_the_item() {
 
 /// States of every shape the reducer makes: items in flight and backing off, dead letters of each
 /// reason, refreshes awaited, operation names absent and present.
-fn varied_states() -> Vec<QueueState> {
+pub(crate) fn varied_states() -> Vec<QueueState> {
     let mut states = vec![QueueState::new(BOUNDS, true), QueueState::new(BOUNDS, false)];
     let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
     states.push(state.clone());

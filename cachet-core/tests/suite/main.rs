@@ -6,6 +6,7 @@ mod classify;
 mod config;
 mod devtools_table;
 mod engine_table;
+mod fuzz;
 mod graphql_oracle;
 mod graphql_table;
 mod machines_auth;

@@ -60,8 +60,8 @@ impl Store<Response, Error> for CacheStore {
         Ok(Some(Hit { response: rebuild(&stored, &bytes, &marked)?, stored_at, body: Some(bytes) }))
     }
 
-    /// Stores the answer, records it in the entry index with its tags, and evicts the least recently used
-    /// entries of its cache beyond `keep`.
+    /// Records the answer in the entry index with its tags, stores it, and evicts the least recently
+    /// used entries of its cache beyond `keep`.
     async fn store(
         &self,
         entry: &EntryKey,
@@ -72,12 +72,17 @@ impl Store<Response, Error> for CacheStore {
     ) -> Result<bool, Error> {
         let cache = self.cache()?;
         let stored = rebuild(&fetched.response, &fetched.body, &[(STORED_AT_HEADER, &now.to_string())])?;
-        if !put_or_evict_and_retry(cache, &self.index, entry, &stored).await? {
-            return Ok(false);
-        }
         let size = fetched.body.len() as u64;
         let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
+        // The record before the entry: a worker stopped between the two leaves a record without its
+        // entry (a miss, stored again), never an entry that no invalidation can find (RELIABILITY.md).
         self.index.record_with(&entry.url, entry.cache, tags, now, &details).await?;
+        let put = put_or_evict_and_retry(cache, &self.index, entry, &stored).await;
+        if !matches!(put, Ok(true)) {
+            // Not stored: neither an earlier entry at this URL nor the new record may stay.
+            forget(cache, &self.index, std::slice::from_ref(&entry.url)).await?;
+            return put;
+        }
         let evicted = self.index.beyond(entry.cache, keep).await?;
         forget(cache, &self.index, &evicted).await?;
         Ok(true)
@@ -172,7 +177,7 @@ async fn put_or_evict_and_retry(
         Err(Error::Js { name, .. }) if name == "QuotaExceededError" => {}
         Err(other) => return Err(other),
     }
-    evict_half(cache, index, entry.cache).await?;
+    evict_half(cache, index, entry.cache, Some(&entry.url)).await?;
     match put(second).await {
         Ok(_) => Ok(true),
         Err(error) => {
@@ -182,10 +187,17 @@ async fn put_or_evict_and_retry(
     }
 }
 
-/// Evicts the least recently used half (rounded up) of the cache named `name`: what storage-full makes
-/// room with, for a store and for a queue write.
-pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> Result<(), Error> {
-    let entries = index.beyond(name, 0).await?;
+/// Evicts the least recently used half (rounded up) of the cache named `name`, `storing` (the entry
+/// being stored, recorded already) aside: what storage-full makes room with, for a store and for a
+/// queue write.
+pub(crate) async fn evict_half(
+    cache: &Cache,
+    index: &TagIndex,
+    name: &str,
+    storing: Option<&str>,
+) -> Result<(), Error> {
+    let mut entries = index.beyond(name, 0).await?;
+    entries.retain(|url| Some(url.as_str()) != storing);
     forget(cache, index, &entries[..entries.len() - entries.len() / 2]).await
 }
 
@@ -194,7 +206,7 @@ pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> R
 pub(crate) async fn make_room() -> Result<(), Error> {
     let index = super::tag_index::shared().await?;
     for name in CACHES {
-        evict_half(&open_cache(name).await?, &index, name).await?;
+        evict_half(&open_cache(name).await?, &index, name, None).await?;
     }
     Ok(())
 }
