@@ -4,6 +4,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 
@@ -101,4 +103,81 @@ pub async fn ask_for_replay(harness: &Harness) -> Result<()> {
         )
         .await?;
     Ok(())
+}
+
+/// Reads the caches and the entry index in the page: `{entries: {cache: [urls]}, records: [[url, cache]]}`.
+pub const READ_STORE: &str = "(async () => {
+  const entries = {};
+  for (const name of ['cachet-runtime-v1', 'cachet-graphql-v2']) {
+    entries[name] = (await caches.has(name)) ? (await (await caches.open(name)).keys()).map((r) => r.url) : [];
+  }
+  const db = await new Promise((resolve, reject) => {
+    const open = indexedDB.open('cachet-sw'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+  let records = [];
+  if (db.objectStoreNames.contains('entries')) {
+    records = await new Promise((resolve) => {
+      const all = db.transaction('entries').objectStore('entries').getAll();
+      all.onsuccess = () => resolve(all.result.map((r) => [r.url, r.cache])); });
+  }
+  db.close();
+  return {entries, records};
+})().then(done, (e) => done({error: String(e)}));";
+
+/// What a run found in the store.
+#[derive(Default, Debug, PartialEq, Eq)]
+pub struct Consistency {
+    /// Cache entries in cachet's caches.
+    pub entries: usize,
+    /// Entries no index record names (invalidation cannot find them).
+    pub entries_without_record: usize,
+    /// Index records whose entry is gone.
+    pub records_without_entry: usize,
+    /// Entries per cache.
+    pub per_cache: BTreeMap<String, usize>,
+}
+
+/// Reads the caches and the entry index in the page and compares them.
+pub async fn consistency(harness: &Harness) -> Result<Consistency> {
+    let read = harness.run_async(READ_STORE).await?;
+    if read.get("error").is_some() {
+        bail!("reading the store: {read}");
+    }
+    let mut records: BTreeMap<(String, String), ()> = BTreeMap::new();
+    for record in read["records"].as_array().into_iter().flatten() {
+        let pair = (
+            record[0].as_str().unwrap_or_default().to_owned(),
+            record[1].as_str().unwrap_or_default().to_owned(),
+        );
+        records.insert(pair, ());
+    }
+    let mut found = Consistency::default();
+    let mut seen = BTreeMap::new();
+    for (cache, urls) in read["entries"].as_object().into_iter().flatten() {
+        for url in urls.as_array().into_iter().flatten().filter_map(Value::as_str) {
+            found.entries += 1;
+            *found.per_cache.entry(cache.clone()).or_default() += 1;
+            let key = (url.to_owned(), cache.clone());
+            if !records.contains_key(&key) {
+                found.entries_without_record += 1;
+            }
+            seen.insert(key, ());
+        }
+    }
+    found.records_without_entry = records.keys().filter(|key| !seen.contains_key(*key)).count();
+    Ok(found)
+}
+
+/// [`consistency`] once the worker's background stores have settled: read again every 250 ms until two
+/// reads in a row agree (at most 15 s).
+pub async fn settled_consistency(harness: &Harness) -> Result<Consistency> {
+    let mut last = consistency(harness).await?;
+    for _ in 0..60 {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let now = consistency(harness).await?;
+        if now == last {
+            return Ok(now);
+        }
+        last = now;
+    }
+    Ok(last)
 }

@@ -1,9 +1,10 @@
 //! cachet's build automation. `cargo xtask demo` builds and serves the example todo app with its real
 //! backend; `cargo xtask test` runs every check and test; `cargo xtask bench` measures cachet against
 //! Workbox and the empty-SW floor. Each installs the tools it needs first, and skips what is already
-//! installed at the right version.
+//! installed at the right version. `cargo xtask chaos` runs the fault campaign and writes RELIABILITY.md.
 
 mod bench;
+mod chaos;
 mod run;
 mod tools;
 
@@ -35,6 +36,20 @@ enum Command {
     Test,
     /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium).
     Setup,
+    /// The fault campaign (fuzzing at scale, workers stopped mid-write...) against the real backend in
+    /// headless Chromium; bounded in count; writes its figures into RELIABILITY.md.
+    Chaos {
+        /// Few cases and runs (what `cargo xtask test` runs): check that everything runs; RELIABILITY.md
+        /// is left alone.
+        #[arg(long)]
+        quick: bool,
+        /// Cases per fuzz target.
+        #[arg(long, default_value_t = 1_000_000)]
+        fuzz_cases: u64,
+        /// Runs per end-to-end story.
+        #[arg(long, default_value_t = 100)]
+        runs: u32,
+    },
     /// Build the example app and take the README's screenshot of it in headless Chromium.
     Screenshot {
         /// Where to write the PNG.
@@ -65,6 +80,7 @@ fn main() -> Result<()> {
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
         Command::Bench { quick } => bench::bench(&root, quick),
+        Command::Chaos { quick, fuzz_cases, runs } => chaos::chaos(&root, quick, fuzz_cases, runs),
         Command::Screenshot { out } => screenshot(&root, &out),
     }
 }

@@ -1,7 +1,8 @@
 //! Running steps and child processes with their output shown.
 
 use std::ffi::OsStr;
-use std::process::Command;
+use std::io::BufRead;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -55,4 +56,37 @@ pub fn output_all(program: &str, args: &[&str], path: &OsStr) -> String {
         .output()
         .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
         .unwrap_or_default()
+}
+
+/// Runs `cargo args` with `PATH` set to `path` and the environment `env` added, showing its output as it
+/// comes, and returns the lines of its stdout that start with `prefix`; fails on a non-zero exit.
+pub fn cargo_lines(path: &OsStr, args: &[&str], env: &[(&str, &str)], prefix: &str) -> Result<Vec<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    println!(
+        "[xtask] $ {} cargo {}",
+        env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+        args.join(" ")
+    );
+    let mut child = Command::new(&cargo)
+        .args(args)
+        .env("PATH", path)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start {cargo}"))?;
+    let mut found = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let line = line?;
+            println!("{line}");
+            if line.starts_with(prefix) {
+                found.push(line);
+            }
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("cargo {} exited with {status}", args.join(" "));
+    }
+    Ok(found)
 }

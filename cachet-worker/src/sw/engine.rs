@@ -79,6 +79,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         request_url: target.request.url(),
         body: target.body.clone(),
         strategy: target.job.strategy,
+        begun: super::store::invalidations_begun(),
     });
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
     let network = Rc::new(WorkerNetwork {

@@ -26,7 +26,7 @@ use web_sys::{Client, ExtendableMessageEvent};
 use super::broadcast::broadcast;
 use super::http::await_js;
 use super::queue::{self, Trigger};
-use super::store::{cache_storage, invalidate_everywhere};
+use super::store::{cache_storage, exclusive_writes, invalidate_everywhere, note_invalidation};
 use super::{dead_letters, identity, queue_store, snapshot, tag_index};
 use crate::Error;
 use cachet_core::engine::key::CACHES;
@@ -123,6 +123,9 @@ async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
 /// (items, dead letters, records set aside as unreadable) and the identity. The cached SW wasm stays (the
 /// worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
+    // A store on its way when the purge begins is not kept (see [`super::store::invalidations_begun`]).
+    note_invalidation(None);
+    let _writing = exclusive_writes().await;
     let storage = cache_storage()?;
     for name in CACHES {
         await_js("caches.delete", storage.delete(name)).await?;

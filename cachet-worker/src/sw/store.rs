@@ -32,6 +32,8 @@ pub(crate) struct CacheStore {
     pub(crate) request_url: String,
     pub(crate) body: Option<Rc<[u8]>>,
     pub(crate) strategy: Strategy,
+    /// [`invalidations_begun`] when the job began, before it asked the network.
+    pub(crate) begun: u64,
 }
 
 impl CacheStore {
@@ -76,12 +78,16 @@ impl Store<Response, Error> for CacheStore {
         let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
         // The record before the entry: a worker stopped between the two leaves a record without its
         // entry (a miss, stored again), never an entry that no invalidation can find (RELIABILITY.md).
+        let _writing = exclusive_writes().await;
         self.index.record_with(&entry.url, entry.cache, tags, now, &details).await?;
         let put = put_or_evict_and_retry(cache, &self.index, entry, &stored).await;
-        if !matches!(put, Ok(true)) {
+        // An invalidation of its tags that began while this answer was on its way may have missed it
+        // (its record not yet written) and the answer may predate the change: it is not kept.
+        let stale = matches!(put, Ok(true)) && invalidated_since(self.begun, tags);
+        if stale || !matches!(put, Ok(true)) {
             // Not stored: neither an earlier entry at this URL nor the new record may stay.
             forget(cache, &self.index, std::slice::from_ref(&entry.url)).await?;
-            return put;
+            return if stale { Ok(false) } else { put };
         }
         let evicted = self.index.beyond(entry.cache, keep).await?;
         forget(cache, &self.index, &evicted).await?;
@@ -177,7 +183,7 @@ async fn put_or_evict_and_retry(
         Err(Error::Js { name, .. }) if name == "QuotaExceededError" => {}
         Err(other) => return Err(other),
     }
-    evict_half(cache, index, entry.cache, Some(&entry.url)).await?;
+    evict_half(cache, index, entry.cache).await?;
     match put(second).await {
         Ok(_) => Ok(true),
         Err(error) => {
@@ -187,26 +193,31 @@ async fn put_or_evict_and_retry(
     }
 }
 
-/// Evicts the least recently used half (rounded up) of the cache named `name`, `storing` (the entry
-/// being stored, recorded already) aside: what storage-full makes room with, for a store and for a
-/// queue write.
-pub(crate) async fn evict_half(
-    cache: &Cache,
-    index: &TagIndex,
-    name: &str,
-    storing: Option<&str>,
-) -> Result<(), Error> {
-    let mut entries = index.beyond(name, 0).await?;
-    entries.retain(|url| Some(url.as_str()) != storing);
+/// Evicts the least recently used half (rounded up) of the cache named `name`: what storage-full makes
+/// room with, for a store and for a queue write (the caller holds [`exclusive_writes`]).
+pub(crate) async fn evict_half(cache: &Cache, index: &TagIndex, name: &str) -> Result<(), Error> {
+    let entries = index.beyond(name, 0).await?;
     forget(cache, index, &entries[..entries.len() - entries.len() / 2]).await
+}
+
+/// See [`exclusive_writes`]. A worker is one thread: `Sync` is only the static's requirement.
+static WRITES: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
+
+/// Held by every write of this worker instance that spans the entry index and Cache Storage (a store,
+/// an invalidation, an eviction for room, a clear-all, the retirement of old caches), for its whole
+/// length: IndexedDB runs its writes one at a time anyway, and two of them interleaved could leave an
+/// entry whose record the other removed (an entry no invalidation finds: RELIABILITY.md).
+pub(crate) async fn exclusive_writes() -> futures::lock::MutexGuard<'static, ()> {
+    WRITES.lock().await
 }
 
 /// Makes room when a queue write met a full storage: the least recently used half of every cache goes
 /// (the queue itself and the index are never evicted for room).
 pub(crate) async fn make_room() -> Result<(), Error> {
+    let _writing = exclusive_writes().await;
     let index = super::tag_index::shared().await?;
     for name in CACHES {
-        evict_half(&open_cache(name).await?, &index, name, None).await?;
+        evict_half(&open_cache(name).await?, &index, name).await?;
     }
     Ok(())
 }
@@ -215,6 +226,8 @@ pub(crate) async fn make_room() -> Result<(), Error> {
 /// issued at once), then from the index, then broadcasts `cache-invalidated {tags}`. Returns how many
 /// entries were removed. A record naming a cache cachet no longer stores in is only forgotten.
 pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
+    note_invalidation(Some(tags));
+    let writing = exclusive_writes().await;
     let entries = index.entries_tagged(tags).await?;
     let deletes = js_sys::Array::new();
     for name in CACHES {
@@ -228,6 +241,7 @@ pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize,
     await_js("cache.delete", Promise::all(&deletes)).await?;
     let urls: Vec<String> = entries.into_iter().map(|(url, _)| url).collect();
     index.remove(&urls).await?;
+    drop(writing);
     broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
     Ok(urls.len())
 }
@@ -241,6 +255,7 @@ pub(crate) async fn invalidate_everywhere(tags: &[String]) -> Result<(), Error> 
 /// Deletes the caches of earlier versions ([`RETIRED_CACHES`]: their entries can no longer be named by
 /// any request) and their index records. Run on activation.
 pub async fn retire_old_caches(index: &TagIndex) -> Result<(), Error> {
+    let _writing = exclusive_writes().await;
     let storage = cache_storage()?;
     for name in RETIRED_CACHES {
         let urls = index.beyond(name, 0).await?;
@@ -248,4 +263,52 @@ pub async fn retire_old_caches(index: &TagIndex) -> Result<(), Error> {
         await_js("caches.delete", storage.delete(name)).await?;
     }
     Ok(())
+}
+
+/// The invalidations begun by this worker instance: the number of the last one, and the recent ones.
+type Invalidations = (u64, std::collections::VecDeque<(u64, Option<Vec<String>>)>);
+
+thread_local! {
+    /// The invalidations this worker instance began: the number of the last one, and the most recent
+    /// ones as `(number, tags)`, `None` for a clear-all (every entry). A stopped worker's stores die with
+    /// it, so what began in another instance never matters.
+    static INVALIDATIONS: std::cell::RefCell<Invalidations> = std::cell::RefCell::default();
+}
+
+/// How many recent invalidations are remembered; a store that began before all of them counts as missed.
+const INVALIDATIONS_REMEMBERED: usize = 256;
+
+/// The number of the last invalidation this worker instance began (a job notes it before it asks the
+/// network).
+pub(crate) fn invalidations_begun() -> u64 {
+    INVALIDATIONS.with(|log| log.borrow().0)
+}
+
+/// Notes that an invalidation of `tags` (`None`: everything, a clear-all) begins.
+pub(crate) fn note_invalidation(tags: Option<&[String]>) {
+    INVALIDATIONS.with(|log| {
+        let (last, recent) = &mut *log.borrow_mut();
+        *last += 1;
+        recent.push_back((*last, tags.map(<[String]>::to_vec)));
+        if recent.len() > INVALIDATIONS_REMEMBERED {
+            recent.pop_front();
+        }
+    })
+}
+
+/// Whether an invalidation begun after number `since` covers an entry tagged `tags`.
+fn invalidated_since(since: u64, tags: &[String]) -> bool {
+    INVALIDATIONS.with(|log| {
+        let (last, recent) = &*log.borrow();
+        if *last == since {
+            return false;
+        }
+        if recent.front().is_none_or(|(oldest, _)| *oldest > since + 1) {
+            return true;
+        }
+        let covers = |invalidated: &Option<Vec<String>>| {
+            invalidated.as_ref().is_none_or(|invalidated| invalidated.iter().any(|tag| tags.contains(tag)))
+        };
+        recent.iter().filter(|(number, _)| *number > since).any(|(_, invalidated)| covers(invalidated))
+    })
 }
