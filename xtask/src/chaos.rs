@@ -18,10 +18,10 @@ use anyhow::{bail, Context, Result};
 use crate::{run, tools};
 
 /// The end-to-end stories of the campaign, in the order RELIABILITY.md lists them.
-pub const STORIES: [&str; 2] = ["chaos_killed_mid_write", "chaos_load"];
+pub const STORIES: [&str; 3] = ["chaos_killed_mid_write", "chaos_load", "chaos_tabs_auth"];
 
 /// What each story checks, for RELIABILITY.md: `(name in CHAOS-SUMMARY lines, title, description)`.
-const DESCRIPTIONS: [(&str, &str, &str); 2] = [
+const DESCRIPTIONS: [(&str, &str, &str); 3] = [
     (
         "killed-mid-write",
         "Killed mid-write",
@@ -48,6 +48,17 @@ const DESCRIPTIONS: [(&str, &str, &str); 2] = [
          the worker's background stores settled, no entry without its record and none the other way; \
          then 300 new documents leave exactly `cache.maxEntries` (200) entries in the document cache. \
          One round per 25 runs.",
+    ),
+    (
+        "tabs-auth",
+        "Tabs whose tokens expire together",
+        "`tests/tests/chaos_tabs_auth.rs`. Bearer backend and worker; four windows of the plain page share \
+         one session through `window.cachet` (a JavaScript adapter refreshing with `POST /api/refresh`). \
+         The server expires every token at once, then each window sends 50 authenticated queries at once \
+         (network-only, each its own document): all must succeed after exactly one refresh. Then the \
+         refresh endpoint fails and the tokens expire again: 200 more requests must all settle (none \
+         left waiting 10 s after its window sent it) and every window must end logged out. Runs once \
+         whatever the run count.",
     ),
 ];
 
