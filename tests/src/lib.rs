@@ -11,7 +11,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod app;
+mod cdp;
 pub mod chaos;
+mod server_state;
+
+pub use cdp::devtools;
 
 use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -68,7 +72,17 @@ impl Harness {
         Self::start_with(auth_mode, Some(config)).await
     }
 
+    /// Starts everything with the browser's profile at `profile` (a directory on a size-limited
+    /// filesystem, say) instead of the harness's scratch directory.
+    pub async fn start_with_profile(auth_mode: AuthMode, profile: &Path) -> Result<Self> {
+        Self::start_full(auth_mode, None, Some(profile)).await
+    }
+
     async fn start_with(auth_mode: AuthMode, config: Option<&str>) -> Result<Self> {
+        Self::start_full(auth_mode, config, None).await
+    }
+
+    async fn start_full(auth_mode: AuthMode, config: Option<&str>, profile: Option<&Path>) -> Result<Self> {
         let built = workspace_root().join("dist");
         if !built.join("index.html").exists() {
             bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", built.display());
@@ -94,7 +108,7 @@ impl Harness {
         let server = todo_backend::start(server_config.clone()).await?;
         let server_config = ServerConfig { addr: server.addr(), ..server_config };
         let (chromedriver, driver_url) = start_chromedriver().await?;
-        let profile = scratch.path().join("chromium-profile");
+        let profile = profile.map_or_else(|| scratch.path().join("chromium-profile"), Path::to_path_buf);
         let client = connect_browser(&driver_url, &profile).await?;
         Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
     }
@@ -250,54 +264,6 @@ impl Harness {
     }
 }
 
-/// A Chrome DevTools command sent through chromedriver (`POST /session/{id}/goog/cdp/execute`).
-#[derive(Debug)]
-struct DevTools {
-    command: &'static str,
-    params: serde_json::Value,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
-        base.join(&format!("session/{}/goog/cdp/execute", session.unwrap_or_default()))
-    }
-
-    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
-        let body = serde_json::json!({ "cmd": self.command, "params": self.params });
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
-
-impl Harness {
-    /// Stops every Service Worker of the browser (as Chromium does to an idle one): whatever the SW
-    /// kept only in memory is gone; the next event starts it again.
-    pub async fn stop_service_workers(&self) -> Result<()> {
-        // The DevTools ServiceWorker domain refuses commands until enabled (enabling twice is harmless).
-        for command in ["ServiceWorker.enable", "ServiceWorker.stopAllWorkers"] {
-            self.devtools(command, serde_json::json!({})).await?;
-        }
-        Ok(())
-    }
-
-    /// Sends one Chrome DevTools command (for example `Storage.overrideQuotaForOrigin`).
-    pub async fn devtools(
-        &self,
-        command: &'static str,
-        params: serde_json::Value,
-    ) -> Result<serde_json::Value> {
-        devtools(&self.client, command, params).await
-    }
-}
-
-/// Sends one Chrome DevTools command to the page of `client`'s session.
-pub async fn devtools(
-    client: &Client,
-    command: &'static str,
-    params: serde_json::Value,
-) -> Result<serde_json::Value> {
-    Ok(client.issue_cmd(DevTools { command, params }).await?)
-}
-
 impl Drop for Harness {
     fn drop(&mut self) {
         // Close the browser session first: chromedriver ends the Chromium of a closed session, but killing
@@ -395,33 +361,4 @@ pub async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client>
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     Ok(ClientBuilder::new(connector).capabilities(capabilities).connect(driver_url).await?)
-}
-
-impl Harness {
-    /// The todos of `user` as the server stored them, oldest first, read from its database without a
-    /// request (so without waking anything in the browser); empty while the server is stopped.
-    pub fn server_todos(&self, user: &str) -> Result<Vec<todo_backend::todos::Todo>> {
-        match &self.server {
-            Some(server) => server.todos_of(user),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// Makes every GraphQL answer of the running server wait `ms` after its operation ran (applied but
-    /// not yet answered: where a stopped Service Worker loses the answer). A restart ends it.
-    pub fn slow_graphql(&self, ms: u64) {
-        if let Some(server) = &self.server {
-            server.slow_graphql(ms);
-        }
-    }
-}
-
-impl Harness {
-    /// The answers the running server kept under `Idempotency-Key`s of `user`: `(key, status, body)`.
-    pub fn idempotent_answers(&self, user: &str) -> Result<Vec<(String, u16, String)>> {
-        match &self.server {
-            Some(server) => server.idempotent_answers_of(user),
-            None => Ok(Vec::new()),
-        }
-    }
 }
