@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 fn cases() -> Cases {
     let cases = std::env::var("CACHET_FUZZ_CASES").ok().and_then(|cases| cases.parse().ok()).unwrap_or(2_000);
     // Shrinking a failure found after a million cases may take long: bounded, the failure is kept anyway.
-    Cases { cases, max_shrink_iters: 2_000, ..Cases::default() }
+    Cases { cases, max_shrink_iters: 2_000, failure_persistence: None, ..Cases::default() }
 }
 
 /// Any JSON value, nested a little: the replacement a corrupted field gets.
