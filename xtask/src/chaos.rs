@@ -33,7 +33,9 @@ const DESCRIPTIONS: [(&str, &str, &str); 3] = [
          the caches and the entry index are read in the page. Checked after each run: no cache entry \
          without its index record (it would escape invalidation); counted: index records left without \
          their entry (a miss, harmless; the next invalidation of their tags, eviction or store of their \
-         URL drops or rewrites them), which one completed clear-all at the end must leave at 0. At the \
+         URL drops or rewrites them), summed over the runs of each write (a record left by one run counts \
+         again in the next runs until something drops it), which one completed clear-all at the end must \
+         leave at 0. At the \
          end the queue is replayed to its end: every queued mutation applied, none twice (the server's \
          table).",
     ),

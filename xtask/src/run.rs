@@ -59,7 +59,8 @@ pub fn output_all(program: &str, args: &[&str], path: &OsStr) -> String {
 }
 
 /// Runs `cargo args` with `PATH` set to `path` and the environment `env` added, showing its output as it
-/// comes, and returns the lines of its stdout that start with `prefix`; fails on a non-zero exit.
+/// comes, and returns the lines of its stdout from `prefix` on (where they hold it); fails on a non-zero
+/// exit.
 pub fn cargo_lines(path: &OsStr, args: &[&str], env: &[(&str, &str)], prefix: &str) -> Result<Vec<String>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     println!(
@@ -79,8 +80,9 @@ pub fn cargo_lines(path: &OsStr, args: &[&str], env: &[(&str, &str)], prefix: &s
         for line in std::io::BufReader::new(stdout).lines() {
             let line = line?;
             println!("{line}");
-            if line.starts_with(prefix) {
-                found.push(line);
+            // libtest may print a test's name on the same line, before what the test printed.
+            if let Some(at) = line.find(prefix) {
+                found.push(line[at..].to_owned());
             }
         }
     }
