@@ -23,7 +23,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
-use crate::client::{config_adapter, Inner};
+use crate::adapter::config_adapter;
+use crate::client::Inner;
 use crate::locks::with_timeout;
 use crate::sw::container;
 
