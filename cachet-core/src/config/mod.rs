@@ -226,6 +226,15 @@ impl Default for QueueBounds {
 }
 
 impl AuthType {
+    /// The name `features.auth.type` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthType::Cookie => "cookie",
+            AuthType::Bearer => "bearer",
+            AuthType::Custom => "custom",
+        }
+    }
+
     /// `AUTH_WITH_CREDENTIALS`: whether fetches send credentials (`true` for cookie and custom).
     pub fn with_credentials(self) -> bool {
         !matches!(self, AuthType::Bearer)
