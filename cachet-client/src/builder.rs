@@ -12,14 +12,14 @@ use web_sys::BroadcastChannel;
 
 use crate::adapter::{config_adapter, AuthAdapter};
 use crate::client::{Client, ClientOptions, Inner};
-use crate::config_sync::ConfigSource;
+use crate::config_source::ConfigSource;
 use crate::dedup::InFlight;
 use crate::events::Subscribers;
 use crate::http::{Http, HttpResponse};
 use crate::memory_cache::MemoryCache;
-use crate::refresh::RefreshCoordinator;
+use crate::refresh_state::RefreshCoordinator;
 use crate::store::AuthStore;
-use crate::sw::SwLink;
+use crate::sw_link::SwLink;
 use crate::Error;
 
 /// Builds a [`Client`].

@@ -14,14 +14,14 @@ use gloo::events::EventListener;
 use web_sys::BroadcastChannel;
 
 use crate::adapter::AuthAdapter;
-use crate::config_sync::ConfigSource;
+use crate::config_source::ConfigSource;
 use crate::dedup::InFlight;
 use crate::events::{dispatch_window_event, EventStream, Subscribers, Subscription};
 use crate::http::{Http, HttpResponse};
 use crate::memory_cache::MemoryCache;
-use crate::refresh::RefreshCoordinator;
+use crate::refresh_state::RefreshCoordinator;
 use crate::store::AuthStore;
-use crate::sw::SwLink;
+use crate::sw_link::SwLink;
 use crate::tabs::{TabMessage, AUTH_CHANNEL};
 use crate::{AuthData, ClientEvent, Error};
 

@@ -23,7 +23,7 @@ use cachet_core::tags::CACHE_TAGS_HEADER;
 use crate::client::Inner;
 use crate::http::{Credentials, HttpRequest, HttpResponse};
 use crate::locks::now_ms;
-use crate::refresh::Origin;
+use crate::refresh_state::Origin;
 use crate::Error;
 
 impl Inner {
@@ -201,7 +201,7 @@ impl Plugin<HttpResponse> for PageAuth {
             let outcome =
                 self.inner.after_auth_failure(failed, retried, self.generation.get(), Origin::Page).await;
             match outcome {
-                crate::refresh::RefreshOutcome::Retry if !retried => AfterFetch::Retry,
+                crate::refresh_state::RefreshOutcome::Retry if !retried => AfterFetch::Retry,
                 _ => AfterFetch::Keep,
             }
         })

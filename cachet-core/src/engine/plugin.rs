@@ -53,26 +53,9 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use super::plan::Job;
-use super::run::{Fetched, Source};
+pub use super::response::Message;
+use super::response::{Fetched, Source};
 use super::EntryKey;
-
-/// What plugins read of a response, on either edge.
-pub trait Message {
-    /// The HTTP status.
-    fn status(&self) -> u16;
-    /// The value of header `name` (case-insensitive), if present.
-    fn header(&self, name: &str) -> Option<String>;
-}
-
-#[cfg(feature = "web-sys")]
-impl Message for web_sys::Response {
-    fn status(&self) -> u16 {
-        web_sys::Response::status(self)
-    }
-    fn header(&self, name: &str) -> Option<String> {
-        self.headers().get(name).ok().flatten()
-    }
-}
 
 /// The request a hook is called for.
 #[derive(Debug, Clone, Copy)]

@@ -17,32 +17,7 @@ use crate::protocol::SwEvent;
 use super::key::EntryKey;
 use super::plan::{self, AfterLookup, AfterNetworkFailure, Answered, Job, NotStored, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
-
-/// An entry the store holds.
-#[derive(Debug, Clone)]
-pub struct Hit<R> {
-    /// The stored response, ready to be answered with (marked as coming from the cache).
-    pub response: R,
-    /// When it was stored (Unix ms); `None` when the entry carries no readable time.
-    pub stored_at: Option<u64>,
-    /// Its body, when the lookup was asked for it.
-    pub body: Option<Vec<u8>>,
-}
-
-/// An answer from the network.
-#[derive(Debug, Clone)]
-pub struct Fetched<R> {
-    /// The response, ready to be answered with (marked as coming from the network).
-    pub response: R,
-    /// Its status.
-    pub status: u16,
-    /// Its body (already read: the planner checks it, the store keeps it).
-    pub body: Vec<u8>,
-    /// The configured auth-failure check's verdict, after any refresh-and-retry.
-    pub auth_failure: bool,
-    /// The server's `X-SW-Cache-Tags`.
-    pub server_tags: Option<String>,
-}
+pub use super::response::{Fetched, Hit, Source};
 
 /// Where entries live.
 #[allow(async_fn_in_trait)] // single-threaded wasm: no `Send` bound wanted
@@ -118,17 +93,6 @@ impl<T: Host> Host for Rc<T> {
     fn warn(&self, message: &str) {
         (**self).warn(message)
     }
-}
-
-/// Where an answer came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// The store.
-    Cache,
-    /// The network.
-    Network,
-    /// A plugin's [`handler_did_error`](Plugin::handler_did_error) (the offline queue's 202, say).
-    Plugin,
 }
 
 /// What the runner answered, and what it did on the way (the parity suite compares these).
