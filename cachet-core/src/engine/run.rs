@@ -162,11 +162,11 @@ where
     H: Host + 'static,
 {
     let mut job = job;
-    if let Some(entry) = job.entry.take() {
-        let call = runner.call(None);
-        job.entry = Some(
-            runner.plugins.iter().fold(entry, |entry, plugin| plugin.cache_key_will_be_used(&call, entry)),
-        );
+    if let Some(entry) = job.entry.clone() {
+        let call = runner.call(Some(&job));
+        let entry =
+            runner.plugins.iter().fold(entry, |entry, plugin| plugin.cache_key_will_be_used(&call, entry));
+        job.entry = Some(entry);
     }
     let job = Rc::new(job);
     let answered = answer(&job, &runner).await;

@@ -70,8 +70,9 @@ impl Probe {
 }
 
 impl Plugin<Resp> for Probe {
-    fn cache_key_will_be_used(&self, _call: &Call<'_>, mut entry: EntryKey) -> EntryKey {
-        self.note("key");
+    fn cache_key_will_be_used(&self, call: &Call<'_>, mut entry: EntryKey) -> EntryKey {
+        // The plugin sees the job it changes the key of (its strategy, tags).
+        self.note(if call.job.is_some_and(|job| job.entry.is_some()) { "key" } else { "key-without-job" });
         if let Some(suffix) = self.key_suffix {
             entry.url.push_str(suffix);
         }
