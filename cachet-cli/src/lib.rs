@@ -9,8 +9,9 @@
 //! |---|---|---|
 //! | `service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
 //! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config) and `self.CACHET_ROUTES` (the shim's route table) |
-//! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_worker::sw::install()`, or with auth `install_with` the app's failure check |
-//! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_client::Client`, built on first use), `builder()`, `fetch_with_cache` |
+//! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_kit::worker::sw::install()`, or with auth `install_with` the app's failure check |
+//! | `src/bin/cachet-agent.rs` | every run | the agent's binary: cachet's yew-agent worker, which `<CachetProvider>` starts |
+//! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_kit::client::Client`, built on first use), `builder()`, `fetch_with_cache`, `<Provider>` (`<CachetProvider>` on `client()`), and re-exports the hooks |
 //! | `src/cachet/config.rs` | every run | `CONFIG_JSON`, `config()`, `AUTH_ENABLED`, `AUTH_TYPE`, `AUTH_WITH_CREDENTIALS`, `AUTH_ROUTE_PATHS`, `GRAPHQL_ENABLED`, `GQL_ENDPOINTS` |
 //! | `src/cachet/auth/mod.rs` | every run, with auth | `set_auth`, `get_auth`, `clear_auth`, `clear_memory_auth`, `ensure_valid_auth`, `is_auth_valid`, `with_auth_headers`, `is_auth_url`, `get_auth_state` over `client()` |
 //! | `src/cachet/auth/adapter.rs` | **once**, with auth | `AuthData` and `adapter()`: the default adapter of `features.auth.type`, for the app to edit |
@@ -28,8 +29,8 @@
 //! regenerate. Files of a feature turned off are left on disk but no longer declared by
 //! `src/cachet/mod.rs`.
 //!
-//! The generated Rust needs these dependencies in the app: `cachet-client`, `cachet-core`, `serde`,
-//! `serde_json`, and `cachet-worker` for the Service Worker binary. The generated submodules are
+//! The generated Rust needs two dependencies in the app: `cachet-kit` (which `cachet init --trunk`
+//! adds) and `yew`. The generated submodules are
 //! declared `#[rustfmt::skip]`, so that `cargo fmt` with any settings leaves them as generated.
 //!
 //! ```
@@ -42,16 +43,20 @@
 #![deny(missing_docs)]
 
 mod bundles;
+mod doctor;
 mod edit;
 mod rust;
 mod starter;
+mod trunk;
 
 use std::path::{Path, PathBuf};
 
 pub use bundles::{copy_bundles, stale_bundles, with_config, BUNDLE_FILES, CONFIG_SLOT, DEFAULT_BUNDLES_DIR};
+pub use doctor::{doctor, Problem};
 pub use edit::{add_auth, add_graphql, add_push, init, Outcome};
-pub use rust::{render_auth, render_config, render_graphql, render_mod, render_sw_bin};
+pub use rust::{render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
+pub use trunk::{wire_trunk_app, Dependency, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML};
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
 
@@ -65,6 +70,8 @@ pub const SW_CONFIG_PATH: &str = "cachet-sw-config.js";
 pub const SW_SHIM_PATH: &str = "service-worker.js";
 /// The Service Worker binary.
 pub const SW_BIN_PATH: &str = "src/bin/cachet-sw.rs";
+/// The agent's binary (the yew-agent worker `<CachetProvider>` starts).
+pub const AGENT_BIN_PATH: &str = "src/bin/cachet-agent.rs";
 /// The root of the generated module tree (`mod cachet;`).
 pub const MOD_PATH: &str = "src/cachet/mod.rs";
 /// The config constants.
@@ -121,6 +128,22 @@ pub enum CliError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A file of the app could not be read.
+    #[error("cannot read {path}: {source}")]
+    ReadApp {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file of the app is not as `cachet init --trunk` can patch it.
+    #[error("{path}: {message}")]
+    App {
+        /// The file.
+        path: PathBuf,
+        /// What is in the way.
+        message: String,
+    },
     /// A generated file could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
@@ -167,6 +190,7 @@ pub fn generated_files(config: &Config) -> Vec<Generated> {
         generated(SW_CONFIG_PATH, render_sw_config(config)),
         generated(SW_SHIM_PATH, format!("{GENERATED_HEADER}\n{SW_SHIM}")),
         generated(SW_BIN_PATH, render_sw_bin(config)),
+        generated(AGENT_BIN_PATH, render_agent_bin()),
         generated(MOD_PATH, render_mod(config)),
         generated(CONFIG_MODULE_PATH, render_config(config)),
     ];
