@@ -33,8 +33,8 @@ pub fn render_mod(config: &Config) -> String {
     out.push_str(
         "\n\
          // The hooks, `<CachetProvider>`, `AgentMode`..., so that the app writes `use cachet::...` only.\n\
-         pub use cachet_kit::yew::*;\n\
          pub use cachet_kit::client::{Error, FetchOptions, FetchResult, GqlOptions};\n\
+         pub use cachet_kit::yew::*;\n\
          \n\
          thread_local! {\n    \
              static CLIENT: std::cell::OnceCell<cachet_kit::client::Client> = const { std::cell::OnceCell::new() };\n\
