@@ -1,7 +1,7 @@
 //! The Service Worker engine.
 //!
-//! The JS shim (`js/service-worker.js`) loads the wasm and then calls the engine object that
-//! [`install`] places on the worker's global scope as `self.__cachet_engine`:
+//! The JS shim (`service-worker.js`, which the CLI writes into each app from `cachet-cli/js/`) loads the
+//! wasm and then calls the engine object that [`install`] places on the worker's global scope as `self.__cachet_engine`:
 //!
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
