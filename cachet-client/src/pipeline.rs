@@ -53,7 +53,7 @@ impl Inner {
     /// Answers `request` (built with cachet's headers); concurrent identical reads share one answer.
     pub(crate) async fn execute(self: &Rc<Self>, request: HttpRequest, auth: bool) -> Result<Answer, Error> {
         let route = self.route(&request);
-        let Some(key) = dedup_key(&route, &request) else {
+        let Some(key) = dedup_key(&route, &request, self.cache.borrow().generation()) else {
             return self.clone().execute_once(request, auth, route).await;
         };
         let inner = self.clone();
@@ -171,13 +171,14 @@ impl Inner {
     }
 }
 
-/// Identical reads share a key; anything else (mutations, other methods, uncached) has none.
-fn dedup_key(route: &Route, request: &HttpRequest) -> Option<String> {
+/// Identical reads asked between the same two invalidations (`generation`) share a key; anything else
+/// (mutations, other methods, uncached) has none.
+fn dedup_key(route: &Route, request: &HttpRequest, generation: u64) -> Option<String> {
     let segment = route.partition.segment().unwrap_or("uncached");
     let strategy = request.header(STRATEGY_HEADER).unwrap_or("default");
     match &route.class {
         RequestClass::Get { .. } => Some(format!(
-            "get|{segment}|{strategy}|{}|{}",
+            "get|{generation}|{segment}|{strategy}|{}|{}",
             request.header(TAGS_HEADER).unwrap_or(""),
             route.absolute_url
         )),
@@ -185,7 +186,10 @@ fn dedup_key(route: &Route, request: &HttpRequest) -> Option<String> {
             action: GraphqlAction::Query { cache_key, tags, .. },
             endpoint_index,
             ..
-        }) => Some(format!("gql|{segment}|{strategy}|{}|{endpoint_index}|{cache_key}", tags.join(","))),
+        }) => Some(format!(
+            "gql|{generation}|{segment}|{strategy}|{}|{endpoint_index}|{cache_key}",
+            tags.join(",")
+        )),
         _ => None,
     }
 }
