@@ -1,5 +1,5 @@
-//! The `cachet` command: `init`, `add auth|graphql|push`, `generate`. Exit codes: 0 done, 1 generated files out
-//! of date (`generate --check`), 2 error (the message names the file and the key).
+//! The `cachet` command: `init [--trunk]`, `add auth|graphql|push`, `generate`, `doctor`. Exit codes: 0 done,
+//! 1 generated files out of date (`generate --check`) or something missing (`doctor`), 2 error (the message names the file and the key).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,11 +25,33 @@ enum Feature {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Create cachet.config.json (both features off) if it is missing, and generate the files.
+    /// Create cachet.config.json (both features off) if it is missing, and generate the files; with
+    /// --trunk, also wire the trunk app (Cargo.toml, index.html, Trunk.toml).
     Init {
         /// The app directory.
         #[arg(long, default_value = ".")]
         dir: PathBuf,
+        /// Wire a trunk-built Yew app: add cachet-kit to Cargo.toml, the worker links to index.html,
+        /// the build-stamp hook to Trunk.toml.
+        #[arg(long)]
+        trunk: bool,
+        /// With --trunk: depend on cachet-kit at this path (default: the checkout this CLI was built
+        /// from, else crates.io).
+        #[arg(long, value_name = "DIR", conflicts_with = "git")]
+        path: Option<String>,
+        /// With --trunk: depend on cachet-kit from this git repository.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+    },
+    /// Name what is missing for the Service Worker and the agent to load: in index.html, Trunk.toml,
+    /// the generated files, and (with --dist) a built dist/. Exit 1 when something is.
+    Doctor {
+        /// The app directory.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The built site to inspect (relative to --dir), e.g. `dist`.
+        #[arg(long, value_name = "DIR")]
+        dist: Option<PathBuf>,
     },
     /// Turn a feature on in cachet.config.json and regenerate.
     Add {
@@ -57,18 +79,46 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Init { dir } => {
-            let outcome = cachet_cli::init(&dir);
+        Command::Init { dir, trunk, path, git } => {
+            let outcome = cachet_cli::init(&dir).and_then(|mut outcome| {
+                if trunk {
+                    let dependency = match (path, git) {
+                        (Some(path), _) => cachet_cli::Dependency::Path(path),
+                        (None, Some(url)) => cachet_cli::Dependency::Git(url),
+                        (None, None) => cachet_cli::Dependency::default_for_this_cli(),
+                    };
+                    outcome.generated.extend(cachet_cli::wire_trunk_app(&dir, &dependency)?);
+                }
+                Ok(outcome)
+            });
             let created = outcome.as_ref().is_ok_and(|outcome| outcome.config_written);
             let code = report(outcome);
             if created {
                 println!(
-                    "cachet: next, declare `mod cachet;` in your crate root and depend on cachet-client, \
-                     cachet-core, cachet-worker, serde and serde_json"
+                    "cachet: next, declare `mod cachet;` in your crate root and wrap the app in \
+                     `<cachet::Provider>`{}",
+                    if trunk {
+                        ""
+                    } else {
+                        " (`--trunk` wires a trunk app: dependency, index.html, Trunk.toml)"
+                    }
                 );
             }
             code
         }
+        Command::Doctor { dir, dist } => match cachet_cli::doctor(&dir, dist.as_deref()) {
+            Ok(problems) if problems.is_empty() => {
+                println!("cachet: nothing missing");
+                ExitCode::SUCCESS
+            }
+            Ok(problems) => {
+                for problem in &problems {
+                    eprintln!("cachet doctor: {problem}");
+                }
+                ExitCode::from(1)
+            }
+            Err(error) => fail(&error),
+        },
         Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
         Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
         Command::Add { feature: Feature::Push, dir } => report(cachet_cli::add_push(&dir)),

@@ -20,6 +20,8 @@ pub fn render_mod(config: &Config) -> String {
         "[`config::config()`] and, when auth is on, the app's adapter (`auth/adapter.rs`) and failure check",
         "(`auth/check.rs`).",
     ]);
+    // An app uses some of these functions, not all: unused ones are no warnings of the app's.
+    out.push_str("#![allow(dead_code, unused_imports)]\n\n");
     // `rustfmt::skip`: `cargo fmt` with the app's settings would otherwise reformat generated files.
     if auth {
         out.push_str("#[rustfmt::skip]\npub mod auth;\n");
@@ -30,32 +32,34 @@ pub fn render_mod(config: &Config) -> String {
     }
     out.push_str(
         "\n\
-         pub use cachet_client::{Error, FetchOptions, FetchResult};\n\
+         // The hooks, `<CachetProvider>`, `AgentMode`..., so that the app writes `use cachet::...` only.\n\
+         pub use cachet_kit::client::{Error, FetchOptions, FetchResult, GqlOptions};\n\
+         pub use cachet_kit::yew::*;\n\
          \n\
          thread_local! {\n    \
-             static CLIENT: std::cell::OnceCell<cachet_client::Client> = const { std::cell::OnceCell::new() };\n\
+             static CLIENT: std::cell::OnceCell<cachet_kit::client::Client> = const { std::cell::OnceCell::new() };\n\
          }\n\
          \n\
          /// The builder [`client()`] starts from: the generated config",
     );
     out.push_str(if auth { ", the app's adapter and failure check.\n" } else { ".\n" });
-    out.push_str("pub fn builder() -> cachet_client::ClientBuilder {\n");
+    out.push_str("pub fn builder() -> cachet_kit::client::ClientBuilder {\n");
     if auth {
         out.push_str(
-            "    cachet_client::Client::builder()\n        \
+            "    cachet_kit::client::Client::builder()\n        \
                  .config(config::config())\n        \
                  .adapter(auth::adapter::adapter())\n        \
                  .failure_check(auth::check::is_auth_failure_response)\n",
         );
     } else {
-        out.push_str("    cachet_client::Client::builder().config(config::config())\n");
+        out.push_str("    cachet_kit::client::Client::builder().config(config::config())\n");
     }
     out.push_str(
         "}\n\
          \n\
          /// The page's client, built by [`builder()`] on first use (a clone of the one shared client).\n\
          /// Fails outside a page (no `window`).\n\
-         pub fn client() -> Result<cachet_client::Client, Error> {\n    \
+         pub fn client() -> Result<cachet_kit::client::Client, Error> {\n    \
              if let Some(client) = CLIENT.with(|cell| cell.get().cloned()) {\n        \
                  return Ok(client);\n    \
              }\n    \
@@ -68,8 +72,38 @@ pub fn render_mod(config: &Config) -> String {
              client()?.fetch_with_cache(url, options).await\n\
          }\n",
     );
+    out.push_str(PROVIDER);
     out
 }
+
+/// `<cachet::Provider>` in `src/cachet/mod.rs`: `<CachetProvider>` on the generated client.
+const PROVIDER: &str = "
+/// Properties of [`Provider`].
+#[derive(yew::Properties, PartialEq)]
+pub struct ProviderProps {
+    /// Where the agent hub runs (default: the `cachet-agent` worker binary `cachet init` wrote).
+    #[prop_or_default]
+    pub agent: AgentMode,
+    /// The app.
+    #[prop_or_default]
+    pub children: yew::Html,
+}
+
+/// `<cachet::Provider>`: `<CachetProvider>` on [`client()`], so that the page runs this app's config,
+/// adapter and failure check. Registers `/service-worker.js`; a failure is logged on the console with
+/// the URL and the reason, and is in `CachetContext::registration`.
+#[yew::function_component]
+pub fn Provider(props: &ProviderProps) -> yew::Html {
+    let client = yew::use_memo((), |_| {
+        client().unwrap_or_else(|error| panic!(\"cachet::client() cannot be built: {error}\"))
+    });
+    yew::html! {
+        <CachetProvider client={(*client).clone()} agent={props.agent}>
+            { props.children.clone() }
+        </CachetProvider>
+    }
+}
+";
 
 /// `src/cachet/config.rs`: the config as constants.
 pub fn render_config(config: &Config) -> String {
@@ -85,7 +119,7 @@ pub fn render_config(config: &Config) -> String {
     let mut out =
         header(&["The app's `cachet.config.json`, every key written out, and the constants read from it."]);
     out.push_str(&format!(
-        "use cachet_core::config::{{AuthType, Config}};\n\
+        "use cachet_kit::core::config::{{AuthType, Config}};\n\
          \n\
          /// `cachet.config.json` as `cachet generate` read it, with every default written out.\n\
          pub const CONFIG_JSON: &str = r{hashes}\"{json}\"{hashes};\n\
@@ -130,7 +164,7 @@ pub fn render_auth(_config: &Config) -> String {
          \n\
          pub use super::config::AUTH_WITH_CREDENTIALS;\n\
          pub use adapter::AuthData;\n\
-         pub use cachet_client::{AuthSnapshot, Error, HttpRequest};\n\
+         pub use cachet_kit::client::{AuthSnapshot, Error, HttpRequest};\n\
          \n\
          use super::client;\n\
          \n\
@@ -191,10 +225,10 @@ pub fn render_graphql(config: &Config) -> String {
     ]);
     out.push_str(
         "pub use super::config::GQL_ENDPOINTS;\n\
-         pub use cachet_client::{Error, GqlOptions, GqlResponse, MutationResult, QueryResult};\n\
+         pub use cachet_kit::client::{Error, GqlOptions, GqlResponse, MutationResult, QueryResult};\n\
          \n\
-         use serde::de::DeserializeOwned;\n\
-         use serde_json::Value;\n\
+         use cachet_kit::serde::de::DeserializeOwned;\n\
+         use cachet_kit::serde_json::Value;\n\
          \n\
          use super::client;\n\
          \n",
@@ -257,13 +291,28 @@ pub fn render_sw_bin(config: &Config) -> String {
              mod check;\n\
              \n\
              fn main() {\n    \
-                 cachet_worker::sw::install_with(check::is_auth_failure_response);\n\
+                 cachet_kit::worker::sw::install_with(check::is_auth_failure_response);\n\
              }\n",
         );
     } else {
-        out.push_str("\nfn main() {\n    cachet_worker::sw::install();\n}\n");
+        out.push_str("\nfn main() {\n    cachet_kit::worker::sw::install();\n}\n");
     }
     out
+}
+
+/// `src/bin/cachet-agent.rs`: cachet's yew-agent worker (the agent hub `<CachetProvider>` starts).
+pub fn render_agent_bin() -> String {
+    format!(
+        "{GENERATED_HEADER}\n\
+         //! cachet's agent hub in a yew-agent worker, hosted by the app (built as `cachet-agent.js` +\n\
+         //! `cachet-agent_bg.wasm`, started by `<CachetProvider>`).\n\
+         \n\
+         use cachet_kit::yew_agent::Registrable;\n\
+         \n\
+         fn main() {{\n    \
+             cachet_kit::worker::agent::CachetAgent::registrar().register();\n\
+         }}\n"
+    )
 }
 
 /// The header of a generated Rust module, then its `//!` docs.

@@ -17,8 +17,8 @@ pub fn render_adapter(config: &Config) -> String {
          //! change it (routes, headers, refresh, where the user comes from).\n\
          \n\
          /// The auth of the current user: `token`, `user` (the backend's user object, as JSON) and\n\
-         /// `expires_at`. Read the user as your own type with `serde_json::from_value`.\n\
-         pub type AuthData = cachet_client::AuthData;\n\
+         /// `expires_at`. Read the user as your own type with `cachet_kit::serde_json::from_value`.\n\
+         pub type AuthData = cachet_kit::client::AuthData;\n\
          \n",
         type_name(config.features.auth.kind)
     );
@@ -45,23 +45,23 @@ fn type_name(kind: AuthType) -> &'static str {
 
 const COOKIE: &str = r#"/// The adapter the page client uses: an httpOnly session cookie the browser sends by itself, and the
 /// user from `GET /api/me` (change `me_path` for another route). For anything else, implement
-/// `cachet_client::AuthAdapter` on a type of your own and return it here.
-pub fn adapter() -> impl cachet_client::AuthAdapter + 'static {
-    cachet_client::CookieAdapter::default()
+/// `cachet_kit::client::AuthAdapter` on a type of your own and return it here.
+pub fn adapter() -> impl cachet_kit::client::AuthAdapter + 'static {
+    cachet_kit::client::CookieAdapter::default()
 }
 "#;
 
 const BEARER: &str = r#"/// The adapter the page client uses: `Authorization: Bearer <token>` with the token in page memory
 /// only, `POST /api/refresh` to renew it and `GET /api/me` for the user (change `refresh_path` and
-/// `me_path` for other routes). For anything else, implement `cachet_client::AuthAdapter` on a type of
+/// `me_path` for other routes). For anything else, implement `cachet_kit::client::AuthAdapter` on a type of
 /// your own and return it here.
-pub fn adapter() -> impl cachet_client::AuthAdapter + 'static {
-    cachet_client::BearerAdapter::default()
+pub fn adapter() -> impl cachet_kit::client::AuthAdapter + 'static {
+    cachet_kit::client::BearerAdapter::default()
 }
 "#;
 
-const CUSTOM: &str = r#"use cachet_client::AuthAdapter;
-use cachet_core::config::AuthType;
+const CUSTOM: &str = r#"use cachet_kit::client::AuthAdapter;
+use cachet_kit::core::config::AuthType;
 
 /// The adapter the page client uses.
 pub fn adapter() -> impl AuthAdapter + 'static {
@@ -70,7 +70,7 @@ pub fn adapter() -> impl AuthAdapter + 'static {
 
 /// The app's own auth (`custom`). Every member but `auth_type` has a default: `get_auth` none,
 /// `get_headers` the bearer header, `refresh` a `POST /api/refresh` with the token, `fetch_user`
-/// `GET /api/me` with credentials. Override the ones your backend needs (see `cachet_client::adapter`).
+/// `GET /api/me` with credentials. Override the ones your backend needs (see `cachet_kit::client::adapter`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AppAdapter;
 
@@ -84,9 +84,10 @@ impl AuthAdapter for AppAdapter {
 const CHECK: &str = r#"//! What the page client and the Service Worker treat as an auth failure (SPEC §5.5
 //! `isAuthFailureResponse`). `src/cachet/mod.rs` gives [`is_auth_failure_response`] to the page client
 //! and `src/bin/cachet-sw.rs` compiles this file into the Service Worker, so both run this very function.
-//! Keep it free of page-only code: it may use `cachet_core`, `serde_json` and `std` only.
+//! Keep it free of page-only code: it may use `cachet_kit::core`, `cachet_kit::serde_json` and `std`
+//! only.
 
-use cachet_core::config::{AuthFailureRule, FailureResponse};
+use cachet_kit::core::config::{AuthFailureRule, FailureResponse};
 
 /// Whether `response` is an auth failure. Default: the rule of `features.auth.failure` in
 /// `cachet.config.json` (status 401 unless configured). To also treat, say, a 403 whose JSON body says

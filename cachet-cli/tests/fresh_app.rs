@@ -58,9 +58,7 @@ publish = false
 [workspace]
 
 [dependencies]
-cachet-client = {{ path = "{client}" }}
-cachet-core = {{ path = "{core}" }}
-cachet-worker = {{ path = "{worker}" }}
+cachet-kit = {{ path = "{kit}" }}
 yew = {{ version = "0.23", features = ["csr"] }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
@@ -74,9 +72,7 @@ debug = false
 [profile.dev]
 debug = "line-tables-only"
 "#,
-        client = path("cachet-client"),
-        core = path("cachet-core"),
-        worker = path("cachet-worker"),
+        kit = path("cachet-kit"),
     );
     std::fs::create_dir_all(dir.join("src")).unwrap();
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
@@ -109,7 +105,7 @@ async fn exercise() -> Result<String, cachet::Error> {
     let _ = auth::ensure_valid_auth().await?;
     let valid = auth::is_auth_valid()?;
     let url = auth::is_auth_url("/api/me")?;
-    let _ = auth::with_auth_headers(&cachet_client::HttpRequest::get("/api/todos"))?;
+    let _ = auth::with_auth_headers(&cachet_kit::client::HttpRequest::get("/api/todos"))?;
     let state = auth::get_auth_state().await?;
     auth::clear_memory_auth().await?;
     auth::clear_auth().await?;
@@ -144,15 +140,20 @@ fn App() -> Html {
     html! { <p>{ (*text).clone() }</p> }
 }
 
+#[function_component]
+fn Root() -> Html {
+    html! { <cachet::Provider><App /></cachet::Provider> }
+}
+
 fn main() {
-    yew::Renderer::<App>::new().render();
+    yew::Renderer::<Root>::new().render();
 }
 "#;
 
 /// An app edit of the created-once check: a 403 whose body says the session expired also counts.
 const EDITED_CHECK: &str = r#"//! The app's failure check (edited).
 
-use cachet_core::config::{AuthFailureRule, FailureResponse};
+use cachet_kit::core::config::{AuthFailureRule, FailureResponse};
 
 /// The rule, or a 403 whose body says the session expired.
 pub fn is_auth_failure_response(rule: &AuthFailureRule, response: &FailureResponse<'_>) -> bool {
@@ -176,6 +177,7 @@ fn a_fresh_yew_app_set_up_by_the_cli_builds_for_wasm32() {
         cachet_cli::SW_CONFIG_PATH,
         cachet_cli::SW_SHIM_PATH,
         cachet_cli::SW_BIN_PATH,
+        cachet_cli::AGENT_BIN_PATH,
         cachet_cli::MOD_PATH,
         cachet_cli::CONFIG_MODULE_PATH,
         cachet_cli::AUTH_MODULE_PATH,
@@ -224,7 +226,7 @@ fn a_fresh_yew_app_set_up_by_the_cli_builds_for_wasm32() {
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the fresh app does not build for {WASM}:\n{log}");
     assert!(!log.contains("warning"), "the generated code builds without warnings:\n{log}");
-    for binary in ["fresh-app.wasm", "cachet-sw.wasm"] {
+    for binary in ["fresh-app.wasm", "cachet-sw.wasm", "cachet-agent.wasm"] {
         assert!(target_dir.join(WASM).join("debug").join(binary).exists(), "{binary} was built");
     }
     eprintln!("fresh app built for {WASM} in {:.1} s", started.elapsed().as_secs_f64());

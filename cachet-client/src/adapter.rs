@@ -19,6 +19,8 @@
 //! then purges everything and signals `logout`); `Err` means the refresh could not be carried out
 //! (offline, server error): the failed request is rejected and the user stays logged in.
 
+use std::rc::Rc;
+
 use cachet_core::config::AuthType;
 use cachet_core::strategy::STRATEGY_HEADER;
 use futures::future::LocalBoxFuture;
@@ -219,4 +221,11 @@ pub async fn fetch_user(
         }
         found
     }))
+}
+
+/// [`default_adapter`] for `auth_type`, or the error that `custom` needs the app's own.
+pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
+    default_adapter(auth_type)
+        .map(Rc::from)
+        .ok_or_else(|| Error::Usage("features.auth.type is custom: give the client your AuthAdapter".into()))
 }

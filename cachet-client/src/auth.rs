@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::http::HttpRequest;
 use crate::locks::now_ms;
-use crate::refresh::{Origin, RefreshOutcome};
+use crate::refresh_state::{Origin, RefreshOutcome};
 use crate::{AuthData, Client, Error};
 
 /// What `getAuthState()` returns (SPEC §2).
@@ -168,7 +168,7 @@ impl Client {
     /// `invalidateByTag(tags)`: removes every cached entry carrying one of `tags`, here and in the Service
     /// Worker's cache (awaited), and fires `cache-invalidated` in every tab.
     pub async fn invalidate_by_tag(&self, tags: &[&str]) -> Result<(), Error> {
-        let tags = crate::fetch::checked_tags(tags.iter().map(|tag| (*tag).to_owned()).collect(), "tags")?;
+        let tags = crate::checks::checked_tags(tags.iter().map(|tag| (*tag).to_owned()).collect(), "tags")?;
         let inner = &self.inner;
         inner.ready().await;
         inner.invalidate_everywhere(&tags).await

@@ -17,7 +17,7 @@ use cachet_core::partition::Identity;
 use cachet_core::protocol::{AuthChangeKind, PageToSw};
 
 use crate::client::Inner;
-use crate::refresh::Origin;
+use crate::refresh_state::Origin;
 use crate::tabs::TabMessage;
 use crate::{AuthData, ClientEvent, Error};
 

@@ -4,23 +4,24 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use cachet_core::config::{rule_check, AuthType, Config, FailureCheck};
+use cachet_core::config::{Config, FailureCheck};
+use cachet_core::engine::plugin::Plugins;
 use cachet_core::machines::auth::AuthState;
 use cachet_core::protocol::{encode_sw_event, PageToSw, SwEvent, BROADCAST_CHANNEL};
 use futures::channel::oneshot;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::future::{LocalBoxFuture, Shared};
 use gloo::events::EventListener;
 use web_sys::BroadcastChannel;
 
 use crate::adapter::AuthAdapter;
-use crate::config_sync::ConfigSource;
+use crate::config_source::ConfigSource;
 use crate::dedup::InFlight;
 use crate::events::{dispatch_window_event, EventStream, Subscribers, Subscription};
-use crate::http::Http;
+use crate::http::{Http, HttpResponse};
 use crate::memory_cache::MemoryCache;
-use crate::refresh::RefreshCoordinator;
+use crate::refresh_state::RefreshCoordinator;
 use crate::store::AuthStore;
-use crate::sw::SwLink;
+use crate::sw_link::SwLink;
 use crate::tabs::{TabMessage, AUTH_CHANNEL};
 use crate::{AuthData, ClientEvent, Error};
 
@@ -65,27 +66,6 @@ impl Default for ClientOptions {
     }
 }
 
-/// Builds a [`Client`].
-#[derive(Default)]
-pub struct ClientBuilder {
-    config: Option<Config>,
-    config_source: ConfigSource,
-    adapter: Option<Rc<dyn AuthAdapter>>,
-    http: Option<Http>,
-    options: ClientOptions,
-    failure_check: Option<FailureCheck>,
-}
-
-impl std::fmt::Debug for ClientBuilder {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("ClientBuilder")
-            .field("config", &self.config)
-            .field("options", &self.options)
-            .finish()
-    }
-}
-
 /// The page client. Cheap to clone (one shared state); two clones are equal. Dropping the last clone
 /// removes its listeners and closes its channels.
 #[derive(Clone)]
@@ -119,6 +99,8 @@ pub(crate) struct Inner {
     pub(crate) options: ClientOptions,
     /// THE auth-failure check (default: the config's rule).
     pub(crate) failure_check: FailureCheck,
+    /// The engine's plugins in the page: the defaults (unless left out), then the app's.
+    pub(crate) plugins: Plugins<HttpResponse>,
     pub(crate) store: AuthStore,
     pub(crate) state: Cell<AuthState>,
     pub(crate) auth: RefCell<Option<AuthData>>,
@@ -142,145 +124,6 @@ impl Drop for Inner {
             channel.close();
         }
     }
-}
-
-impl ClientBuilder {
-    /// The config (`cachet.config.json`); default: [`Config::default`]. Once a Service Worker answers,
-    /// the client follows the worker's config where the two differ, and says so on the console.
-    pub fn config(mut self, config: Config) -> Self {
-        self.config = Some(config);
-        self.config_source = ConfigSource::Given;
-        self
-    }
-
-    /// Names where the config given to [`Self::config`] came from (for the console message).
-    pub fn config_source(mut self, source: ConfigSource) -> Self {
-        self.config_source = source;
-        self
-    }
-
-    /// The config set so far, if any.
-    pub fn config_ref(&self) -> Option<&Config> {
-        self.config.as_ref()
-    }
-
-    /// Where the config set so far came from ([`ConfigSource::Default`] when none was set).
-    pub fn config_source_ref(&self) -> ConfigSource {
-        if self.config.is_some() {
-            self.config_source
-        } else {
-            ConfigSource::Default
-        }
-    }
-
-    /// The config from the text of `cachet.config.json`.
-    pub fn config_json(self, text: &str) -> Result<Self, Error> {
-        let config = Config::from_json_str(text).map_err(cachet_core::Error::from)?;
-        Ok(self.config(config))
-    }
-
-    /// The config `cachet-sw-config.js` sets as `window.CACHET_CONFIG` when the page loads it; the
-    /// builder is unchanged when the global is absent.
-    pub fn config_from_global(self) -> Result<Self, Error> {
-        let value = web_sys::window()
-            .and_then(|window| js_sys::Reflect::get(&window, &"CACHET_CONFIG".into()).ok())
-            .filter(|value| !value.is_undefined() && !value.is_null());
-        match value.and_then(|value| js_sys::JSON::stringify(&value).ok()).and_then(|text| text.as_string()) {
-            Some(text) => Ok(self.config_json(&text)?.config_source(ConfigSource::Global)),
-            None => Ok(self),
-        }
-    }
-
-    /// The auth adapter; default: the SPEC's adapter for `features.auth.type` (required for `custom`).
-    pub fn adapter(mut self, adapter: impl AuthAdapter + 'static) -> Self {
-        self.adapter = Some(Rc::new(adapter));
-        self
-    }
-
-    /// An adapter already shared.
-    pub fn shared_adapter(mut self, adapter: Rc<dyn AuthAdapter>) -> Self {
-        self.adapter = Some(adapter);
-        self
-    }
-
-    /// The door to the network; default: [`Http::browser`].
-    pub fn http(mut self, http: Http) -> Self {
-        self.http = Some(http);
-        self
-    }
-
-    /// The auth-failure check (SPEC §5.5 `isAuthFailureResponse`); default: `features.auth.failure` of
-    /// the config ([`cachet_core::config::rule_check`]). Give the Service Worker the same function
-    /// (`cachet_worker::sw::install_with`), so that both sides agree; `cachet add auth` creates it as
-    /// `src/cachet/auth/check.rs` and wires both.
-    pub fn failure_check(mut self, check: FailureCheck) -> Self {
-        self.failure_check = Some(check);
-        self
-    }
-
-    /// Tuning and names.
-    pub fn options(mut self, options: ClientOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// Starts the client: listens to the Service Worker, the other tabs and connectivity, and restores the
-    /// persisted auth in the background (every async call waits for that first).
-    pub fn build(self) -> Result<Client, Error> {
-        let window = web_sys::window()
-            .ok_or_else(|| Error::Usage("cachet-client runs in a page (no window here)".into()))?;
-        let config_source = self.config_source_ref();
-        let config = self.config.unwrap_or_default();
-        let adapter_from_config = self.adapter.is_none();
-        let adapter: Rc<dyn AuthAdapter> = match self.adapter {
-            Some(adapter) => adapter,
-            None => config_adapter(config.features.auth.kind)?,
-        };
-        let channel =
-            |name: &str| BroadcastChannel::new(name).map_err(|e| Error::js("new BroadcastChannel", e));
-        let online = window.navigator().on_line();
-        let inner = Rc::new(Inner {
-            refresh: RefreshCoordinator::new(adapter.auth_type().refreshes()),
-            cache: RefCell::new(MemoryCache::default()),
-            store: AuthStore::new(&self.options.database),
-            events_channel: Some(channel(&self.options.events_channel)?),
-            auth_channel: Some(channel(&self.options.auth_channel)?),
-            http: self.http.unwrap_or_else(Http::browser),
-            state: Cell::new(AuthState::new(online, false)),
-            auth: RefCell::new(None),
-            epoch: Cell::new(0),
-            auth_watchers: RefCell::new(Vec::new()),
-            inflight: InFlight::default(),
-            subscribers: Rc::new(Subscribers::default()),
-            sw: SwLink::new(),
-            listeners: RefCell::new(Vec::new()),
-            ready: RefCell::new(None),
-            config: RefCell::new(Rc::new(config)),
-            config_source: Cell::new(config_source),
-            adapter: RefCell::new(adapter),
-            adapter_from_config,
-            options: self.options,
-            failure_check: self.failure_check.unwrap_or(rule_check),
-        });
-        inner.listen(&window);
-        let restoring = inner.clone();
-        let ready = async move {
-            restoring.follow_worker_config().await;
-            restoring.restore().await
-        }
-        .boxed_local()
-        .shared();
-        *inner.ready.borrow_mut() = Some(ready.clone());
-        wasm_bindgen_futures::spawn_local(ready);
-        Ok(Client { inner })
-    }
-}
-
-/// [`crate::adapter::default_adapter`] for `auth_type`, or the error that `custom` needs the app's own.
-pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
-    crate::adapter::default_adapter(auth_type)
-        .map(Rc::from)
-        .ok_or_else(|| Error::Usage("features.auth.type is custom: give the client your AuthAdapter".into()))
 }
 
 impl Inner {
@@ -367,11 +210,6 @@ impl Client {
     /// (it removes its entries before it announces them).
     pub fn forget_cached(&self, tags: &[String]) {
         self.inner.cache.borrow_mut().invalidate(tags);
-    }
-
-    /// A builder with the default config, adapter, network and options.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::default()
     }
 
     /// The config this client follows (the Service Worker's, once it answered).

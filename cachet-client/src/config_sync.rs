@@ -23,50 +23,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
-use crate::client::{config_adapter, Inner};
+use crate::adapter::config_adapter;
+use crate::client::Inner;
 use crate::locks::with_timeout;
-use crate::sw::container;
+use crate::sw_link::container;
 
-/// Where the config in force came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum ConfigSource {
-    /// No config was given: [`Config::default`].
-    #[default]
-    Default,
-    /// `ClientBuilder::config` (or `configure({ config })`).
-    Given,
-    /// `window.CACHET_CONFIG`, set by `cachet-sw-config.js`.
-    Global,
-    /// The config `cachet generate --bundles` wrote into `cachet-api.bundle.js`.
-    Bundled,
-    /// The Service Worker's, after it answered a `config-request`.
-    ServiceWorker,
-}
-
-impl ConfigSource {
-    /// A short name: `default`, `given`, `global`, `bundled` or `service-worker`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ConfigSource::Default => "default",
-            ConfigSource::Given => "given",
-            ConfigSource::Global => "global",
-            ConfigSource::Bundled => "bundled",
-            ConfigSource::ServiceWorker => "service-worker",
-        }
-    }
-
-    /// How the console names it.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ConfigSource::Default => "the default config",
-            ConfigSource::Given => "the config given to the client",
-            ConfigSource::Global => "window.CACHET_CONFIG (cachet-sw-config.js)",
-            ConfigSource::Bundled => "the config in cachet-api.bundle.js",
-            ConfigSource::ServiceWorker => "the Service Worker's config",
-        }
-    }
-}
+pub use crate::config_source::ConfigSource;
 
 impl Inner {
     /// Asks the page's Service Worker for its config, when there is one, and follows it where it

@@ -2,7 +2,9 @@
 
 use cachet_core::partition::AUTH_HEADER;
 use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-use cachet_core::tags::{format_tag_list, parse_tag_list, TAGS_HEADER};
+use cachet_core::tags::{format_tag_list, TAGS_HEADER};
+
+use crate::checks::checked_tags;
 
 use crate::http::{HttpRequest, HttpResponse};
 use crate::{Client, Error};
@@ -107,7 +109,7 @@ impl Client {
         }
         self.inner.ready().await;
         if auth {
-            crate::graphql::refuse_when_off(
+            crate::checks::refuse_when_off(
                 &self.inner.config(),
                 "fetchWithCache with { auth: true }",
                 true,
@@ -127,13 +129,4 @@ impl Client {
     pub fn is_auth_failure_response(&self, response: &HttpResponse) -> bool {
         self.inner.is_auth_failure(response)
     }
-}
-
-/// `tags` checked and normalised by the core's tag rules; `option` names the option in the error.
-pub(crate) fn checked_tags(tags: Vec<String>, option: &'static str) -> Result<Vec<String>, Error> {
-    let header = if option == "invalidate" { "invalidate option" } else { "tags option" };
-    if tags.iter().any(|tag| tag.contains(',')) {
-        return Err(Error::Usage(format!("{option}: a tag cannot contain a comma: {tags:?}")));
-    }
-    parse_tag_list(&tags.join(",")).map_err(|source| Error::Core(cachet_core::Error::Tags { header, source }))
 }

@@ -24,8 +24,8 @@ use cachet_core::tags::{format_tag_list, INVALIDATE_HEADER, TAGS_HEADER};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
+use crate::checks::{checked_tags, refuse_when_off};
 use crate::error::truncate;
-use crate::fetch::checked_tags;
 use crate::http::HttpRequest;
 use crate::{Client, Error};
 
@@ -189,30 +189,6 @@ impl Client {
         let data = data_of(response.result)?;
         Ok(MutationResult { data, queued: None })
     }
-}
-
-/// [`Error::FeatureOff`] when `call` needs auth or GraphQL and the config has it off.
-pub(crate) fn refuse_when_off(
-    config: &cachet_core::config::Config,
-    call: &'static str,
-    auth: bool,
-    graphql: bool,
-) -> Result<(), Error> {
-    if graphql && !config.features.graphql.enabled {
-        return Err(Error::FeatureOff {
-            call,
-            key: "features.graphql.enabled",
-            enable: "`cachet add graphql`, then `cachet generate`",
-        });
-    }
-    if auth && !config.features.auth.enabled {
-        return Err(Error::FeatureOff {
-            call,
-            key: "features.auth.enabled",
-            enable: "`cachet add auth`, then `cachet generate`; or `configure({ auth })`",
-        });
-    }
-    Ok(())
 }
 
 /// `data` of a GraphQL result, or its `errors` as [`Error::Graphql`].

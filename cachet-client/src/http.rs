@@ -69,6 +69,16 @@ pub struct HttpResponse {
     pub body: Vec<u8>,
 }
 
+/// What the engine's plugins read of a response (`cachet_core::engine::plugin`).
+impl cachet_core::engine::Message for HttpResponse {
+    fn status(&self) -> u16 {
+        self.status
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        HttpResponse::header(self, name).map(str::to_owned)
+    }
+}
+
 impl HttpRequest {
     /// A `GET` of `url`.
     pub fn get(url: &str) -> Self {

@@ -26,8 +26,8 @@ use web_sys::{MessageEvent, Window};
 
 use crate::client::Inner;
 use crate::locks::{now_ms, with_timeout};
-use crate::refresh::Origin;
-use crate::sw::container;
+use crate::refresh_state::Origin;
+use crate::sw_link::container;
 use crate::tabs::TabMessage;
 use crate::ClientEvent;
 

@@ -26,6 +26,8 @@ struct Entry {
 pub(crate) struct MemoryCache {
     entries: HashMap<EntryKey, Entry>,
     uses: u64,
+    /// Bumped by every invalidation and clear: see [`MemoryCache::generation`].
+    generation: u64,
 }
 
 impl MemoryCache {
@@ -74,6 +76,7 @@ impl MemoryCache {
 
     /// Removes every entry carrying one of `tags`; returns how many.
     pub(crate) fn invalidate(&mut self, tags: &[String]) -> usize {
+        self.generation += 1;
         let before = self.entries.len();
         self.entries.retain(|_, entry| !is_hit(&entry.tags, tags));
         before - self.entries.len()
@@ -81,7 +84,14 @@ impl MemoryCache {
 
     /// Removes everything (`clearAuth`, or another tab logged out).
     pub(crate) fn clear(&mut self) {
+        self.generation += 1;
         self.entries.clear();
+    }
+
+    /// How many invalidations and clears this page has seen: a read asked after one must not share the
+    /// answer of an identical read sent before it (`crate::dedup`), which may predate the change.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// How many entries are held.

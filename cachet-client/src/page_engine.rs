@@ -1,20 +1,29 @@
-//! The page's side of the engine, for requests no Service Worker answers (first visit, hard reload): a
-//! core [`Job`] answered by the core's runner ([`cachet_core::engine::run`]) over the page's
-//! [`MemoryCache`](crate::memory_cache) ([`PageStore`]), the page's HTTP client with refresh-and-retry
-//! ([`PageNetwork`]) and `spawn_local` / the client's listeners ([`PageHost`]). The same runner answers in
-//! the Service Worker (`cachet_worker::sw::engine`): every decision is the core planner's.
+//! The page's side of the engine, for requests no Service Worker answers (first visit, hard reload, a
+//! request the worker does not route): a core [`Job`] answered by the core's runner
+//! ([`cachet_core::engine::run`]) over the page's [`MemoryCache`](crate::memory_cache) ([`PageStore`]), the
+//! page's HTTP client ([`PageNetwork`]) and `spawn_local` / the client's listeners; a request without a
+//! job (a mutation) goes through the same plugins ([`cachet_core::engine::pass`]). The same runner answers
+//! in the Service Worker (`cachet_worker::sw::engine`): every decision is the core planner's.
+//!
+//! Plugins, in order: refresh-and-retry for a request sent with auth ([`PageAuth`]), the defaults (unless
+//! left out), the app's (`ClientBuilder::plugin`).
 
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Source, Store};
+use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin, Plugins};
+use cachet_core::engine::{
+    pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Runner, Served, Source, Store,
+};
 use cachet_core::protocol::SwEvent;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 
 use crate::client::Inner;
-use crate::http::{HttpRequest, HttpResponse};
+use crate::http::{Credentials, HttpRequest, HttpResponse};
 use crate::locks::now_ms;
+use crate::refresh_state::Origin;
 use crate::Error;
 
 impl Inner {
@@ -27,9 +36,12 @@ impl Inner {
         auth: bool,
     ) -> Result<(HttpResponse, bool), Error> {
         let url = outgoing.url.clone();
-        let network = Rc::new(PageNetwork { inner: self.clone(), outgoing, auth });
-        let edge = Rc::new(PageStore(self.clone()));
-        match run(Rc::new(job), edge.clone(), network, edge).await {
+        let method = if job.document { "POST" } else { "GET" };
+        let plugins = self.plugins_for(auth);
+        let network = PageNetwork { inner: self.clone(), outgoing, auth };
+        let edge = PageStore(self.clone());
+        let runner = Runner { store: edge.clone(), network, host: edge, plugins, method, url: url.clone() };
+        match run(job, Rc::new(runner)).await {
             Ok(served) => Ok((served.response, served.source == Source::Cache)),
             Err(Failed::NotCached) => {
                 Err(Error::Network { url, message: "cache-only: nothing cached".to_owned() })
@@ -37,9 +49,42 @@ impl Inner {
             Err(Failed::Edge(error)) => Err(error),
         }
     }
+
+    /// Sends `outgoing` (cachet's headers already removed; a request without a job) from the page, with
+    /// the adapter's headers and refresh-and-retry when `auth`, through the plugins.
+    pub(crate) async fn pass(
+        self: &Rc<Self>,
+        outgoing: HttpRequest,
+        auth: bool,
+    ) -> Result<HttpResponse, Error> {
+        let url = outgoing.url.clone();
+        let method = outgoing.method.clone();
+        let plugins = self.plugins_for(auth);
+        let network = PageNetwork { inner: self.clone(), outgoing, auth };
+        match pass(Call { method: &method, url: &url, job: None }, &network, &plugins).await {
+            Ok(Served { response, .. }) => Ok(response),
+            Err(Failed::NotCached) => Err(Error::Network { url, message: "not answered".to_owned() }),
+            Err(Failed::Edge(error)) => Err(error),
+        }
+    }
+
+    /// The plugins of one request: [`PageAuth`] when `auth`, then the installed ones.
+    fn plugins_for(self: &Rc<Self>, auth: bool) -> Plugins<HttpResponse> {
+        let mut plugins: Plugins<HttpResponse> = Vec::with_capacity(self.plugins.len() + 1);
+        if auth {
+            plugins.push(Rc::new(PageAuth {
+                inner: self.clone(),
+                generation: Cell::new(0),
+                sent: RefCell::new(None),
+            }));
+        }
+        plugins.extend(self.plugins.iter().cloned());
+        plugins
+    }
 }
 
 /// The memory cache as the runner's store, and the page as its host.
+#[derive(Clone)]
 struct PageStore(Rc<Inner>);
 
 impl Store<HttpResponse, Error> for PageStore {
@@ -87,7 +132,8 @@ impl Host for PageStore {
     }
 }
 
-/// The page's HTTP client, with the adapter's headers and refresh-and-retry for `auth`.
+/// The page's HTTP client: the plugins' headers set, cookies included for cookie-like auth when `auth`,
+/// the auth-failure check's verdict on each answer.
 struct PageNetwork {
     inner: Rc<Inner>,
     outgoing: HttpRequest,
@@ -95,8 +141,15 @@ struct PageNetwork {
 }
 
 impl Network<HttpResponse, Error> for PageNetwork {
-    async fn fetch(&self) -> Result<Fetched<HttpResponse>, Error> {
-        let response = self.inner.send_with_auth(&self.outgoing, self.auth, true).await?;
+    async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<HttpResponse>, Error> {
+        let mut request = self.outgoing.clone();
+        if self.auth && self.inner.adapter().auth_type().with_credentials() {
+            request.credentials = Credentials::Include;
+        }
+        for (name, value) in headers {
+            request.set_header(name, value);
+        }
+        let response = self.inner.http.send(&request).await?;
         let auth_failure =
             self.inner.config().auth_failure_rule().is_some() && self.inner.is_auth_failure(&response);
         Ok(Fetched {
@@ -110,5 +163,47 @@ impl Network<HttpResponse, Error> for PageNetwork {
 
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
+    }
+}
+
+/// Refresh-and-retry in the page as an engine plugin (urql's `authExchange` contract, decided by
+/// [`cachet_core::machines::refresh`]): `request_will_fetch` puts the adapter's headers on each send;
+/// after an auth failure, `fetch_did_succeed` waits for the one refresh in flight and asks for the retry,
+/// whose answer is final (a second failure is reported to the machine, never a refresh loop).
+struct PageAuth {
+    inner: Rc<Inner>,
+    /// The refresh generation at the last send.
+    generation: Cell<u64>,
+    /// The `Authorization` of the last send.
+    sent: RefCell<Option<String>>,
+}
+
+impl Plugin<HttpResponse> for PageAuth {
+    fn request_will_fetch(&self, _call: &Call<'_>, headers: &mut Vec<(String, String)>) {
+        self.generation.set(self.inner.refresh.generation());
+        let adapter_headers = self.inner.adapter().get_headers(self.inner.auth.borrow().as_ref());
+        let sent = adapter_headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+        *self.sent.borrow_mut() = sent.map(|(_, value)| value.clone());
+        headers.extend(adapter_headers);
+    }
+
+    fn fetch_did_succeed<'a>(
+        &'a self,
+        _call: &'a Call<'a>,
+        fetched: &'a Fetched<HttpResponse>,
+        retried: bool,
+    ) -> Later<'a, AfterFetch> {
+        Box::pin(async move {
+            if !fetched.auth_failure {
+                return AfterFetch::Keep;
+            }
+            let failed = self.sent.borrow().clone();
+            let outcome =
+                self.inner.after_auth_failure(failed, retried, self.generation.get(), Origin::Page).await;
+            match outcome {
+                crate::refresh_state::RefreshOutcome::Retry if !retried => AfterFetch::Retry,
+                _ => AfterFetch::Keep,
+            }
+        })
     }
 }

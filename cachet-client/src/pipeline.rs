@@ -28,7 +28,6 @@ use cachet_core::tags::TAGS_HEADER;
 
 use crate::client::Inner;
 use crate::http::{Credentials, HttpRequest, HttpResponse};
-use crate::refresh::{Origin, RefreshOutcome};
 use crate::Error;
 
 /// The response header by which the Service Worker says where an answer came from.
@@ -54,7 +53,7 @@ impl Inner {
     /// Answers `request` (built with cachet's headers); concurrent identical reads share one answer.
     pub(crate) async fn execute(self: &Rc<Self>, request: HttpRequest, auth: bool) -> Result<Answer, Error> {
         let route = self.route(&request);
-        let Some(key) = dedup_key(&route, &request) else {
+        let Some(key) = dedup_key(&route, &request, self.cache.borrow().generation()) else {
             return self.clone().execute_once(request, auth, route).await;
         };
         let inner = self.clone();
@@ -115,7 +114,8 @@ impl Inner {
         route: Route,
     ) -> Result<Answer, Error> {
         if route.via_service_worker {
-            let response = self.send_with_auth(&request, auth, false).await?;
+            // The worker refreshes and retries; the page only adds the adapter's headers.
+            let response = self.http.send(&self.with_adapter_headers(&request, auth)).await?;
             let from_cache = response.header(SOURCE_HEADER) == Some("cache");
             return Ok(Answer { response, from_cache });
         }
@@ -133,7 +133,7 @@ impl Inner {
         }
         match route.class {
             RequestClass::Graphql(GraphqlCall { action: GraphqlAction::Mutation { invalidate }, .. }) => {
-                let response = self.send_with_auth(&outgoing, auth, true).await?;
+                let response = self.pass(outgoing, auth).await?;
                 if response.ok() && !invalidate.is_empty() {
                     // The answer reaches the caller even when the Service Worker's part fails.
                     if let Err(error) = self.invalidate_everywhere(&invalidate).await {
@@ -144,40 +144,7 @@ impl Inner {
                 }
                 Ok(Answer { response, from_cache: false })
             }
-            _ => {
-                Ok(Answer { response: self.send_with_auth(&outgoing, auth, true).await?, from_cache: false })
-            }
-        }
-    }
-
-    /// Sends `request` with the adapter's headers when `auth`; with `page_refresh`, an auth failure goes
-    /// through the single-flight refresh and the request is sent once more.
-    pub(crate) async fn send_with_auth(
-        self: &Rc<Self>,
-        request: &HttpRequest,
-        auth: bool,
-        page_refresh: bool,
-    ) -> Result<HttpResponse, Error> {
-        let generation = self.refresh.generation();
-        let first = self.with_adapter_headers(request, auth);
-        let response = self.http.send(&first).await?;
-        if !(auth && page_refresh && self.is_auth_failure(&response)) {
-            return Ok(response);
-        }
-        let failed = first.header("Authorization").map(str::to_owned);
-        match self.after_auth_failure(failed, false, generation, Origin::Page).await {
-            RefreshOutcome::Retry => {
-                let generation = self.refresh.generation();
-                let second = self.with_adapter_headers(request, auth);
-                let retried = self.http.send(&second).await?;
-                if self.is_auth_failure(&retried) {
-                    // The machine rejects a second failure (never a refresh loop); the answer is final.
-                    let failed = second.header("Authorization").map(str::to_owned);
-                    let _ = self.after_auth_failure(failed, true, generation, Origin::Page).await;
-                }
-                Ok(retried)
-            }
-            RefreshOutcome::Reject(_) => Ok(response),
+            _ => Ok(Answer { response: self.pass(outgoing, auth).await?, from_cache: false }),
         }
     }
 
@@ -204,13 +171,14 @@ impl Inner {
     }
 }
 
-/// Identical reads share a key; anything else (mutations, other methods, uncached) has none.
-fn dedup_key(route: &Route, request: &HttpRequest) -> Option<String> {
+/// Identical reads asked between the same two invalidations (`generation`) share a key; anything else
+/// (mutations, other methods, uncached) has none.
+fn dedup_key(route: &Route, request: &HttpRequest, generation: u64) -> Option<String> {
     let segment = route.partition.segment().unwrap_or("uncached");
     let strategy = request.header(STRATEGY_HEADER).unwrap_or("default");
     match &route.class {
         RequestClass::Get { .. } => Some(format!(
-            "get|{segment}|{strategy}|{}|{}",
+            "get|{generation}|{segment}|{strategy}|{}|{}",
             request.header(TAGS_HEADER).unwrap_or(""),
             route.absolute_url
         )),
@@ -218,7 +186,10 @@ fn dedup_key(route: &Route, request: &HttpRequest) -> Option<String> {
             action: GraphqlAction::Query { cache_key, tags, .. },
             endpoint_index,
             ..
-        }) => Some(format!("gql|{segment}|{strategy}|{}|{endpoint_index}|{cache_key}", tags.join(","))),
+        }) => Some(format!(
+            "gql|{generation}|{segment}|{strategy}|{}|{endpoint_index}|{cache_key}",
+            tags.join(",")
+        )),
         _ => None,
     }
 }

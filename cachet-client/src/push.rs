@@ -32,7 +32,7 @@ use web_sys::{PushManager, PushSubscription, PushSubscriptionOptionsInit, Servic
 
 use crate::error::js_name_and_message;
 use crate::locks::with_timeout;
-use crate::sw::container;
+use crate::sw_link::container;
 use crate::{Client, Error};
 
 /// How long [`Client::subscribe_push`] waits for the browser's `pushManager.subscribe`.

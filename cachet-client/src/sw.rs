@@ -10,8 +10,6 @@
 //! [`cachet_core::protocol::SwToPage::RefreshRequest`] says: the page runs the refresh only when `failed`
 //! is the fingerprint of its current `Authorization`.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use cachet_core::cache_key::auth_fingerprint;
@@ -19,32 +17,13 @@ use cachet_core::protocol::{Message, PageReply, PageToSw, SwToPage};
 use futures::channel::oneshot;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{MessageEvent, MessagePort, ServiceWorker, ServiceWorkerContainer};
+use web_sys::{MessageEvent, MessagePort, ServiceWorker};
 
 use crate::client::Inner;
 use crate::locks::with_timeout;
-use crate::refresh::{Origin, RefreshOutcome};
+use crate::refresh_state::{Origin, RefreshOutcome};
+use crate::sw_link::container;
 use crate::Error;
-
-/// Requests waiting for their answer (`ack`, `nack`, `config`).
-pub(crate) struct SwLink {
-    next_id: Cell<u64>,
-    pending: RefCell<HashMap<u64, oneshot::Sender<SwToPage>>>,
-}
-
-impl SwLink {
-    pub(crate) fn new() -> Self {
-        // Ids start at a random point: every client of the page hears every answer.
-        let start = (js_sys::Math::random() * 1e12) as u64;
-        SwLink { next_id: Cell::new(start), pending: RefCell::new(HashMap::new()) }
-    }
-}
-
-/// `navigator.serviceWorker`, when this context has it.
-pub(crate) fn container() -> Option<ServiceWorkerContainer> {
-    let navigator = web_sys::window()?.navigator();
-    js_sys::Reflect::has(&navigator, &"serviceWorker".into()).ok()?.then(|| navigator.service_worker())
-}
 
 impl Inner {
     /// Whether a Service Worker controls the page.

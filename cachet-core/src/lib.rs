@@ -8,6 +8,7 @@
 //! | Module | Concern |
 //! |---|---|
 //! | [`config`] | `cachet.config.json`: model, defaults, validation, the auth-failure rule |
+//! | [`deploy`] | the files a deployed app serves for its Service Worker and agent (checked by `cachet doctor` and the provider) |
 //! | [`strategy`] | the caching strategies named by `X-SW-Strategy` |
 //! | [`graphql`] | is a body GraphQL; query, mutation or subscription; the operation name |
 //! | [`tags`] | tags derived from operation names; the tag headers |
@@ -35,6 +36,7 @@
 pub mod cache_key;
 pub mod classify;
 pub mod config;
+pub mod deploy;
 pub mod devtools;
 pub mod engine;
 pub mod error;

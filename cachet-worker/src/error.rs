@@ -90,9 +90,17 @@ pub async fn commit(transaction: rexie::Transaction, operation: &'static str) ->
     }
 }
 
-/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`.
-pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Js { operation, name: "IndexedDBError".to_owned(), message: error.to_string() }
+/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`, with
+/// the browser's own words: rexie says only "idb error" for every failure of the layer below, whose own
+/// message names the `DOMException` (`QuotaExceededError: ...`).
+pub(crate) fn idb<E: Into<rexie::Error>>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| {
+        let message = match &error.into() {
+            rexie::Error::IdbError(inner) => inner.to_string(),
+            other => other.to_string(),
+        };
+        Error::Js { operation, name: "IndexedDBError".to_owned(), message }
+    }
 }
 
 /// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).

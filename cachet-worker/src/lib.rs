@@ -1,9 +1,9 @@
 //! cachet's worker side: the Service Worker engine and the yew-agent worker.
 //!
 //! * [`sw`] is the Service Worker engine. It is written in Rust and loaded by a small, generic JavaScript
-//!   shim (`js/service-worker.js`) that adds the `install` / `activate` / `fetch` / `message` / `sync`
-//!   listeners synchronously, as browsers require, and calls into the engine once its wasm has loaded. An
-//!   app hosts it as a two-line binary:
+//!   shim (`service-worker.js`, which the CLI writes into each app from `cachet-cli/js/`) that adds the
+//!   `install` / `activate` / `fetch` / `message` / `sync` listeners synchronously, as browsers require,
+//!   and calls into the engine once its wasm has loaded. An app hosts it as a two-line binary:
 //!
 //!   ```no_run
 //!   // src/bin/cachet-sw.rs of the app

@@ -123,6 +123,8 @@ impl parity::Edge for WorkerEdge {
 #[wasm_bindgen_test]
 async fn the_parity_table_in_a_service_worker() {
     script_the_network();
+    // As an app's worker binary would (it also installs the engine on this global, unused here).
+    cachet_worker::sw::Options::new().plugin(parity::PreviewPlugin).install();
     let edge = WorkerEdge {
         config: Config::from_json_str(parity::CONFIG).unwrap(),
         index: cachet_worker::sw::tag_index::shared().await.unwrap(),

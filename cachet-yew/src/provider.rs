@@ -18,7 +18,8 @@ pub enum SwRegistration {
     Pending,
     /// The browser accepted the Service Worker.
     Registered,
-    /// Registration failed; the app keeps working straight against the network.
+    /// Registration or installation failed (also logged with `console.error`, naming the script, the
+    /// reason and the files not served); the app keeps working straight against the network.
     Failed(Error),
 }
 
@@ -109,7 +110,11 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 registration.set(match register_service_worker(&sw_path).await {
                     Ok(()) => SwRegistration::Registered,
-                    Err(error) => SwRegistration::Failed(error),
+                    Err(error) => {
+                        // Loud: the app keeps working against the network, but nothing is cached.
+                        web_sys::console::error_1(&format!("cachet: {error}; nothing is cached").into());
+                        SwRegistration::Failed(error)
+                    }
                 });
             });
         });

@@ -14,10 +14,14 @@ wasm_bindgen_test_configure!(run_in_browser);
 async fn registering_a_missing_script_is_a_typed_error_naming_it() {
     let error = register_service_worker("/no-such-service-worker.js").await.unwrap_err();
     match error {
-        Error::Registration { script, name, message } => {
+        Error::Registration { script, name, message, missing } => {
             assert_eq!(script, "/no-such-service-worker.js");
             assert_eq!(name, "TypeError", "{message}");
             assert!(!message.is_empty());
+            // Every file the worker loads is fetched and named: here none is served.
+            assert_eq!(missing.len(), cachet_core::deploy::SERVICE_WORKER_FILES.len(), "{missing:?}");
+            assert!(missing[0].ends_with("/no-such-service-worker.js: HTTP 404 (`cachet generate`, copied by index.html's `<link data-trunk rel=\"copy-file\" href=\"service-worker.js\" />`)"), "{missing:?}");
+            assert!(missing[2].contains("/cachet-build.js: HTTP 404"), "{missing:?}");
         }
         other => panic!("unexpected error {other:?}"),
     }
@@ -59,5 +63,6 @@ async fn the_provider_reports_a_failed_registration_to_its_children() {
         text.starts_with("failed: registering the service worker /missing-sw.js failed: TypeError"),
         "{text}"
     );
+    assert!(text.contains("; not served: ") && text.contains("/missing-sw.js: HTTP 404"), "{text}");
     assert_eq!(root.text_content().unwrap_or_default(), text, "what the children rendered");
 }

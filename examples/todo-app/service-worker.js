@@ -8,7 +8,16 @@
 // It routes synchronously: a request it does not route gets no respondWith and goes to the network
 // untouched, paying nothing.
 /* global wasm_bindgen */
-importScripts('./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js');
+// One at a time, so that a file that does not load is named (the page's registration fails with the
+// browser's generic reason; <CachetProvider> then fetches each file and names the missing ones too).
+for (const script of ['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']) {
+  try {
+    importScripts(script);
+  } catch (error) {
+    console.error('cachet: ' + new URL(script, self.location).href + ' did not load: ' + error);
+    throw error;
+  }
+}
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [] };
 const BUILD = self.CACHET_BUILD || 'unstamped';
@@ -32,7 +41,10 @@ let enginePromise = null;
 function engine() {
   if (enginePromise === null) {
     enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(() => self.__cachet_engine);
-    enginePromise.catch(() => { enginePromise = null; }); // try again on the next event
+    enginePromise.catch((error) => {
+      console.error('cachet: the engine ' + WASM_URL + ' did not load: ' + error);
+      enginePromise = null; // try again on the next event
+    });
   }
   return enginePromise;
 }

@@ -161,6 +161,10 @@ fn build_app(path: &std::ffi::OsStr) -> Result<()> {
     })
 }
 
+/// The crates meant for crates.io (the others say `publish = false`).
+const PUBLISHED: [&str; 6] =
+    ["cachet-core", "cachet-client", "cachet-worker", "cachet-yew", "cachet-cli", "cachet-kit"];
+
 fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
@@ -178,6 +182,10 @@ fn test(root: &std::path::Path) -> Result<()> {
         "todo-app",
         "-p",
         "bench-yew-size",
+        "-p",
+        "cachet-kit",
+        "-p",
+        "quick-start",
     ];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
     let native_only = [
@@ -194,6 +202,10 @@ fn test(root: &std::path::Path) -> Result<()> {
         "todo-app",
         "--exclude",
         "bench-yew-size",
+        "--exclude",
+        "cachet-kit",
+        "--exclude",
+        "quick-start",
     ];
     run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
     run::step("clippy (native, all targets, warnings denied)", || {
@@ -212,6 +224,23 @@ fn test(root: &std::path::Path) -> Result<()> {
         let mut args = vec!["test"];
         args.extend(native_only);
         args.extend(["--exclude", "cachet-e2e"]);
+        run::cargo(&path, &args)
+    })?;
+    // `cargo package` checks each crate's manifest (metadata, versions of path dependencies, files
+    // inside the package); `--no-verify` skips rebuilding every crate from its .crate (minutes), which
+    // the steps around it do from the sources. Then the docs, as docs.rs builds them (wasm32 for the
+    // browser crates, see their `package.metadata.docs.rs`).
+    run::step("publishable crates package (cargo package --no-verify) and their docs build", || {
+        let mut args = vec!["package", "--no-verify", "--allow-dirty"];
+        for krate in PUBLISHED {
+            args.extend(["-p", krate]);
+        }
+        run::cargo(&path, &args)?;
+        run::cargo(&path, &["doc", "--no-deps", "-p", "cachet-core", "-p", "cachet-cli"])?;
+        let mut args = vec!["doc", "--no-deps", "--target", "wasm32-unknown-unknown"];
+        for krate in ["cachet-client", "cachet-worker", "cachet-yew", "cachet-kit"] {
+            args.extend(["-p", krate]);
+        }
         run::cargo(&path, &args)
     })?;
     // Doc examples are not compiled for wasm32 (rustdoc skips a cross target's doctests): compile the

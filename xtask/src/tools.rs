@@ -15,7 +15,8 @@ use anyhow::{bail, Result};
 
 use crate::run;
 
-/// The wasm-bindgen version; must equal `wasm-bindgen` in the root Cargo.toml.
+/// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate in Cargo.lock (the crates ask for
+/// `0.2.130` or later, so a `cargo update` could move the lock: [`ensure_build_tools`] refuses that).
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 const TRUNK_VERSION: &str = "0.21.14";
 const WASM_OPT_MAJOR: &str = "132";
@@ -32,6 +33,14 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
     entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     let path = std::env::join_paths(entries)?;
 
+    let locked = locked_version(&std::fs::read_to_string(root.join("Cargo.lock"))?, "wasm-bindgen");
+    if locked.as_deref() != Some(WASM_BINDGEN_VERSION) {
+        bail!(
+            "Cargo.lock holds wasm-bindgen {}, but the CLI xtask installs is {WASM_BINDGEN_VERSION}: \
+             the two must be equal (`cargo update -p wasm-bindgen --precise {WASM_BINDGEN_VERSION}`)",
+            locked.as_deref().unwrap_or("(none)")
+        );
+    }
     let installed_targets = run::output_all("rustup", &["target", "list", "--installed"], &path);
     ensure("wasm32-unknown-unknown target", installed_targets.contains("wasm32-unknown-unknown"), || {
         run::command(&path, "rustup", &["target", "add", "wasm32-unknown-unknown"])
@@ -83,6 +92,15 @@ pub fn ensure_browser() -> Result<()> {
         run::command(&path, "apt-get", &["update", "-qq"])?;
         run::command(&path, "apt-get", &["install", "-y", "-qq", "chromium", "chromium-driver"])
     })
+}
+
+/// The version of `package` in a Cargo.lock text (the first, if several).
+fn locked_version(lock: &str, package: &str) -> Option<String> {
+    let name = format!("name = \"{package}\"");
+    let mut lines = lock.lines();
+    lines.find(|line| *line == name)?;
+    let version = lines.next()?.strip_prefix("version = \"")?.strip_suffix('"')?;
+    Some(version.to_owned())
 }
 
 fn ensure(what: &str, present: bool, install: impl FnOnce() -> Result<()>) -> Result<()> {

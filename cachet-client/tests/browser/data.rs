@@ -31,6 +31,33 @@ fn client(test: &str, server: &FakeServer) -> Client {
 }
 
 #[wasm_bindgen_test]
+async fn a_read_asked_after_an_invalidation_never_shares_a_read_sent_before_it() {
+    fresh_database("dedup-invalidated").await;
+    // The first GetTodos is slow and answers the list before the change; later ones answer after it.
+    let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = calls.clone();
+    let server = FakeServer::new(move |_seen| {
+        counted.set(counted.get() + 1);
+        match counted.get() {
+            1 => Reply::json(200, json!({"data": {"todos": []}})).after(200),
+            _ => Reply::json(200, json!({"data": {"todos": [{"id": 1}]}})),
+        }
+    });
+    let client = client("dedup-invalidated", &server);
+    let before = client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default());
+    let after = async {
+        // What a hook does when it hears `cache-invalidated {todos}` while the first read is on its way.
+        gloo::timers::future::TimeoutFuture::new(20).await;
+        client.forget_cached(&["todos".to_owned()]);
+        client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await
+    };
+    let (before, after) = futures::join!(before, after);
+    assert_eq!(before.unwrap().data, json!({"todos": []}));
+    assert_eq!(after.unwrap().data, json!({"todos": [{"id": 1}]}), "not the answer of the read sent before");
+    assert_eq!(calls.get(), 2);
+}
+
+#[wasm_bindgen_test]
 async fn concurrent_identical_queries_share_one_request() {
     fresh_database("dedup").await;
     let server = graphql_server();

@@ -83,6 +83,7 @@ async fn the_parity_table_in_a_page_without_a_service_worker() {
         .config(Config::from_json_str(table::CONFIG).unwrap())
         .options(options("parity"))
         .http(server.http())
+        .plugin(table::PreviewPlugin)
         .build()
         .unwrap();
     let updated: Rc<Cell<usize>> = Rc::default();

@@ -43,6 +43,7 @@
 //! `features.graphql.endpoints[1]`.
 
 mod auth_failure;
+mod auth_type;
 mod diff;
 mod push;
 mod read;
@@ -52,12 +53,12 @@ use crate::strategy::Strategy;
 pub use auth_failure::{
     rule_check, AuthFailureRule, FailureCheck, FailureResponse, HeaderRule, JsonFieldRule,
 };
+pub use auth_type::AuthType;
 pub use diff::ConfigDifference;
 pub use push::{PushConfig, PushNotification, PushRefusal};
 use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
 pub use routes::SwRoutes;
 use serde::Serialize;
-use std::str::FromStr;
 
 /// The conventional file name of the config.
 pub const CONFIG_FILE_NAME: &str = "cachet.config.json";
@@ -99,19 +100,6 @@ pub struct AuthConfig {
     pub route_paths: Vec<String>,
     /// What counts as an auth failure.
     pub failure: AuthFailureRule,
-}
-
-/// `features.auth.type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AuthType {
-    /// An httpOnly session cookie the browser sends; fetches use `credentials: 'include'`.
-    Cookie,
-    /// `Authorization: Bearer <token>`, the token held in page memory only.
-    Bearer,
-    /// The app's own adapter. Fetches include credentials, and the Service Worker asks the page to
-    /// refresh on an auth failure, as in bearer mode.
-    Custom,
 }
 
 /// `features.graphql`.
@@ -222,30 +210,6 @@ impl Default for CacheBounds {
 impl Default for QueueBounds {
     fn default() -> Self {
         QueueBounds { max_items: 100, max_attempts: 5, backoff_base_ms: 1_000, backoff_max_ms: 60_000 }
-    }
-}
-
-impl AuthType {
-    /// `AUTH_WITH_CREDENTIALS`: whether fetches send credentials (`true` for cookie and custom).
-    pub fn with_credentials(self) -> bool {
-        !matches!(self, AuthType::Bearer)
-    }
-
-    /// Whether an auth failure triggers a silent refresh and retry (bearer and custom; SPEC §5.6).
-    pub fn refreshes(self) -> bool {
-        !matches!(self, AuthType::Cookie)
-    }
-}
-
-impl FromStr for AuthType {
-    type Err = ();
-    fn from_str(text: &str) -> Result<Self, ()> {
-        match text {
-            "cookie" => Ok(AuthType::Cookie),
-            "bearer" => Ok(AuthType::Bearer),
-            "custom" => Ok(AuthType::Custom),
-            _ => Err(()),
-        }
     }
 }
 

@@ -70,8 +70,10 @@ pub enum PushRefusal {
     /// Auth is bearer or custom: SPEC §5.8 allows push with cookie auth only.
     #[error(
         "server push needs cookie auth (SPEC §5.8): a push is handled by the Service Worker with no page \
-         open, and with {0:?} auth the token lives only in the pages, so the worker could not fetch as the \
-         user; features.auth.type is {0:?}"
+         open, and with {} auth the token lives only in the pages, so the worker could not fetch as the \
+         user; features.auth.type is {}",
+        .0.as_str(),
+        .0.as_str()
     )]
     NeedsCookieAuth(AuthType),
 }

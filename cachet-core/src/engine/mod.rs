@@ -6,11 +6,17 @@
 //! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
 //!   an answer is stored and with which tags, what a background re-fetch announces.
 //! - [`run`](mod@run): the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
+//! - [`response`]: what moves between store, network and plugins ([`Hit`], [`Fetched`], [`Source`],
+//!   [`Message`]).
+//! - [`plugin`]: the hooks an app changes the engine with, and [`CacheControl`], installed by default.
 
 pub mod key;
 pub mod plan;
+pub mod plugin;
+pub mod response;
 pub mod run;
 
 pub use key::EntryKey;
 pub use plan::{Job, NotStored, Storing};
-pub use run::{run, Failed, Fetched, Hit, Host, Network, Served, Source, Store};
+pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};
+pub use run::{pass, run, send, Failed, Fetched, Hit, Host, Network, Runner, Served, Source, Store};

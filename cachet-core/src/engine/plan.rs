@@ -203,6 +203,8 @@ pub enum NotStored {
     NotAResult,
     /// The store refused it (storage full even after eviction).
     StoreFull,
+    /// A plugin's `cache_will_update` refused it (the default [`super::CacheControl`]: `no-store`).
+    Plugin,
 }
 
 /// Whether and how an answer is stored.

@@ -7,6 +7,7 @@
 //! the auth-failure check is run and a refresh-and-retry happens inside [`Network::fetch`], and how
 //! storage-full is handled inside [`Store::store`].
 
+use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -15,32 +16,8 @@ use crate::protocol::SwEvent;
 
 use super::key::EntryKey;
 use super::plan::{self, AfterLookup, AfterNetworkFailure, Answered, Job, NotStored, Start, Storing};
-
-/// An entry the store holds.
-#[derive(Debug, Clone)]
-pub struct Hit<R> {
-    /// The stored response, ready to be answered with (marked as coming from the cache).
-    pub response: R,
-    /// When it was stored (Unix ms); `None` when the entry carries no readable time.
-    pub stored_at: Option<u64>,
-    /// Its body, when the lookup was asked for it.
-    pub body: Option<Vec<u8>>,
-}
-
-/// An answer from the network.
-#[derive(Debug, Clone)]
-pub struct Fetched<R> {
-    /// The response, ready to be answered with (marked as coming from the network).
-    pub response: R,
-    /// Its status.
-    pub status: u16,
-    /// Its body (already read: the planner checks it, the store keeps it).
-    pub body: Vec<u8>,
-    /// The configured auth-failure check's verdict, after any refresh-and-retry.
-    pub auth_failure: bool,
-    /// The server's `X-SW-Cache-Tags`.
-    pub server_tags: Option<String>,
-}
+use super::plugin::{AfterFetch, Call, Plugin, Plugins};
+pub use super::response::{Fetched, Hit, Source};
 
 /// Where entries live.
 #[allow(async_fn_in_trait)] // single-threaded wasm: no `Send` bound wanted
@@ -65,8 +42,9 @@ pub trait Store<R, E> {
 /// Where answers come from.
 #[allow(async_fn_in_trait)]
 pub trait Network<R, E> {
-    /// Sends the request (again, for a background re-fetch) and reads the answer.
-    async fn fetch(&self) -> Result<Fetched<R>, E>;
+    /// Sends the request (again, for a retry or a background re-fetch) with `headers` set on it (the
+    /// plugins' `request_will_fetch`), and reads the answer.
+    async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<R>, E>;
     /// Whether `error` means the network could not be reached (network-first then falls back).
     fn unreachable(error: &E) -> bool;
 }
@@ -83,13 +61,38 @@ pub trait Host {
     fn warn(&self, message: &str);
 }
 
-/// Where an answer came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// The store.
-    Cache,
-    /// The network.
-    Network,
+impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E> {
+        (**self).lookup(entry, read_body).await
+    }
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<R>,
+        tags: &[String],
+        keep: u32,
+        now: u64,
+    ) -> Result<bool, E> {
+        (**self).store(entry, fetched, tags, keep, now).await
+    }
+    fn used(&self, entry: &EntryKey, now: u64) {
+        (**self).used(entry, now)
+    }
+}
+
+impl<T: Host> Host for Rc<T> {
+    fn now(&self) -> u64 {
+        (**self).now()
+    }
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
+        (**self).background(work)
+    }
+    fn announce(&self, event: SwEvent) {
+        (**self).announce(event)
+    }
+    fn warn(&self, message: &str) {
+        (**self).warn(message)
+    }
 }
 
 /// What the runner answered, and what it did on the way (the parity suite compares these).
@@ -118,33 +121,124 @@ impl<E> From<E> for Failed<E> {
     }
 }
 
-/// Answers `job` with its strategy.
-pub async fn run<R, E, S, N, H>(
-    job: Rc<Job>,
-    store: Rc<S>,
-    network: Rc<N>,
-    host: Rc<H>,
-) -> Result<Served<R>, Failed<E>>
+impl<E: Display> Display for Failed<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failed::NotCached => f.write_str("cache-only: nothing cached"),
+            Failed::Edge(error) => error.fmt(f),
+        }
+    }
+}
+
+/// One edge, for one request: its store, network, host and plugins, and the request as the page sent it.
+pub struct Runner<R: 'static, S, N, H> {
+    /// Where entries live.
+    pub store: S,
+    /// Where answers come from.
+    pub network: N,
+    /// Background work, clock, announcements.
+    pub host: H,
+    /// The plugins, in order (the edge's built-ins first, then the app's).
+    pub plugins: Plugins<R>,
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The URL the page asked for.
+    pub url: String,
+}
+
+impl<R: 'static, S, N, H> Runner<R, S, N, H> {
+    fn call<'a>(&'a self, job: Option<&'a Job>) -> Call<'a> {
+        Call { method: self.method, url: &self.url, job }
+    }
+}
+
+/// Answers `job` with its strategy, through the runner's plugins.
+pub async fn run<R, E, S, N, H>(job: Job, runner: Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
     R: 'static,
-    E: 'static,
+    E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
     H: Host + 'static,
 {
-    let first = plan::start(&job);
+    let mut job = job;
+    if let Some(entry) = job.entry.clone() {
+        let call = runner.call(Some(&job));
+        let entry =
+            runner.plugins.iter().fold(entry, |entry, plugin| plugin.cache_key_will_be_used(&call, entry));
+        job.entry = Some(entry);
+    }
+    let job = Rc::new(job);
+    let answered = answer(&job, &runner).await;
+    finish(runner.call(Some(&job)), &runner.plugins, answered).await
+}
+
+/// Answers a request that has no job (a mutation, a request the engine does not cache) from the network,
+/// through `plugins`: the same sends, retries and hooks as a job's network step, never stored.
+pub async fn pass<R: 'static, E, N>(
+    call: Call<'_>,
+    network: &N,
+    plugins: &[Rc<dyn Plugin<R>>],
+) -> Result<Served<R>, Failed<E>>
+where
+    E: Display,
+    N: Network<R, E>,
+{
+    let answered = send(&call, network, plugins)
+        .await
+        .map(|fetched| Served { response: fetched.response, source: Source::Network, storing: None })
+        .map_err(Failed::Edge);
+    finish(call, plugins, answered).await
+}
+
+/// The last hooks: `handler_did_error` for a failure, then `handler_will_respond`.
+async fn finish<R: 'static, E: Display>(
+    call: Call<'_>,
+    plugins: &[Rc<dyn Plugin<R>>],
+    answered: Result<Served<R>, Failed<E>>,
+) -> Result<Served<R>, Failed<E>> {
+    let mut served = match answered {
+        Ok(served) => served,
+        Err(failed) => {
+            let mut instead = None;
+            for plugin in plugins {
+                instead = plugin.handler_did_error(&call, &failed).await;
+                if instead.is_some() {
+                    break;
+                }
+            }
+            let Some(response) = instead else { return Err(failed) };
+            Served { response, source: Source::Plugin, storing: None }
+        }
+    };
+    for plugin in plugins {
+        served.response = plugin.handler_will_respond(&call, served.response, served.source);
+    }
+    Ok(served)
+}
+
+/// The strategy's steps, before the last hooks.
+async fn answer<R, E, S, N, H>(job: &Rc<Job>, runner: &Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
+where
+    R: 'static,
+    E: Display + 'static,
+    S: Store<R, E> + 'static,
+    N: Network<R, E> + 'static,
+    H: Host + 'static,
+{
+    let first = plan::start(job);
     if let (Start::Lookup { read_body }, Some(entry)) = (first, &job.entry) {
-        let hit = store.lookup(entry, read_body).await?;
-        let now = host.now();
-        let found = plan::found(&job, hit.as_ref().map(|hit| hit.stored_at), now);
-        match (plan::after_lookup(&job, found), hit) {
+        let hit = lookup(job, runner, entry, read_body).await?;
+        let now = runner.host.now();
+        let found = plan::found(job, hit.as_ref().map(|hit| hit.stored_at), now);
+        match (plan::after_lookup(job, found), hit) {
             (AfterLookup::Serve { revalidate }, Some(hit)) => {
-                store.used(entry, now);
+                runner.store.used(entry, now);
                 if revalidate {
                     let stale = hit.body.clone().unwrap_or_default();
-                    let (job, store, network, background) = (job.clone(), store, network, host.clone());
-                    host.background(Box::pin(async move {
-                        revalidate_in_background(&job, &*store, &*network, &*background, &stale).await;
+                    let (job, background) = (job.clone(), runner.clone());
+                    runner.host.background(Box::pin(async move {
+                        revalidate_in_background(&job, &background, &stale).await;
                     }));
                 }
                 return Ok(Served { response: hit.response, source: Source::Cache, storing: None });
@@ -153,21 +247,21 @@ where
             _ => {}
         }
     }
-    match fetch_and_store(&job, &*store, &*network, &*host).await {
+    match fetch_and_store(job, runner).await {
         Ok((fetched, storing)) => {
             Ok(Served { response: fetched.response, source: Source::Network, storing: Some(storing) })
         }
         Err(error) if N::unreachable(&error) => {
             let (AfterNetworkFailure::FallBack, Some(entry)) =
-                (plan::after_network_failure(&job, first), &job.entry)
+                (plan::after_network_failure(job, first), &job.entry)
             else {
                 return Err(Failed::Edge(error));
             };
-            let hit = store.lookup(entry, false).await?;
-            let now = host.now();
-            match (plan::found(&job, hit.as_ref().map(|hit| hit.stored_at), now), hit) {
+            let hit = lookup(job, runner, entry, false).await?;
+            let now = runner.host.now();
+            match (plan::found(job, hit.as_ref().map(|hit| hit.stored_at), now), hit) {
                 (plan::Found::Fresh, Some(hit)) => {
-                    store.used(entry, now);
+                    runner.store.used(entry, now);
                     Ok(Served { response: hit.response, source: Source::Cache, storing: None })
                 }
                 _ => Err(Failed::Edge(error)),
@@ -177,14 +271,71 @@ where
     }
 }
 
-/// Asks the network, then stores the answer when the planner says so.
-async fn fetch_and_store<R, E>(
+/// The store's entry, as the plugins let it be used (`cached_response_will_be_used`: refused counts as
+/// absent).
+async fn lookup<R: 'static, E, S: Store<R, E>, N, H>(
     job: &Job,
-    store: &impl Store<R, E>,
-    network: &impl Network<R, E>,
-    host: &impl Host,
+    runner: &Runner<R, S, N, H>,
+    entry: &EntryKey,
+    read_body: bool,
+) -> Result<Option<Hit<R>>, E> {
+    let Some(mut hit) = runner.store.lookup(entry, read_body).await? else { return Ok(None) };
+    let call = runner.call(Some(job));
+    for plugin in &runner.plugins {
+        let Some(response) = plugin.cached_response_will_be_used(&call, hit.response) else {
+            return Ok(None);
+        };
+        hit.response = response;
+    }
+    Ok(Some(hit))
+}
+
+/// Sends the request through the plugins: `request_will_fetch` before each send, `fetch_did_succeed` after
+/// an answer (one retry when a plugin asks for it), `fetch_did_fail` when the network is unreachable.
+pub async fn send<R: 'static, E, N: Network<R, E>>(
+    call: &Call<'_>,
+    network: &N,
+    plugins: &[Rc<dyn Plugin<R>>],
+) -> Result<Fetched<R>, E>
+where
+    E: Display,
+{
+    let mut retried = false;
+    loop {
+        let mut headers = Vec::new();
+        for plugin in plugins {
+            plugin.request_will_fetch(call, &mut headers);
+        }
+        let fetched = match network.fetch(&headers).await {
+            Ok(fetched) => fetched,
+            Err(error) => {
+                if N::unreachable(&error) {
+                    for plugin in plugins {
+                        plugin.fetch_did_fail(call, &error).await;
+                    }
+                }
+                return Err(error);
+            }
+        };
+        let mut again = false;
+        for plugin in plugins {
+            again |= plugin.fetch_did_succeed(call, &fetched, retried).await == AfterFetch::Retry;
+        }
+        if !again || retried {
+            return Ok(fetched);
+        }
+        retried = true;
+    }
+}
+
+/// Asks the network, then stores the answer when the planner (and every plugin's `cache_will_update`)
+/// says so.
+async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E>, H: Host>(
+    job: &Job,
+    runner: &Runner<R, S, N, H>,
 ) -> Result<(Fetched<R>, Storing), E> {
-    let fetched = network.fetch().await?;
+    let call = runner.call(Some(job));
+    let fetched = send(&call, &runner.network, &runner.plugins).await?;
     let answered = Answered {
         status: fetched.status,
         auth_failure: fetched.auth_failure,
@@ -194,35 +345,38 @@ async fn fetch_and_store<R, E>(
     let mut storing = plan::storing(job, &answered);
     if let (Storing::Store { tags, keep, ignored_server_tags }, Some(entry)) = (&storing, &job.entry) {
         if let Some(warning) = ignored_server_tags {
-            host.warn(warning);
+            runner.host.warn(warning);
         }
-        if !store.store(entry, &fetched, tags, *keep, host.now()).await? {
-            storing = Storing::Skip(NotStored::StoreFull);
-        }
+        storing = if !runner.plugins.iter().all(|plugin| plugin.cache_will_update(&call, &fetched)) {
+            Storing::Skip(NotStored::Plugin)
+        } else if !runner.store.store(entry, &fetched, tags, *keep, runner.host.now()).await? {
+            Storing::Skip(NotStored::StoreFull)
+        } else {
+            storing
+        };
     }
     Ok((fetched, storing))
 }
 
 /// Stale-while-revalidate's re-fetch: stores the fresh answer and announces a change. A failure keeps the
 /// stale copy and is only reported: nobody waits for this answer.
-async fn revalidate_in_background<R, E, N: Network<R, E>>(
+async fn revalidate_in_background<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E>, H: Host>(
     job: &Job,
-    store: &impl Store<R, E>,
-    network: &N,
-    host: &impl Host,
+    runner: &Runner<R, S, N, H>,
     stale: &[u8],
 ) {
-    match fetch_and_store(job, store, network, host).await {
+    match fetch_and_store(job, runner).await {
         Ok((fetched, storing)) => {
             let stored = matches!(storing, Storing::Store { .. });
             if let Some(event) = plan::after_revalidate(job, stale, &fetched.body, stored) {
-                host.announce(event);
+                runner.host.announce(event);
             }
         }
         // Offline: nothing worth reporting, the stale copy stays.
         Err(error) if N::unreachable(&error) => {}
-        Err(_) => {
-            host.warn(&format!("background re-fetch of {} failed; the stale copy stays", job.announce_url))
-        }
+        Err(error) => runner.host.warn(&format!(
+            "background re-fetch of {} failed ({error}); the stale copy stays",
+            job.announce_url
+        )),
     }
 }

@@ -11,14 +11,15 @@ use std::rc::Rc;
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::{CacheBounds, Config};
 use cachet_core::engine::plan::{self, Job, NotStored, Storing};
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Hit, Host, Network, Source, Store};
+use cachet_core::engine::plugin::{self, Message, Plugin};
+use cachet_core::engine::{run, EntryKey, Failed, Fetched, Hit, Host, Network, Runner, Source, Store};
 use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 
 use crate::parity_scenarios as parity;
 
-const NOW: u64 = 1_000_000_000;
+pub(crate) const NOW: u64 = 1_000_000_000;
 const MAX_AGE_SECONDS: u64 = 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,34 +39,77 @@ enum Net {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Error {
+pub(crate) enum Error {
     Unreachable,
 }
 
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("unreachable")
+    }
+}
+
+/// A response of the fakes: its body and headers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resp {
+    pub(crate) body: String,
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Resp {
+    pub(crate) fn new(body: &str) -> Self {
+        Resp { body: body.to_owned(), headers: Vec::new() }
+    }
+}
+
+impl Message for Resp {
+    fn status(&self) -> u16 {
+        200
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.clone())
+    }
+}
+
+/// Runs `job` over the fakes with the default plugins (and `extra` after them).
+pub(crate) async fn run_with<N: Network<Resp, Error> + 'static>(
+    job: Job,
+    fake: &Rc<Fake>,
+    network: N,
+    extra: Vec<Rc<dyn Plugin<Resp>>>,
+) -> Result<cachet_core::engine::Served<Resp>, Failed<Error>> {
+    let mut plugins = plugin::defaults();
+    plugins.extend(extra);
+    let method = if job.document { "POST" } else { "GET" };
+    let url = job.announce_url.clone();
+    let runner = Runner { store: fake.clone(), network, host: fake.clone(), plugins, method, url };
+    run(job, Rc::new(runner)).await
+}
+
 /// Body, stored-at time, tags.
-type Entry = (String, Option<u64>, Vec<String>);
+type Entry = (Resp, Option<u64>, Vec<String>);
 
 #[derive(Default)]
-struct Fake {
-    entries: RefCell<HashMap<String, Entry>>,
+pub(crate) struct Fake {
+    pub(crate) entries: RefCell<HashMap<String, Entry>>,
     used: RefCell<Vec<String>>,
     background: RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>,
     announced: RefCell<Vec<SwEvent>>,
     warnings: RefCell<Vec<String>>,
 }
 
-impl Store<String, Error> for Fake {
-    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<String>>, Error> {
-        Ok(self.entries.borrow().get(&entry.url).map(|(body, stored_at, _)| Hit {
-            response: body.clone(),
+impl Store<Resp, Error> for Fake {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<Resp>>, Error> {
+        Ok(self.entries.borrow().get(&entry.url).map(|(response, stored_at, _)| Hit {
+            response: response.clone(),
             stored_at: *stored_at,
-            body: read_body.then(|| body.clone().into_bytes()),
+            body: read_body.then(|| response.body.clone().into_bytes()),
         }))
     }
     async fn store(
         &self,
         entry: &EntryKey,
-        fetched: &Fetched<String>,
+        fetched: &Fetched<Resp>,
         tags: &[String],
         _keep: u32,
         now: u64,
@@ -86,8 +130,8 @@ struct Scripted {
     server_tags: Option<String>,
 }
 
-impl Network<String, Error> for Scripted {
-    async fn fetch(&self) -> Result<Fetched<String>, Error> {
+impl Network<Resp, Error> for Scripted {
+    async fn fetch(&self, _headers: &[(String, String)]) -> Result<Fetched<Resp>, Error> {
         let (status, auth_failure, body) = match self.net {
             Net::Ok => (200, false, self.body.clone()),
             Net::Unreachable => return Err(Error::Unreachable),
@@ -96,7 +140,7 @@ impl Network<String, Error> for Scripted {
             Net::OverSize => (200, false, "x".repeat(2_000)),
         };
         Ok(Fetched {
-            response: body.clone(),
+            response: Resp::new(&body),
             status,
             body: body.into_bytes(),
             auth_failure,
@@ -127,7 +171,7 @@ fn bounds() -> CacheBounds {
     CacheBounds { max_entries: 10, max_age_seconds: MAX_AGE_SECONDS, max_body_bytes: 1_000 }
 }
 
-fn get_job(strategy: Strategy) -> Job {
+pub(crate) fn get_job(strategy: Strategy) -> Job {
     Job {
         strategy,
         entry: Some(EntryKey { cache: "runtime", url: "https://app.test/api/notes".into() }),
@@ -149,15 +193,16 @@ fn outcome(job: Job, held: Held, net: Net) -> String {
         Held::Expired => Some(NOW - MAX_AGE_SECONDS * 1000 - 1),
     };
     if let Some(at) = stored_at {
-        fake.entries.borrow_mut().insert(url.clone(), ("stale".into(), Some(at), vec![]));
+        fake.entries.borrow_mut().insert(url.clone(), (Resp::new("stale"), Some(at), vec![]));
     }
-    let network = Rc::new(Scripted { net, body: "{\"data\":{}}".into(), server_tags: None });
-    let served = futures::executor::block_on(run(Rc::new(job), fake.clone(), network, fake.clone()));
+    let network = Scripted { net, body: "{\"data\":{}}".into(), server_tags: None };
+    let served = futures::executor::block_on(run_with(job, &fake, network, vec![]));
     let mut words = match served {
         Ok(served) => {
             let source = match served.source {
                 Source::Cache => "cache".to_owned(),
                 Source::Network => "network".to_owned(),
+                Source::Plugin => "plugin".to_owned(),
             };
             match served.storing {
                 Some(Storing::Store { .. }) => format!("{source} stored"),
@@ -171,7 +216,7 @@ fn outcome(job: Job, held: Held, net: Net) -> String {
     let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
     for work in background {
         futures::executor::block_on(work);
-        let now_held = fake.entries.borrow().get(&url).map(|entry| entry.0.clone()).unwrap_or_default();
+        let now_held = fake.entries.borrow().get(&url).map(|entry| entry.0.body.clone()).unwrap_or_default();
         let updated = if fake.announced.borrow().is_empty() { "" } else { " updated" };
         words.push_str(if now_held == "stale" { " ~ kept" } else { " ~ stored" });
         words.push_str(updated);
@@ -187,6 +232,7 @@ fn reason_word(reason: &NotStored) -> &'static str {
         NotStored::TooLarge { .. } => "too-large",
         NotStored::NotAResult => "not-a-result",
         NotStored::StoreFull => "full",
+        NotStored::Plugin => "plugin",
     }
 }
 
@@ -319,8 +365,8 @@ struct ReplyNetwork {
     rule: cachet_core::config::AuthFailureRule,
 }
 
-impl Network<String, Error> for ReplyNetwork {
-    async fn fetch(&self) -> Result<Fetched<String>, Error> {
+impl Network<Resp, Error> for ReplyNetwork {
+    async fn fetch(&self, _headers: &[(String, String)]) -> Result<Fetched<Resp>, Error> {
         let reply = self.reply;
         if reply.status == 0 {
             return Err(Error::Unreachable);
@@ -334,7 +380,14 @@ impl Network<String, Error> for ReplyNetwork {
         };
         let view = cachet_core::config::FailureResponse::new(reply.status, &header, reply.body.as_bytes());
         Ok(Fetched {
-            response: reply.body.to_owned(),
+            response: Resp {
+                body: reply.body.to_owned(),
+                headers: reply
+                    .headers
+                    .iter()
+                    .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                    .collect(),
+            },
             status: reply.status,
             body: reply.body.as_bytes().to_vec(),
             auth_failure: self.rule.check(&view),
@@ -365,10 +418,10 @@ impl parity::Edge for NativeEdge {
                 .unwrap();
         let url = format!("{ORIGIN}{path}");
         let job = Job::for_request(&class, &Partition::Shared, ORIGIN, &url, &self.config).unwrap();
-        let network = Rc::new(ReplyNetwork { reply, rule: self.config.features.auth.failure.clone() });
-        match run(Rc::new(job), self.fake.clone(), network, self.fake.clone()).await {
-            Ok(served) if served.source == Source::Cache => parity::Got::Cache(served.response),
-            Ok(served) => parity::Got::Network(served.response),
+        let network = ReplyNetwork { reply, rule: self.config.features.auth.failure.clone() };
+        match run_with(job, &self.fake, network, vec![Rc::new(parity::PreviewPlugin)]).await {
+            Ok(served) if served.source == Source::Cache => parity::Got::Cache(served.response.body),
+            Ok(served) => parity::Got::Network(served.response.body),
             Err(_) => parity::Got::Failed,
         }
     }

@@ -5,6 +5,7 @@ mod cache_key;
 mod classify;
 mod config;
 mod devtools_table;
+mod engine_plugins;
 mod engine_table;
 mod fuzz;
 mod graphql_oracle;

@@ -18,6 +18,20 @@ pub const CONFIG: &str = r#"{
   "cache": {"maxBodyBytes": 40}
 }"#;
 
+/// The app plugin every edge installs for the table, as an app would in both (`sw::Options::plugin`,
+/// `ClientBuilder::plugin`): it refuses to store an answer the server marked `X-Preview: 1`.
+pub struct PreviewPlugin;
+
+impl<R: cachet_core::engine::Message + 'static> cachet_core::engine::Plugin<R> for PreviewPlugin {
+    fn cache_will_update(
+        &self,
+        _call: &cachet_core::engine::Call<'_>,
+        fetched: &cachet_core::engine::Fetched<R>,
+    ) -> bool {
+        fetched.response.header("x-preview").as_deref() != Some("1")
+    }
+}
+
 /// What the network answers; `status: 0` is a network failure.
 #[derive(Debug, Clone, Copy)]
 pub struct Reply {
@@ -223,6 +237,49 @@ pub const SCENARIOS: &[Scenario] = &[
             send(ITEMS, "cache-and-network", OK_NEWER, Answer::Cache(DATA)),
             Step::Updated(1),
             held(ITEMS, NEWER),
+        ],
+    },
+    Scenario {
+        // The default plugin on every edge (`cachet_core::engine::CacheControl`): a server's `no-store` is
+        // never stored; `private` is (cachet's store is a private cache).
+        name: "the-default-plugin-never-stores-no-store",
+        steps: &[
+            send(
+                ITEMS,
+                "cache-first",
+                Reply { status: 200, body: DATA, headers: &[("cache-control", "no-store")] },
+                Answer::Network(DATA),
+            ),
+            absent(ITEMS),
+            send(
+                QUERY,
+                "cache-first",
+                Reply { status: 200, body: DATA, headers: &[("cache-control", "private, no-store")] },
+                Answer::Network(DATA),
+            ),
+            absent(QUERY),
+            send(
+                ITEMS,
+                "cache-first",
+                Reply { status: 200, body: DATA, headers: &[("cache-control", "private, max-age=60")] },
+                Answer::Network(DATA),
+            ),
+            held(ITEMS, DATA),
+        ],
+    },
+    Scenario {
+        // The app's own plugin, installed on every edge ([`PreviewPlugin`]).
+        name: "an-app-plugin-installed-on-every-edge-vetoes-a-store",
+        steps: &[
+            send(
+                QUERY,
+                "network-first",
+                Reply { status: 200, body: DATA, headers: &[("x-preview", "1")] },
+                Answer::Network(DATA),
+            ),
+            absent(QUERY),
+            send(QUERY, "network-first", OK, Answer::Network(DATA)),
+            held(QUERY, DATA),
         ],
     },
 ];

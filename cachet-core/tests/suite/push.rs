@@ -59,7 +59,7 @@ fn push_is_off_by_default_and_allowed_only_with_cookie_auth_or_none() {
     }
     let why = PushRefusal::NeedsCookieAuth(AuthType::Bearer).to_string();
     assert!(why.starts_with("server push needs cookie auth (SPEC §5.8)"), "{why}");
-    assert!(why.contains("features.auth.type is Bearer"), "{why}");
+    assert!(why.contains("features.auth.type is bearer"), "{why}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Refresh-and-retry (SPEC §3, §5.5–5.6): every network send of a request the page marked as
-//! authenticated (`X-Cachet-Auth: 1`) goes through [`send`], which applies the configured failure check
-//! (`features.auth.failure`, default: status 401) to the answer.
+//! Refresh-and-retry (SPEC §3, §5.5–5.6), as the engine plugin [`AuthRetry`]: every network send of a
+//! request the page marked as authenticated (`X-Cachet-Auth: 1`) runs it, with the configured failure
+//! check's verdict (`features.auth.failure`, default: status 401) on the answer.
 //!
 //! | Auth type | On an auth failure |
 //! |---|---|
@@ -14,70 +14,82 @@
 //! The check is the app's [`FailureCheck`] when the SW binary started the engine with
 //! [`super::install_with`] (the same function the page client was given), else the rule alone.
 
+use std::cell::{Cell, RefCell};
+
 use cachet_core::cache_key::auth_fingerprint;
-use std::cell::Cell;
-
 use cachet_core::config::{rule_check, AuthFailureRule, Config, FailureCheck, FailureResponse};
+use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin};
+use cachet_core::engine::Fetched;
 use cachet_core::protocol::AuthChangeKind;
-use web_sys::{Headers, Request, RequestInit, Response};
+use web_sys::{Request, Response};
 
-use super::http::fetch_network;
 use super::page_auth::{announce, refresh_shared, PageAnswer};
-use crate::Error;
 
-/// How one authenticated request is handled when it meets an auth failure.
-#[derive(Debug, Clone)]
+/// Refresh-and-retry for one authenticated request, as an engine plugin
+/// ([`cachet_core::engine::plugin`]): `fetch_did_succeed` sees the auth-failure check's verdict, asks the
+/// page for fresh auth and asks for the one retry; `request_will_fetch` puts the fresh `Authorization` on
+/// it.
+#[derive(Debug)]
 pub struct AuthRetry {
     /// `FetchEvent.clientId`: the page that made the request, asked first.
     pub client_id: String,
     /// Whether the auth type refreshes (bearer, custom).
     pub refreshes: bool,
-    /// What counts as an auth failure.
-    pub rule: AuthFailureRule,
+    /// The `Authorization` the request was sent with (the refresh is shared per token).
+    sent: String,
+    /// The `Authorization` a refresh gave, for the retry.
+    fresh: RefCell<Option<String>>,
 }
 
 impl AuthRetry {
-    /// The handling for a request from `client_id`, when auth is enabled; `None` otherwise.
-    pub fn for_request(config: &Config, marked: bool, client_id: String) -> Option<Self> {
+    /// The handling for `request` from `client_id`, when auth is enabled and the request is marked;
+    /// `None` otherwise.
+    pub fn for_request(config: &Config, marked: bool, request: &Request, client_id: String) -> Option<Self> {
         let auth = &config.features.auth;
         (auth.enabled && marked).then(|| AuthRetry {
             client_id,
             refreshes: auth.kind.refreshes(),
-            rule: auth.failure.clone(),
+            sent: request.headers().get("authorization").ok().flatten().unwrap_or_default(),
+            fresh: RefCell::new(None),
         })
     }
 }
 
-/// Sends `request` (its body must still be unread) and returns the answer as
-/// [`fetch_network`] does, after refresh-and-retry when `auth` is given.
-pub async fn send(
-    request: &Request,
-    auth: Option<&AuthRetry>,
-) -> Result<(Response, Vec<u8>, Response), Error> {
-    let Some(auth) = auth else {
-        return fetch_network(request).await;
-    };
-    // Keep a copy to send again: a request's body can be read once.
-    let spare = request.clone().map_err(|e| Error::js("Request.clone", e))?;
-    let first = fetch_network(request).await?;
-    if !is_auth_failure(&auth.rule, &first.0, &first.1) {
-        return Ok(first);
-    }
-    if !auth.refreshes {
-        announce(AuthChangeKind::Logout);
-        return Ok(first);
-    }
-    let sent = request.headers().get("authorization").ok().flatten().unwrap_or_default();
-    match refresh_shared(&auth.client_id, auth_fingerprint(&sent)).await {
-        Ok(PageAnswer { ok: true, authorization }) => {
-            let retry = with_authorization(&spare, authorization.as_deref())?;
-            fetch_network(&retry).await
+impl Plugin<Response> for AuthRetry {
+    fn request_will_fetch(&self, _call: &Call<'_>, headers: &mut Vec<(String, String)>) {
+        if let Some(authorization) = self.fresh.borrow().clone() {
+            headers.push(("authorization".to_owned(), authorization));
         }
-        Ok(_) => Ok(first),
-        Err(error) => {
-            web_sys::console::warn_1(&format!("cachet: no fresh auth for {}: {error}", request.url()).into());
-            Ok(first)
-        }
+    }
+
+    fn fetch_did_succeed<'a>(
+        &'a self,
+        call: &'a Call<'a>,
+        fetched: &'a Fetched<Response>,
+        retried: bool,
+    ) -> Later<'a, AfterFetch> {
+        Box::pin(async move {
+            if !fetched.auth_failure || retried {
+                return AfterFetch::Keep;
+            }
+            if !self.refreshes {
+                announce(AuthChangeKind::Logout);
+                return AfterFetch::Keep;
+            }
+            match refresh_shared(&self.client_id, auth_fingerprint(&self.sent)).await {
+                Ok(PageAnswer { ok: true, authorization }) => {
+                    *self.fresh.borrow_mut() = authorization;
+                    AfterFetch::Retry
+                }
+                Ok(_) => AfterFetch::Keep,
+                Err(error) => {
+                    web_sys::console::warn_1(
+                        &format!("cachet: no fresh auth for {}: {error}", call.url).into(),
+                    );
+                    AfterFetch::Keep
+                }
+            }
+        })
     }
 }
 
@@ -99,17 +111,4 @@ pub fn is_auth_failure(rule: &AuthFailureRule, response: &Response, bytes: &[u8]
     let lookup = |name: &str| headers.get(name).ok().flatten();
     let check = FAILURE_CHECK.with(Cell::get);
     check(rule, &FailureResponse::new(response.status(), &lookup, bytes))
-}
-
-/// `request` with `Authorization: authorization` (unchanged when `None`), as a new request: the headers
-/// of a request may be immutable.
-fn with_authorization(request: &Request, authorization: Option<&str>) -> Result<Request, Error> {
-    let Some(value) = authorization else {
-        return Ok(Clone::clone(request));
-    };
-    let headers = Headers::new_with_headers(&request.headers()).map_err(|e| Error::js("new Headers", e))?;
-    headers.set("authorization", value).map_err(|e| Error::js("Headers.set", e))?;
-    let init = RequestInit::new();
-    init.set_headers(&headers);
-    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
 }

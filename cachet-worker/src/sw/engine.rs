@@ -12,7 +12,8 @@ use std::rc::Rc;
 
 use cachet_core::config::{AuthFailureRule, CacheBounds};
 use cachet_core::engine::key::RUNTIME_CACHE;
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network};
+use cachet_core::engine::plugin::{self, Plugins};
+use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network, Runner};
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 use cachet_core::tags::CACHE_TAGS_HEADER;
@@ -20,10 +21,10 @@ use js_sys::Promise;
 use wasm_bindgen::JsValue;
 use web_sys::{Request, Response};
 
-use super::auth_retry::{is_auth_failure, send, AuthRetry};
+use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
 use super::clock::increasing_ms;
-use super::http::without_cachet_headers;
+use super::http::{fetch_network, without_cachet_headers};
 use super::store::{open_cache, CacheStore};
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -40,8 +41,9 @@ pub struct Target {
     pub job: Job,
     /// The entry index (tags, last use).
     pub index: Rc<TagIndex>,
-    /// Refresh-and-retry for a request marked as authenticated while auth is enabled; `None` otherwise.
-    pub auth: Option<AuthRetry>,
+    /// The plugins it runs with, in order: refresh-and-retry for a request marked as authenticated
+    /// ([`super::auth_retry::AuthRetry`]), the defaults, the app's ([`super::Options`]).
+    pub plugins: Plugins<Response>,
     /// `features.auth.failure` while auth is enabled: every answer, marked or not, gets the check's
     /// verdict (the planner never stores an auth failure); `None` while auth is off.
     pub failure_rule: Option<AuthFailureRule>,
@@ -60,7 +62,8 @@ impl Target {
             bounds,
             announce_url: url,
         };
-        Target { request: Clone::clone(request), body: None, job, index, auth: None, failure_rule: None }
+        let plugins = plugin::defaults();
+        Target { request: Clone::clone(request), body: None, job, index, plugins, failure_rule: None }
     }
 }
 
@@ -72,7 +75,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         Some(entry) => Some(open_cache(entry.cache).await?),
         None => None,
     };
-    let store = Rc::new(CacheStore {
+    let store = CacheStore {
         cache,
         index: target.index.clone(),
         background: background.clone(),
@@ -80,34 +83,33 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         body: target.body.clone(),
         strategy: target.job.strategy,
         begun: super::store::invalidations_begun(),
-    });
+    };
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
-    let network = Rc::new(WorkerNetwork {
-        request: target.request,
-        body: target.body,
-        auth: target.auth,
-        failure_rule: target.failure_rule,
-    });
-    match run(Rc::new(target.job), store, network, Rc::new(WorkerHost { background })).await {
+    let method = if target.body.is_some() { "POST" } else { "GET" };
+    let url = target.request.url();
+    let network =
+        WorkerNetwork { request: target.request, body: target.body, failure_rule: target.failure_rule };
+    let host = WorkerHost { background };
+    let runner = Runner { store, network, host, plugins: target.plugins, method, url };
+    match run(target.job, Rc::new(runner)).await {
         Ok(served) => Ok(served.response),
         Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
         Err(Failed::Edge(error)) => Err(error),
     }
 }
 
-/// The network as the worker reaches it: cachet's headers removed, refresh-and-retry for a marked
-/// request, the auth-failure check's verdict on the final answer.
-struct WorkerNetwork {
-    request: Request,
-    body: Option<Rc<[u8]>>,
-    auth: Option<AuthRetry>,
-    failure_rule: Option<AuthFailureRule>,
+/// The network as the worker reaches it: cachet's headers removed, the plugins' headers set, the
+/// auth-failure check's verdict on each answer (the auth plugin retries on it).
+pub(crate) struct WorkerNetwork {
+    pub(crate) request: Request,
+    pub(crate) body: Option<Rc<[u8]>>,
+    pub(crate) failure_rule: Option<AuthFailureRule>,
 }
 
 impl Network<Response, Error> for WorkerNetwork {
-    async fn fetch(&self) -> Result<Fetched<Response>, Error> {
-        let outgoing = without_cachet_headers(&self.request, self.body.as_deref())?;
-        let (response, body, answer) = send(&outgoing, self.auth.as_ref()).await?;
+    async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<Response>, Error> {
+        let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
+        let (response, body, answer) = fetch_network(&outgoing).await?;
         let auth_failure =
             self.failure_rule.as_ref().is_some_and(|rule| is_auth_failure(rule, &response, &body));
         Ok(Fetched {

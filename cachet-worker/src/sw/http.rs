@@ -31,17 +31,24 @@ pub(crate) fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `request` without `X-SW-Strategy` and `X-Cachet-*` headers, with `body` when given (so that it can be
-/// sent again). The request itself when there is nothing to change: navigation requests, which cannot
+/// `request` without `X-SW-Strategy` and `X-Cachet-*` headers, with the headers `set` (the plugins'
+/// `request_will_fetch`), with `body` when given (so that it can be sent again). The request itself when there is nothing to change: navigation requests, which cannot
 /// be re-constructed, never carry cachet's headers.
-pub fn without_cachet_headers(request: &Request, body: Option<&[u8]>) -> Result<Request, Error> {
+pub fn without_cachet_headers(
+    request: &Request,
+    body: Option<&[u8]>,
+    set: &[(String, String)],
+) -> Result<Request, Error> {
     let pairs = header_pairs(&request.headers());
-    if body.is_none() && !pairs.iter().any(|(name, _)| is_cachet_header(name)) {
+    if body.is_none() && set.is_empty() && !pairs.iter().any(|(name, _)| is_cachet_header(name)) {
         return Ok(Clone::clone(request));
     }
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in pairs.iter().filter(|(name, _)| !is_cachet_header(name)) {
         headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+    }
+    for (name, value) in set {
+        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
     }
     let init = RequestInit::new();
     init.set_headers(&headers);

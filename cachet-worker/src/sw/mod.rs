@@ -1,7 +1,7 @@
 //! The Service Worker engine.
 //!
-//! The JS shim (`js/service-worker.js`) loads the wasm and then calls the engine object that
-//! [`install`] places on the worker's global scope as `self.__cachet_engine`:
+//! The JS shim (`service-worker.js`, which the CLI writes into each app from `cachet-cli/js/`) loads the
+//! wasm and then calls the engine object that [`install`] places on the worker's global scope as `self.__cachet_engine`:
 //!
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
@@ -38,8 +38,10 @@ mod http;
 pub mod identity;
 pub mod messages;
 mod page_auth;
+mod plugins;
 mod push;
 pub mod queue;
+mod queue_plugin;
 mod queue_send;
 pub mod queue_store;
 mod router;
@@ -58,6 +60,7 @@ pub use cachet_core::engine::key::{DOCUMENT_CACHE, RUNTIME_CACHE};
 pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 pub use engine::{respond, Target};
 pub use http::SOURCE_HEADER;
+pub use plugins::Options;
 pub use router::answer;
 pub use store::open_cache;
 
@@ -160,10 +163,10 @@ pub fn install() {
 
 /// [`install`], with the app's auth-failure check (SPEC §5.5): give it the function the page client got
 /// with `cachet_client::ClientBuilder::failure_check`, so that both sides agree. `cachet generate` writes
-/// the SW binary `src/bin/cachet-sw.rs` to do so with the app's `src/cachet/auth/check.rs`.
+/// the SW binary `src/bin/cachet-sw.rs` to do so with the app's `src/cachet/auth/check.rs`. The same as
+/// `Options::new().failure_check(failure_check).install()`; [`Options`] also takes the app's plugins.
 pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
-    auth_retry::set_failure_check(failure_check);
-    install();
+    Options::new().failure_check(failure_check).install();
 }
 
 thread_local! {

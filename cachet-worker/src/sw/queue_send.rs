@@ -100,5 +100,5 @@ fn build_request(queued: &QueuedRequest, authorization: Option<&str>) -> Result<
     init.set_body(&JsValue::from_str(&queued.body));
     let request =
         Request::new_with_str_and_init(&queued.url, &init).map_err(|e| Error::js("new Request", e))?;
-    without_cachet_headers(&request, Some(queued.body.as_bytes()))
+    without_cachet_headers(&request, Some(queued.body.as_bytes()), &[])
 }

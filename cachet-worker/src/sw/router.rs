@@ -11,8 +11,8 @@ use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
 use super::engine::{respond, Target};
-use super::graphql;
 use super::http::{fetch_raw, request_bytes};
+use super::{graphql, plugins};
 use super::{identity, tag_index};
 use crate::Error;
 
@@ -60,7 +60,8 @@ pub async fn answer(
             Partition::Uncached
         }
     };
-    let auth = AuthRetry::for_request(config, is_marked(&lookup), client_id);
+    let auth = AuthRetry::for_request(config, is_marked(&lookup), &request, client_id);
+    let plugins = plugins::for_request(auth);
     let class = match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(class) => class,
         Err(error) => {
@@ -76,15 +77,15 @@ pub async fn answer(
             body: body.map(Rc::from),
             job,
             index: tag_index::shared().await?,
-            auth,
+            plugins,
             failure_rule: config.auth_failure_rule().cloned(),
         };
         return respond(target, background).await;
     }
     match class {
         RequestClass::Graphql(call) => {
-            let body = body.as_deref().unwrap_or_default();
-            graphql::handle(&request, body, call, config, auth, &*background).await
+            let body = Rc::from(body.unwrap_or_default());
+            graphql::handle(request, body, call, config, plugins, background).await
         }
         _ => fetch_raw(&request).await,
     }

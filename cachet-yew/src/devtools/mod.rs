@@ -28,6 +28,8 @@
 //! ```
 
 #[cfg(any(feature = "devtools-always", all(feature = "devtools", debug_assertions)))]
+mod model;
+#[cfg(any(feature = "devtools-always", all(feature = "devtools", debug_assertions)))]
 mod panel;
 #[cfg(any(feature = "devtools-always", all(feature = "devtools", debug_assertions)))]
 mod view;

@@ -6,18 +6,12 @@ use cachet_client::{Client, ClientEvent};
 use cachet_core::protocol::{encode_sw_event, SnapshotQuery, StateSnapshot};
 use yew::prelude::*;
 
+use super::model::{Action, LogLine};
 use super::view;
 use crate::{use_cachet_auth, use_cachet_client};
 
 /// The most log lines kept (newest first).
 const LOG_LINES: usize = 50;
-
-/// One line of the event log.
-#[derive(Clone, PartialEq)]
-pub(super) struct LogLine {
-    pub(super) at: String,
-    pub(super) text: String,
-}
 
 /// The log, and a version bumped by every event and action: the snapshot is read again on each.
 #[derive(Clone, Default, PartialEq)]
@@ -74,19 +68,6 @@ fn kind_name(kind: cachet_client::AuthChangeKind) -> &'static str {
         Refresh => "refresh",
         Clear => "clear",
     }
-}
-
-/// What the view calls back with.
-pub(super) enum Action {
-    Toggle,
-    Filter(SnapshotQuery),
-    InvalidateTag(String),
-    DropEntry(String),
-    ReplayQueue,
-    Retry(u64),
-    Discard(u64),
-    ClearAll,
-    Refresh,
 }
 
 /// Runs a client call, logs its failure, and reads the snapshot again.

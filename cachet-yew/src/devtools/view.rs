@@ -9,7 +9,7 @@ use cachet_core::protocol::{EntryView, SnapshotQuery, StateSnapshot};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use super::panel::{Action, LogLine};
+use super::model::{Action, LogLine};
 
 const STYLE: &str = "#cachet-devtools-toggle{position:fixed;right:1rem;bottom:1rem;z-index:9999;border-radius:999px;\
 border:none;background:#1d2330;color:#fff;padding:.5rem .9rem;font:600 .85rem system-ui;cursor:pointer}\

@@ -8,5 +8,5 @@
 mod check;
 
 fn main() {
-    cachet_worker::sw::install_with(check::is_auth_failure_response);
+    cachet_kit::worker::sw::install_with(check::is_auth_failure_response);
 }

@@ -3,10 +3,10 @@
 //! one index constant per configured endpoint (`GqlOptions::endpoint_index`, or [`at`]).
 
 pub use super::config::GQL_ENDPOINTS;
-pub use cachet_client::{Error, GqlOptions, GqlResponse, MutationResult, QueryResult};
+pub use cachet_kit::client::{Error, GqlOptions, GqlResponse, MutationResult, QueryResult};
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use cachet_kit::serde::de::DeserializeOwned;
+use cachet_kit::serde_json::Value;
 
 use super::client;
 

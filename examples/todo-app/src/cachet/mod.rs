@@ -4,6 +4,8 @@
 //! [`config::config()`] and, when auth is on, the app's adapter (`auth/adapter.rs`) and failure check
 //! (`auth/check.rs`).
 
+#![allow(dead_code, unused_imports)]
+
 #[rustfmt::skip]
 pub mod auth;
 #[rustfmt::skip]
@@ -11,15 +13,17 @@ pub mod config;
 #[rustfmt::skip]
 pub mod graphql;
 
-pub use cachet_client::{Error, FetchOptions, FetchResult};
+// The hooks, `<CachetProvider>`, `AgentMode`..., so that the app writes `use cachet::...` only.
+pub use cachet_kit::client::{Error, FetchOptions, FetchResult, GqlOptions};
+pub use cachet_kit::yew::*;
 
 thread_local! {
-    static CLIENT: std::cell::OnceCell<cachet_client::Client> = const { std::cell::OnceCell::new() };
+    static CLIENT: std::cell::OnceCell<cachet_kit::client::Client> = const { std::cell::OnceCell::new() };
 }
 
 /// The builder [`client()`] starts from: the generated config, the app's adapter and failure check.
-pub fn builder() -> cachet_client::ClientBuilder {
-    cachet_client::Client::builder()
+pub fn builder() -> cachet_kit::client::ClientBuilder {
+    cachet_kit::client::Client::builder()
         .config(config::config())
         .adapter(auth::adapter::adapter())
         .failure_check(auth::check::is_auth_failure_response)
@@ -27,7 +31,7 @@ pub fn builder() -> cachet_client::ClientBuilder {
 
 /// The page's client, built by [`builder()`] on first use (a clone of the one shared client).
 /// Fails outside a page (no `window`).
-pub fn client() -> Result<cachet_client::Client, Error> {
+pub fn client() -> Result<cachet_kit::client::Client, Error> {
     if let Some(client) = CLIENT.with(|cell| cell.get().cloned()) {
         return Ok(client);
     }
@@ -38,4 +42,30 @@ pub fn client() -> Result<cachet_client::Client, Error> {
 /// `fetchWithCache(url, options)` through the page's client.
 pub async fn fetch_with_cache(url: &str, options: FetchOptions) -> Result<FetchResult, Error> {
     client()?.fetch_with_cache(url, options).await
+}
+
+/// Properties of [`Provider`].
+#[derive(yew::Properties, PartialEq)]
+pub struct ProviderProps {
+    /// Where the agent hub runs (default: the `cachet-agent` worker binary `cachet init` wrote).
+    #[prop_or_default]
+    pub agent: AgentMode,
+    /// The app.
+    #[prop_or_default]
+    pub children: yew::Html,
+}
+
+/// `<cachet::Provider>`: `<CachetProvider>` on [`client()`], so that the page runs this app's config,
+/// adapter and failure check. Registers `/service-worker.js`; a failure is logged on the console with
+/// the URL and the reason, and is in `CachetContext::registration`.
+#[yew::function_component]
+pub fn Provider(props: &ProviderProps) -> yew::Html {
+    let client = yew::use_memo((), |_| {
+        client().unwrap_or_else(|error| panic!("cachet::client() cannot be built: {error}"))
+    });
+    yew::html! {
+        <CachetProvider client={(*client).clone()} agent={props.agent}>
+            { props.children.clone() }
+        </CachetProvider>
+    }
 }

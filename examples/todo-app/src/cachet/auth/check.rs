@@ -2,9 +2,10 @@
 //! What the page client and the Service Worker treat as an auth failure (SPEC §5.5
 //! `isAuthFailureResponse`). `src/cachet/mod.rs` gives [`is_auth_failure_response`] to the page client
 //! and `src/bin/cachet-sw.rs` compiles this file into the Service Worker, so both run this very function.
-//! Keep it free of page-only code: it may use `cachet_core`, `serde_json` and `std` only.
+//! Keep it free of page-only code: it may use `cachet_kit::core`, `cachet_kit::serde_json` and `std`
+//! only.
 
-use cachet_core::config::{AuthFailureRule, FailureResponse};
+use cachet_kit::core::config::{AuthFailureRule, FailureResponse};
 
 /// Whether `response` is an auth failure. Default: the rule of `features.auth.failure` in
 /// `cachet.config.json` (status 401 unless configured). To also treat, say, a 403 whose JSON body says

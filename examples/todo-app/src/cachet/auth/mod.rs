@@ -8,7 +8,7 @@ pub mod check;
 
 pub use super::config::AUTH_WITH_CREDENTIALS;
 pub use adapter::AuthData;
-pub use cachet_client::{AuthSnapshot, Error, HttpRequest};
+pub use cachet_kit::client::{AuthSnapshot, Error, HttpRequest};
 
 use super::client;
 

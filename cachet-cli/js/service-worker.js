@@ -1,0 +1,96 @@
+// cachet Service Worker shim. Generic: the same file for every app; what differs per app lives in
+// cachet-sw-config.js (generated from cachet.config.json) and cachet-build.js (the wasm's build hash,
+// written at build time).
+//
+// Browsers only honour listeners added during the script's first evaluation, and wasm loads
+// asynchronously, so this shim adds every listener synchronously and awaits the engine inside them.
+// It routes synchronously: a request it does not route gets no respondWith and goes to the network
+// untouched, paying nothing.
+/* global wasm_bindgen */
+// One at a time, so that a file that does not load is named (the page's registration fails with the
+// browser's generic reason; <CachetProvider> then fetches each file and names the missing ones too).
+for (const script of ['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']) {
+  try {
+    importScripts(script);
+  } catch (error) {
+    console.error('cachet: ' + new URL(script, self.location).href + ' did not load: ' + error);
+    throw error;
+  }
+}
+
+const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [] };
+const BUILD = self.CACHET_BUILD || 'unstamped';
+const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
+const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
+const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
+
+// The .wasm is not stored with the SW script (importScripts files are; fetched files are not), so it
+// is kept in Cache Storage under the build hash: a stopped SW restarts even while the server is down.
+async function wasmSource() {
+  const cache = await caches.open(WASM_CACHE);
+  const stored = await cache.match(WASM_URL);
+  if (stored) return stored;
+  const fetched = await fetch(WASM_URL, { cache: 'no-store' });
+  if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
+  await cache.put(WASM_URL, fetched.clone());
+  return fetched;
+}
+
+let enginePromise = null;
+function engine() {
+  if (enginePromise === null) {
+    enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(() => self.__cachet_engine);
+    enginePromise.catch((error) => {
+      console.error('cachet: the engine ' + WASM_URL + ' did not load: ' + error);
+      enginePromise = null; // try again on the next event
+    });
+  }
+  return enginePromise;
+}
+
+// The rule of cachet_core::config::SwRoutes: same origin, and either a GET not at or below a
+// pass-through path, or a POST to a GraphQL endpoint.
+function routed(request) {
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return false;
+  if (request.method === 'POST') return ROUTES.graphqlEndpoints.includes(url.pathname);
+  if (request.method !== 'GET') return false;
+  return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
+}
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(engine().then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    const names = await caches.keys();
+    await Promise.all(names
+      .filter((name) => name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
+      .map((name) => caches.delete(name)));
+    await self.clients.claim();
+    await (await engine()).activate();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  if (!routed(event.request)) return;
+  // If the engine cannot load, the request goes to the network as if there were no SW.
+  event.respondWith(engine().then((e) => e.fetch(event), () => fetch(event.request)));
+});
+
+self.addEventListener('message', (event) => {
+  event.waitUntil(engine().then((e) => e.message(event)));
+});
+
+// Background Sync (where the browser has it): the engine registers this tag when it queues a mutation.
+self.addEventListener('sync', (event) => {
+  if (event.tag !== 'cachet-queue') return;
+  event.waitUntil(engine().then((e) => e.sync(event)));
+});
+
+// Server push (SPEC §5.8; the engine ignores it unless features.push is on with cookie auth or none):
+// invalidates the payload's tags, re-fetches its documents, shows the configured notification.
+self.addEventListener('push', (event) => {
+  event.waitUntil(engine().then((e) => e.push(event)));
+});

@@ -1,0 +1,102 @@
+//! `cachet doctor`: what is missing for the Service Worker and the agent to load, in the app's
+//! `index.html` and `Trunk.toml` and in a built `dist/`. Each problem names the file and how to fix it.
+
+use std::path::Path;
+
+use cachet_core::deploy::{ServedFile, AGENT_FILES, SERVICE_WORKER_FILES};
+
+use crate::{CliError, BUILD_STAMP, INDEX_HTML, TRUNK_TOML};
+
+/// One thing missing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file at fault (relative to the app directory, or the `dist/` path).
+    pub file: String,
+    /// What is missing, and what to do.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}: {}", self.file, self.message)
+    }
+}
+
+/// Checks the app in `dir` and, when given, its build `dist` (relative paths are taken from `dir`).
+/// Empty: nothing missing.
+pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError> {
+    let mut problems = Vec::new();
+    let problem = |file: &str, message: String| Problem { file: file.to_owned(), message };
+    match read(dir, INDEX_HTML)? {
+        None => problems.push(problem(INDEX_HTML, "not found (run `cachet init --trunk`)".to_owned())),
+        Some(html) => {
+            for bin in ["cachet-sw", "cachet-agent"] {
+                if !html.contains(&format!("data-bin=\"{bin}\"")) {
+                    problems.push(problem(
+                        INDEX_HTML,
+                        format!(
+                            "no `<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"worker\" />`: \
+                             trunk does not build {bin}.js (run `cachet init --trunk`)"
+                        ),
+                    ));
+                }
+            }
+            for file in [crate::SW_SHIM_PATH, crate::SW_CONFIG_PATH] {
+                if !html.contains(&format!("href=\"{file}\"")) {
+                    problems.push(problem(
+                        INDEX_HTML,
+                        format!(
+                            "no `<link data-trunk rel=\"copy-file\" href=\"{file}\" />`: dist/ has no \
+                             {file} (run `cachet init --trunk`)"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let trunk = read(dir, TRUNK_TOML)?.unwrap_or_default();
+    if !trunk.contains(BUILD_STAMP) {
+        problems.push(problem(
+            TRUNK_TOML,
+            format!("no post-build hook writing {BUILD_STAMP}, which service-worker.js imports (run `cachet init --trunk`)"),
+        ));
+    }
+    for stale in crate::stale_files(dir)? {
+        problems
+            .push(problem(stale, "out of date with cachet.config.json (run `cachet generate`)".to_owned()));
+    }
+    if let Some(dist) = dist {
+        let dist = dir.join(dist);
+        for file in SERVICE_WORKER_FILES.iter().chain(AGENT_FILES.iter()) {
+            if let Some(message) = missing(&dist, file) {
+                problems.push(problem(&dist.join(file.path).display().to_string(), message));
+            }
+        }
+        let config = crate::read_config(dir)?;
+        let deployed = dist.join(crate::SW_CONFIG_PATH);
+        if std::fs::read_to_string(&deployed).is_ok_and(|text| text != crate::render_sw_config(&config)) {
+            problems.push(problem(
+                &deployed.display().to_string(),
+                "differs from cachet.config.json (run `cachet generate`, then build again)".to_owned(),
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+fn missing(dist: &Path, file: &ServedFile) -> Option<String> {
+    match std::fs::metadata(dist.join(file.path)) {
+        Ok(meta) if meta.len() > 0 => None,
+        Ok(_) => Some(format!("empty; loaded by {}, made by {}", file.loaded_by, file.made_by)),
+        Err(_) => Some(format!("missing; loaded by {}, made by {}", file.loaded_by, file.made_by)),
+    }
+}
+
+fn read(dir: &Path, file: &str) -> Result<Option<String>, CliError> {
+    let path = dir.join(file);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(CliError::ReadApp { path, source }),
+    }
+}

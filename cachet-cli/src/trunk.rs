@@ -1,0 +1,244 @@
+//! `cachet init --trunk`: wires a trunk-built Yew app, idempotently (a second run changes nothing).
+//!
+//! | file | what it gets, when missing |
+//! |---|---|
+//! | `Cargo.toml` | `cachet-kit` in `[dependencies]` (the line [`Dependency`] says); an existing one is kept |
+//! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the two worker links (`cachet-sw`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
+//! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names) and the post-build hook writing `cachet-build.js` (the Service Worker's build stamp); written when missing |
+//!
+//! The worker binaries themselves are generated files (`src/bin/cachet-sw.rs`, `src/bin/cachet-agent.rs`).
+
+use std::path::Path;
+
+use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table};
+
+use crate::CliError;
+
+/// How the app depends on cachet: the value of `cachet-kit` in its `[dependencies]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dependency {
+    /// `{ path = "..." }`: a checkout of cachet.
+    Path(String),
+    /// `{ git = "..." }`: cachet's repository.
+    Git(String),
+    /// `"0.1"`: crates.io.
+    Registry(String),
+}
+
+impl Dependency {
+    /// The checkout this CLI was built from, when it is still there (`cargo install --path cachet-cli`);
+    /// else crates.io.
+    pub fn default_for_this_cli() -> Self {
+        let kit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cachet-kit");
+        match kit.canonicalize() {
+            Ok(kit) if kit.join("Cargo.toml").exists() => Dependency::Path(kit.display().to_string()),
+            _ => Dependency::Registry(env!("CARGO_PKG_VERSION").to_owned()),
+        }
+    }
+
+    fn item(&self) -> Item {
+        let mut table = InlineTable::new();
+        match self {
+            Dependency::Path(path) => table.insert("path", path.as_str().into()),
+            Dependency::Git(url) => table.insert("git", url.as_str().into()),
+            Dependency::Registry(version) => return value(version.as_str()),
+        };
+        value(table)
+    }
+}
+
+/// The manifest.
+pub const CARGO_TOML: &str = "Cargo.toml";
+/// The page trunk builds.
+pub const INDEX_HTML: &str = "index.html";
+/// trunk's settings.
+pub const TRUNK_TOML: &str = "Trunk.toml";
+/// What the build-stamp hook writes, and the shim reads.
+pub const BUILD_STAMP: &str = "cachet-build.js";
+
+/// The post-build hook: `self.CACHET_BUILD = "<checksum of the worker's wasm>"`. A new wasm changes
+/// `cachet-build.js`, which the shim imports, so the browser installs the new worker; the shim keeps the
+/// wasm in a cache named after it. `cksum` (POSIX) rather than `sha256sum`, which macOS lacks.
+const STAMP_SCRIPT: &str = "printf 'self.CACHET_BUILD = \"%s\";\\n' \"$(cksum < \"$TRUNK_STAGING_DIR/cachet-sw_bg.wasm\" | cut -d' ' -f1)\" > \"$TRUNK_STAGING_DIR/cachet-build.js\"";
+
+/// Wires the trunk app in `dir`; returns the files it changed.
+pub fn wire_trunk_app(dir: &Path, dependency: &Dependency) -> Result<Vec<&'static str>, CliError> {
+    let mut changed = Vec::new();
+    let bin = add_dependency(dir, dependency, &mut changed)?;
+    patch_index(dir, &bin, &mut changed)?;
+    patch_trunk_toml(dir, &mut changed)?;
+    Ok(changed)
+}
+
+fn read(dir: &Path, file: &str) -> Result<Option<String>, CliError> {
+    let path = dir.join(file);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(CliError::ReadApp { path, source }),
+    }
+}
+
+fn write(
+    dir: &Path,
+    file: &'static str,
+    text: &str,
+    changed: &mut Vec<&'static str>,
+) -> Result<(), CliError> {
+    let path = dir.join(file);
+    std::fs::write(&path, text).map_err(|source| CliError::Write { path, source })?;
+    changed.push(file);
+    Ok(())
+}
+
+fn broken(dir: &Path, file: &str, message: impl Into<String>) -> CliError {
+    CliError::App { path: dir.join(file), message: message.into() }
+}
+
+/// Adds `cachet-kit` to `[dependencies]`; returns the app's main bin name (the package name, or the
+/// `[[bin]]` at `src/main.rs`).
+fn add_dependency(
+    dir: &Path,
+    dependency: &Dependency,
+    changed: &mut Vec<&'static str>,
+) -> Result<String, CliError> {
+    let text = read(dir, CARGO_TOML)?
+        .ok_or_else(|| broken(dir, CARGO_TOML, "not found: run `cachet init --trunk` in the app's crate"))?;
+    let mut manifest: DocumentMut =
+        text.parse().map_err(|error| broken(dir, CARGO_TOML, format!("not valid TOML: {error}")))?;
+    let name = manifest
+        .get("package")
+        .and_then(|package| package.get("name"))
+        .and_then(Item::as_str)
+        .ok_or_else(|| broken(dir, CARGO_TOML, "package.name: missing (a workspace root is no app)"))?
+        .to_owned();
+    let main_bin = manifest
+        .get("bin")
+        .and_then(Item::as_array_of_tables)
+        .and_then(|bins| {
+            bins.iter().find(|bin| bin.get("path").and_then(Item::as_str) == Some("src/main.rs"))
+        })
+        .and_then(|bin| bin.get("name").and_then(Item::as_str))
+        .map_or(name, str::to_owned);
+    let dependencies = manifest
+        .entry("dependencies")
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| broken(dir, CARGO_TOML, "dependencies: expected a table"))?;
+    if !dependencies.contains_key("cachet-kit") {
+        dependencies.insert("cachet-kit", dependency.item());
+        write(dir, CARGO_TOML, &manifest.to_string(), changed)?;
+    }
+    Ok(main_bin)
+}
+
+/// The `<head>` lines cachet needs, each with the text that says it is already there.
+fn head_lines() -> [(String, String); 4] {
+    let rust = |bin: &str| {
+        (
+            format!("data-bin=\"{bin}\""),
+            format!("<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"worker\" />"),
+        )
+    };
+    let copy = |file: &str| {
+        (format!("href=\"{file}\""), format!("<link data-trunk rel=\"copy-file\" href=\"{file}\" />"))
+    };
+    [rust("cachet-sw"), rust("cachet-agent"), copy(crate::SW_SHIM_PATH), copy(crate::SW_CONFIG_PATH)]
+}
+
+/// A whole `index.html` for an app that has none.
+fn fresh_index(bin: &str) -> String {
+    let lines: Vec<String> = head_lines().into_iter().map(|(_, line)| format!("    {line}\n")).collect();
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n  <head>\n    <meta charset=\"utf-8\" />\n    \
+         <title>{bin}</title>\n    \
+         <link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" />\n{}  </head>\n  \
+         <body></body>\n</html>\n",
+        lines.concat()
+    )
+}
+
+fn patch_index(dir: &Path, bin: &str, changed: &mut Vec<&'static str>) -> Result<(), CliError> {
+    let Some(mut html) = read(dir, INDEX_HTML)? else {
+        return write(dir, INDEX_HTML, &fresh_index(bin), changed);
+    };
+    let before = html.clone();
+    // The app's own rust link: with three bins in the crate, trunk needs to be told which one it is.
+    let main_links: Vec<(usize, usize)> = html
+        .match_indices("<link")
+        .filter_map(|(start, _)| html[start..].find('>').map(|end| (start, start + end)))
+        .filter(|(start, end)| {
+            let tag = &html[*start..*end];
+            tag.contains("rel=\"rust\"") && !tag.contains("data-type=\"worker\"")
+        })
+        .collect();
+    match main_links.first() {
+        Some((start, end)) if !html[*start..*end].contains("data-bin=") => {
+            html.insert_str(start + "<link".len(), &format!(" data-bin=\"{bin}\""));
+        }
+        Some(_) => {}
+        None => {
+            let line = format!("<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" />");
+            insert_in_head(dir, &mut html, &line)?;
+        }
+    }
+    for (present, line) in head_lines() {
+        if !html.contains(&present) {
+            insert_in_head(dir, &mut html, &line)?;
+        }
+    }
+    if html != before {
+        write(dir, INDEX_HTML, &html, changed)?;
+    }
+    Ok(())
+}
+
+fn insert_in_head(dir: &Path, html: &mut String, line: &str) -> Result<(), CliError> {
+    let at = html
+        .find("</head>")
+        .ok_or_else(|| broken(dir, INDEX_HTML, "no </head>: where do trunk's links go?"))?;
+    // Indent like the line before `</head>`.
+    let line_start = html[..at].rfind('\n').map_or(0, |index| index + 1);
+    let indent: String = html[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
+    html.insert_str(at, &format!("  {line}\n{indent}"));
+    Ok(())
+}
+
+fn patch_trunk_toml(dir: &Path, changed: &mut Vec<&'static str>) -> Result<(), CliError> {
+    let text = read(dir, TRUNK_TOML)?.unwrap_or_default();
+    let mut trunk: DocumentMut =
+        text.parse().map_err(|error| broken(dir, TRUNK_TOML, format!("not valid TOML: {error}")))?;
+    let build = trunk
+        .entry("build")
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| broken(dir, TRUNK_TOML, "build: expected a table"))?;
+    if build.get("filehash").and_then(Item::as_bool) != Some(false) {
+        build.insert("filehash", value(false));
+    }
+    let hooks = trunk
+        .entry("hooks")
+        .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
+        .as_array_of_tables_mut()
+        .ok_or_else(|| broken(dir, TRUNK_TOML, "hooks: expected [[hooks]] tables"))?;
+    let stamped = hooks.iter().any(|hook| hook.to_string().contains(BUILD_STAMP));
+    if !stamped {
+        let mut hook = Table::new();
+        hook.decor_mut().set_prefix(
+            "\n# cachet: stamp the Service Worker with a checksum of its wasm (cachet-build.js, imported by\n\
+             # service-worker.js): a new wasm makes the browser install the new worker.\n",
+        );
+        hook.insert("stage", value("post_build"));
+        hook.insert("command", value("sh"));
+        let mut arguments = Array::new();
+        arguments.push("-c");
+        arguments.push(STAMP_SCRIPT);
+        hook.insert("command_arguments", value(arguments));
+        hooks.push(hook);
+    }
+    let text_after = trunk.to_string();
+    if text_after != text {
+        write(dir, TRUNK_TOML, &text_after, changed)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! `cachet init --trunk` wires a trunk app (dependency, index.html, Trunk.toml) and a second run changes
+//! nothing; `cachet doctor` names what is missing in broken apps and builds.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+fn cachet(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_cachet")).args(args).arg("--dir").arg(dir).output().unwrap();
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.code().unwrap_or(-1), text)
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+const MANIFEST: &str = "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                        # The app's own comment.\n[dependencies]\nyew = { version = \"0.23\", features = [\"csr\"] }\n";
+
+/// An app trunk already builds: its own rust link (no `data-bin`), a style, and a Trunk.toml of its own.
+const INDEX: &str = "<!DOCTYPE html>\n<html>\n  <head>\n    <link data-trunk rel=\"rust\" data-wasm-opt=\"z\" />\n    \
+                     <link data-trunk rel=\"css\" href=\"style.css\" />\n  </head>\n  <body></body>\n</html>\n";
+const TRUNK: &str = "# The app's trunk settings.\n[build]\nrelease = true\n\n[serve]\nport = 8081\n";
+
+#[test]
+fn init_trunk_wires_an_existing_trunk_app_once() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::write(app.join("index.html"), INDEX).unwrap();
+    std::fs::write(app.join("Trunk.toml"), TRUNK).unwrap();
+    let (code, text) = cachet(app, &["init", "--trunk", "--git", "https://example.org/cachet.git"]);
+    assert_eq!(code, 0, "{text}");
+    for file in
+        ["Cargo.toml", "index.html", "Trunk.toml", cachet_cli::AGENT_BIN_PATH, cachet_cli::SW_BIN_PATH]
+    {
+        assert!(text.contains(file), "{file} written: {text}");
+    }
+
+    let manifest = read(app, "Cargo.toml");
+    assert!(manifest.contains("# The app's own comment."), "comments kept:\n{manifest}");
+    assert!(manifest.contains("cachet-kit = { git = \"https://example.org/cachet.git\" }"), "{manifest}");
+    let index = read(app, "index.html");
+    assert!(
+        index.contains("<link data-bin=\"shop\" data-trunk rel=\"rust\" data-wasm-opt=\"z\" />"),
+        "{index}"
+    );
+    assert_eq!(index.matches("rel=\"rust\"").count(), 3, "no second main link:\n{index}");
+    for line in [
+        "<link data-trunk rel=\"rust\" data-bin=\"cachet-sw\" data-type=\"worker\" />",
+        "<link data-trunk rel=\"rust\" data-bin=\"cachet-agent\" data-type=\"worker\" />",
+        "<link data-trunk rel=\"copy-file\" href=\"service-worker.js\" />",
+        "<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />",
+    ] {
+        assert!(
+            index.contains(&format!("    {line}\n  </head>")) || index.contains(line),
+            "{line}:\n{index}"
+        );
+    }
+    assert!(index.contains("href=\"style.css\""));
+    let trunk = read(app, "Trunk.toml");
+    assert!(trunk.contains("# The app's trunk settings.") && trunk.contains("port = 8081"), "{trunk}");
+    assert!(trunk.contains("filehash = false") && trunk.contains("release = true"), "{trunk}");
+    assert_eq!(trunk.matches("[[hooks]]").count(), 1, "{trunk}");
+
+    // Again, with or without --trunk: nothing changes.
+    for args in [&["init", "--trunk"][..], &["init"], &["init", "--trunk", "--path", "/elsewhere"]] {
+        let (code, text) = cachet(app, args);
+        assert_eq!((code, text.trim()), (0, "cachet: nothing to change"), "{args:?}");
+    }
+    assert_eq!(read(app, "Cargo.toml"), manifest);
+    assert_eq!(read(app, "index.html"), index);
+    assert_eq!(read(app, "Trunk.toml"), trunk);
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!((code, text.trim()), (0, "cachet: nothing missing"));
+}
+
+#[test]
+fn init_trunk_writes_index_and_trunk_toml_when_the_app_has_none() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    let (code, text) = cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(read(app, "Cargo.toml").contains("cachet-kit = { path = \"../cachet/cachet-kit\" }"));
+    let index = read(app, "index.html");
+    assert!(
+        index.contains("<link data-trunk rel=\"rust\" data-bin=\"shop\" data-type=\"main\" />"),
+        "{index}"
+    );
+    assert!(read(app, "Trunk.toml").contains(cachet_cli::BUILD_STAMP));
+    assert_eq!(cachet(app, &["doctor"]).0, 0);
+}
+
+#[test]
+fn init_trunk_names_what_it_cannot_patch_and_writes_nothing_there() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    let (code, text) = cachet(app, &["init", "--trunk"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("Cargo.toml") && text.contains("not found"), "{text}");
+    std::fs::write(app.join("Cargo.toml"), "[package\nname = ").unwrap();
+    let (code, text) = cachet(app, &["init", "--trunk"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("Cargo.toml: not valid TOML"), "{text}");
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::write(app.join("index.html"), "<html><body></body></html>").unwrap();
+    let (code, text) = cachet(app, &["init", "--trunk"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("index.html: no </head>"), "{text}");
+    assert_eq!(read(app, "index.html"), "<html><body></body></html>", "left as it was");
+}
+
+#[test]
+fn doctor_names_each_missing_piece_of_a_broken_app_and_build() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
+    // A build as trunk writes it.
+    let dist = app.join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    for file in
+        cachet_core::deploy::SERVICE_WORKER_FILES.iter().chain(cachet_core::deploy::AGENT_FILES.iter())
+    {
+        std::fs::write(dist.join(file.path), "x").unwrap();
+    }
+    std::fs::copy(app.join("cachet-sw-config.js"), dist.join("cachet-sw-config.js")).unwrap();
+    let (code, text) = cachet(app, &["doctor", "--dist", "dist"]);
+    assert_eq!((code, text.trim()), (0, "cachet: nothing missing"));
+
+    // Broken: what issue 19 met (no build stamp, no config copy), and a stale build.
+    let index = read(app, "index.html")
+        .replace("<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />", "");
+    std::fs::write(app.join("index.html"), index).unwrap();
+    std::fs::write(app.join("Trunk.toml"), "[build]\nfilehash = false\n").unwrap();
+    std::fs::remove_file(dist.join("cachet-build.js")).unwrap();
+    std::fs::write(dist.join("cachet-agent_bg.wasm"), "").unwrap();
+    std::fs::write(dist.join("cachet-sw-config.js"), "self.CACHET_CONFIG = {};").unwrap();
+    let (code, text) = cachet(app, &["doctor", "--dist", "dist"]);
+    assert_eq!(code, 1, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        text.contains("index.html: no `<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />`"),
+        "{text}"
+    );
+    assert!(text.contains("Trunk.toml: no post-build hook writing cachet-build.js"), "{text}");
+    assert!(
+        text.contains("dist/cachet-build.js: missing; loaded by service-worker.js (importScripts)"),
+        "{text}"
+    );
+    assert!(text.contains("dist/cachet-agent_bg.wasm: empty"), "{text}");
+    assert!(text.contains("dist/cachet-sw-config.js: differs from cachet.config.json"), "{text}");
+
+    // A generated file out of date, and no config at all.
+    std::fs::write(app.join(cachet_cli::AGENT_BIN_PATH), "fn main() {}").unwrap();
+    let (_, text) = cachet(app, &["doctor"]);
+    assert!(text.contains("src/bin/cachet-agent.rs: out of date with cachet.config.json"), "{text}");
+    std::fs::remove_file(app.join("cachet.config.json")).unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 2);
+    assert!(text.contains("cachet.config.json") && text.contains("cachet init"), "{text}");
+}

@@ -1,0 +1,95 @@
+//! The plugins the worker's engine runs ([`cachet_core::engine::plugin`]): what an app installs with
+//! [`Options`] in its worker binary, and the list one request runs with.
+//!
+//! ```no_run
+//! use cachet_core::engine::CacheControl;
+//! use cachet_worker::sw::Options;
+//!
+//! // In `src/bin/cachet-sw.rs`: refuse `Cache-Control: private` answers too.
+//! Options::new().plugin(CacheControl::strict()).install();
+//! ```
+//!
+//! A request runs, in order: refresh-and-retry when it is marked as authenticated
+//! ([`super::auth_retry::AuthRetry`]), the offline queue for a mutation that asks for it
+//! ([`super::queue_plugin`]), the defaults ([`cachet_core::engine::plugin::defaults`]: `no-store` is never
+//! stored) unless the app turned them off, then the app's plugins in the order it gave them.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cachet_core::config::FailureCheck;
+use cachet_core::engine::plugin::{self, Plugin, Plugins};
+use web_sys::Response;
+
+use super::auth_retry::{set_failure_check, AuthRetry};
+
+/// How the worker's engine is installed: the app's auth-failure check and plugins.
+#[derive(Clone)]
+pub struct Options {
+    failure_check: Option<FailureCheck>,
+    plugins: Plugins<Response>,
+    defaults: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { failure_check: None, plugins: Vec::new(), defaults: true }
+    }
+}
+
+impl Options {
+    /// No check of the app's own (the config's rule), the default plugins, no plugin of the app's.
+    pub fn new() -> Self {
+        Options::default()
+    }
+
+    /// The app's auth-failure check (SPEC §5.5): the function the page client got with
+    /// `cachet_client::ClientBuilder::failure_check`, so that both sides agree.
+    pub fn failure_check(mut self, check: FailureCheck) -> Self {
+        self.failure_check = Some(check);
+        self
+    }
+
+    /// Adds `plugin` after those already given: it runs on every request the engine sends or answers.
+    pub fn plugin(mut self, plugin: impl Plugin<Response> + 'static) -> Self {
+        self.plugins.push(Rc::new(plugin));
+        self
+    }
+
+    /// Leaves out the default plugins ([`cachet_core::engine::CacheControl`]: `no-store` answers are then
+    /// stored like any other).
+    pub fn without_default_plugins(mut self) -> Self {
+        self.defaults = false;
+        self
+    }
+
+    /// Installs the engine with these options ([`super::install`]).
+    pub fn install(self) {
+        if let Some(check) = self.failure_check {
+            set_failure_check(check);
+        }
+        let mut plugins = if self.defaults { plugin::defaults() } else { Vec::new() };
+        plugins.extend(self.plugins);
+        INSTALLED.with(|installed| *installed.borrow_mut() = Some(plugins));
+        super::install();
+    }
+}
+
+thread_local! {
+    /// The defaults and the app's plugins, once [`Options::install`] ran (one worker, one thread).
+    static INSTALLED: RefCell<Option<Plugins<Response>>> = const { RefCell::new(None) };
+}
+
+/// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (the defaults
+/// alone when the engine was installed without [`Options`]).
+pub(crate) fn for_request(auth: Option<AuthRetry>) -> Plugins<Response> {
+    let mut plugins: Plugins<Response> = Vec::new();
+    if let Some(auth) = auth {
+        plugins.push(Rc::new(auth));
+    }
+    INSTALLED.with(|installed| match &*installed.borrow() {
+        Some(installed) => plugins.extend(installed.iter().cloned()),
+        None => plugins.extend(plugin::defaults::<Response>()),
+    });
+    plugins
+}
