@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use cachet_core::engine::EntryKey;
+use cachet_core::handover::{HandedEntry, HandedRequest, HandedResponse, MAX_ENTRIES};
 use cachet_core::tags::is_hit;
 
 use crate::http::HttpResponse;
@@ -19,6 +20,8 @@ struct Entry {
     tags: Vec<String>,
     stored_at: u64,
     used: u64,
+    /// The request it answered, until it is handed to the worker ([`MemoryCache::hand_over`]).
+    handed: Option<HandedRequest>,
 }
 
 /// Entries by their [`EntryKey`].
@@ -43,8 +46,8 @@ impl MemoryCache {
         }
     }
 
-    /// Stores `response` at `key` with `tags`, stored at `now`, then evicts the least recently used
-    /// entries of `key.cache` beyond `keep`.
+    /// Stores `response` at `key` with `tags`, stored at `now`, answering `handed` (kept to be handed to
+    /// the worker), then evicts the least recently used entries of `key.cache` beyond `keep`.
     pub(crate) fn put(
         &mut self,
         key: &EntryKey,
@@ -52,10 +55,16 @@ impl MemoryCache {
         tags: &[String],
         keep: u32,
         now: u64,
+        handed: Option<HandedRequest>,
     ) {
         self.uses += 1;
-        let entry =
-            Entry { response: response.clone(), tags: tags.to_vec(), stored_at: now, used: self.uses };
+        let entry = Entry {
+            response: response.clone(),
+            tags: tags.to_vec(),
+            stored_at: now,
+            used: self.uses,
+            handed,
+        };
         self.entries.insert(key.clone(), entry);
         let limit = usize::try_from(keep).unwrap_or(usize::MAX);
         while self.entries.keys().filter(|held| held.cache == key.cache).count() > limit {
@@ -70,6 +79,31 @@ impl MemoryCache {
                 None => break,
             };
         }
+    }
+
+    /// What a worker that takes control is handed ([`cachet_core::handover`]): the entries not handed
+    /// yet, most recently used first, at most [`MAX_ENTRIES`], each once. What was invalidated, evicted
+    /// or cleared is gone from here, so it is never handed; an answer whose body is not UTF-8 text stays
+    /// in the page only.
+    pub(crate) fn hand_over(&mut self) -> Vec<HandedEntry> {
+        let mut waiting: Vec<&mut Entry> =
+            self.entries.values_mut().filter(|entry| entry.handed.is_some()).collect();
+        waiting.sort_by_key(|entry| std::cmp::Reverse(entry.used));
+        let mut handed = Vec::new();
+        for entry in waiting {
+            if handed.len() == MAX_ENTRIES {
+                break;
+            }
+            let Some(request) = entry.handed.take() else { continue };
+            let Ok(body) = String::from_utf8(entry.response.body.clone()) else { continue };
+            let response = HandedResponse {
+                status: entry.response.status,
+                headers: entry.response.headers.clone(),
+                body,
+            };
+            handed.push(HandedEntry { request, response, stored_at: entry.stored_at });
+        }
+        handed
     }
 
     /// Removes every entry carrying one of `tags`; returns how many.

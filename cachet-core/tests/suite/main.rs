@@ -9,6 +9,7 @@ mod engine_plugins;
 mod engine_table;
 mod graphql_oracle;
 mod graphql_table;
+mod handover;
 mod machines_auth;
 mod machines_dead_letters;
 mod machines_query;
