@@ -11,7 +11,7 @@
 //! The worker trusts none of it beyond what it would accept from the page's own `fetch`: [`admit`] runs
 //! the live path's decisions on each entry (same origin, the shim's route rule, the core's classification,
 //! the partition from the entry's own credentials and the worker's identity, the job), and the runner's
-//! storing rules follow ([`crate::engine::adopt`]: the plugins' key, the planner's `storing` with the
+//! storing rules follow ([`crate::engine::adopt()`]: the plugins' key, the planner's `storing` with the
 //! auth-failure check, the plugins' `cache_will_update`). So a hand-over can only fill the entry the worker
 //! itself would have stored had the page's request reached it, in the partition the worker derives: a
 //! token nobody vouched for, a request in no partition, or one the worker would never store is dropped,

@@ -2,7 +2,7 @@
 //! would have kept them had the requests reached it ([`cachet_core::handover`]: every decision is the
 //! core's). For each entry: [`admit`] (origin, route, credentials, classification, the partition from
 //! the entry's own credentials and this worker's identity, the job), then the runner's storing step
-//! ([`cachet_core::engine::adopt`]: the plugins' key, an entry held fresh is kept, the planner's storing
+//! ([`cachet_core::engine::adopt()`]: the plugins' key, an entry held fresh is kept, the planner's storing
 //! rules with this worker's auth-failure check, the plugins' `cache_will_update`) into Cache Storage and
 //! the entry index, as [`super::engine::respond`] stores a network answer.
 
