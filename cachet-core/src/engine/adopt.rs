@@ -5,6 +5,7 @@
 use std::fmt::Display;
 
 use super::plan::{self, Found, Job, Storing};
+use super::plugin::Call;
 use super::run::{keep, keyed, Fetched, Host, Runner, Store};
 
 /// Stores `fetched`, which the page stored at `stored_at`, for `job`, as the runner stores a network
@@ -25,5 +26,6 @@ pub async fn adopt<R: 'static, E: Display, S: Store<R, E>, N, H: Host>(
             return Ok(None);
         }
     }
-    keep(&job, fetched, runner, stored_at.min(now)).await.map(Some)
+    let call = Call { method: runner.method, url: &runner.url, job: Some(&job) };
+    keep(&call, fetched, &runner.store, &runner.host, &runner.plugins, stored_at.min(now)).await.map(Some)
 }

@@ -331,28 +331,29 @@ where
     }
 }
 
-/// Asks the network, then stores the answer when the planner (and every plugin's `cache_will_update`)
-/// says so.
+/// Asks the network, then stores the answer as [`keep`] decides.
 async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E>, H: Host>(
     job: &Job,
     runner: &Runner<R, S, N, H>,
 ) -> Result<(Fetched<R>, Storing), E> {
     let call = runner.call(Some(job));
     let fetched = send(&call, &runner.network, &runner.plugins).await?;
-    let storing = keep(job, &fetched, runner, runner.host.now()).await?;
+    let (store, host) = (&runner.store, &runner.host);
+    let storing = keep(&call, &fetched, store, host, &runner.plugins, host.now()).await?;
     Ok((fetched, storing))
 }
 
-/// Stores `fetched` for `job`, stored at `now`, when the planner's [`plan::storing`] and every plugin's
-/// `cache_will_update` say so: what follows every network answer, and a page's hand-over
-/// ([`super::adopt`]).
-pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, N, H: Host>(
-    job: &Job,
+/// Stores `fetched` for `call`'s job at `now` when [`plan::storing`] and every plugin's `cache_will_update`
+/// agree: after a network answer, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
+pub(super) async fn keep<R: 'static, E, S: Store<R, E>, H: Host>(
+    call: &Call<'_>,
     fetched: &Fetched<R>,
-    runner: &Runner<R, S, N, H>,
+    store: &S,
+    host: &H,
+    plugins: &[Rc<dyn Plugin<R>>],
     now: u64,
 ) -> Result<Storing, E> {
-    let call = runner.call(Some(job));
+    let Some(job) = call.job else { return Ok(Storing::Skip(NotStored::Strategy)) };
     let answered = Answered {
         status: fetched.status,
         auth_failure: fetched.auth_failure,
@@ -364,11 +365,11 @@ pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, N, H: Host>(
         return Ok(storing);
     };
     if let Some(warning) = ignored_server_tags {
-        runner.host.warn(warning);
+        host.warn(warning);
     }
-    Ok(if !runner.plugins.iter().all(|plugin| plugin.cache_will_update(&call, fetched)) {
+    Ok(if !plugins.iter().all(|plugin| plugin.cache_will_update(call, fetched)) {
         Storing::Skip(NotStored::Plugin)
-    } else if !runner.store.store(entry, fetched, tags, *keep, now).await? {
+    } else if !store.store(entry, fetched, tags, *keep, now).await? {
         Storing::Skip(NotStored::StoreFull)
     } else {
         storing
