@@ -123,3 +123,68 @@ impl MemoryCache {
         self.entries.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use wasm_bindgen_test::*;
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn key(name: &str) -> EntryKey {
+        EntryKey { cache: "runtime", url: format!("https://app.test/{name}") }
+    }
+
+    fn response(body: &[u8]) -> HttpResponse {
+        HttpResponse { url: String::new(), status: 200, headers: Vec::new(), body: body.to_vec() }
+    }
+
+    fn request(name: &str) -> Option<HandedRequest> {
+        Some(HandedRequest {
+            method: "GET".into(),
+            url: format!("https://app.test/{name}"),
+            headers: Vec::new(),
+            body: None,
+            authorization: None,
+        })
+    }
+
+    fn urls(entries: &[HandedEntry]) -> Vec<String> {
+        entries
+            .iter()
+            .map(|entry| entry.request.url.trim_start_matches("https://app.test/").to_owned())
+            .collect()
+    }
+
+    #[wasm_bindgen_test]
+    fn what_is_invalidated_cleared_or_not_text_is_never_handed_and_the_rest_once() {
+        let mut cache = MemoryCache::default();
+        cache.put(&key("a"), &response(b"{}"), &["a".into()], 100, 1, request("a"));
+        cache.put(&key("b"), &response(b"{}"), &["b".into()], 100, 2, request("b"));
+        cache.put(&key("binary"), &response(&[0xff, 0xfe]), &[], 100, 3, request("binary"));
+        cache.put(&key("unrecorded"), &response(b"{}"), &[], 100, 4, None);
+        cache.invalidate(&["a".into()]);
+        let handed = cache.hand_over();
+        assert_eq!(urls(&handed), ["b"]);
+        assert_eq!(handed[0].stored_at, 2);
+        assert_eq!(cache.hand_over(), Vec::new(), "each entry once");
+        cache.put(&key("c"), &response(b"{}"), &[], 100, 5, request("c"));
+        cache.clear();
+        assert_eq!(cache.hand_over(), Vec::new(), "nothing after a clear (sign-out)");
+    }
+
+    #[wasm_bindgen_test]
+    fn at_most_the_cap_most_recently_used_first_and_the_rest_later() {
+        let mut cache = MemoryCache::default();
+        for index in 0..MAX_ENTRIES + 8 {
+            let name = format!("{index}");
+            cache.put(&key(&name), &response(b"{}"), &[], 1_000, index as u64, request(&name));
+        }
+        cache.touch(&key("0"));
+        let first = cache.hand_over();
+        assert_eq!(first.len(), MAX_ENTRIES);
+        assert_eq!(urls(&first)[..2], ["0", &format!("{}", MAX_ENTRIES + 7)]);
+        assert_eq!(cache.hand_over().len(), 8);
+    }
+}
