@@ -120,7 +120,7 @@ pub enum Refused {
     /// Not a GET or a POST.
     #[error("method {0:?}: only GET and POST answers are handed over")]
     Method(String),
-    /// The URL is not on the worker's origin (or is no URL).
+    /// The URL is not on the worker's origin (or is no URL: an empty origin is nobody's).
     #[error("{0}: not on this worker's origin")]
     CrossOrigin(String),
     /// The shim would not route the request to the engine.
@@ -210,7 +210,7 @@ pub fn admit(
     if method != "GET" && method != "POST" {
         return Err(Refused::Method(request.method.clone()));
     }
-    if place.origin != place.worker_origin {
+    if place.origin.is_empty() || place.origin != place.worker_origin {
         return Err(Refused::CrossOrigin(request.url.clone()));
     }
     if !config.sw_routes().routes(&method, place.path) {

@@ -163,6 +163,13 @@ fn the_worker_admits_only_what_its_live_path_would_store_in_the_partition_it_der
             other => assert_eq!(other, Err(refused), "{case}"),
         }
     }
+    // A URL nobody could parse has no origin: never the worker's, even one that could not read its own.
+    let nowhere = Place { worker_origin: "", origin: "", path: "/api/notes" };
+    let unparsed = get("not a URL");
+    assert_eq!(
+        admit(&unparsed, nowhere, None, &config(), NOW),
+        Err(Refused::CrossOrigin("not a URL".into()))
+    );
     let too_many = vec![get(&notes); MAX_ENTRIES + 1];
     assert_eq!(check_count(&too_many), Err(Refused::TooMany { count: MAX_ENTRIES + 1 }));
     assert_eq!(check_count(&too_many[..MAX_ENTRIES]), Ok(()));
