@@ -80,6 +80,7 @@ mod error;
 pub mod events;
 mod fetch;
 mod graphql;
+mod handover;
 mod http;
 mod listeners;
 mod locks;

@@ -8,7 +8,7 @@
 //! | | anything else | [`crate::ClientEvent::Sw`] |
 //! | BroadcastChannel `cachet-auth` (other tabs) | see [`crate::tabs`] | adopts or drops auth, answers queries |
 //! | `navigator.serviceWorker` | `message` | acks, nacks, refresh requests ([`crate::sw`]) |
-//! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user |
+//! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user; then hands it the answers stored before it controlled the page ([`crate::handover`]) |
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
 //! | the queue alarm ([`crate::queue_alarm`], one tab) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
 //!
@@ -89,17 +89,20 @@ impl Inner {
                     wasm_bindgen_futures::spawn_local(async move { following.follow_worker_config().await });
                     // Only a tab holding auth tells the new worker the user: a logged-out tab saying
                     // "nobody" at the same moment would race a logged-in one (clear_auth forgets the
-                    // user itself).
-                    if inner.auth.borrow().is_none() {
-                        return;
-                    }
+                    // user itself). Then the answers this page stored are handed over: the worker
+                    // partitions them by the user it knows.
                     let inner = inner.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        if let Err(error) = inner.sync_identity().await {
-                            web_sys::console::warn_1(
-                                &format!("cachet: telling the new service worker the user: {error}").into(),
-                            );
+                        let signed_in = inner.auth.borrow().is_some();
+                        if signed_in {
+                            if let Err(error) = inner.sync_identity().await {
+                                web_sys::console::warn_1(
+                                    &format!("cachet: telling the new service worker the user: {error}")
+                                        .into(),
+                                );
+                            }
                         }
+                        inner.hand_over().await;
                     });
                 }),
             ));

@@ -13,10 +13,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
+use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin, Plugins};
 use cachet_core::engine::{
     pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Runner, Served, Source, Store,
 };
+use cachet_core::handover::HandedRequest;
 use cachet_core::protocol::SwEvent;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 
@@ -29,17 +31,21 @@ use crate::Error;
 impl Inner {
     /// Answers `job` by sending `outgoing` (cachet's headers already removed) with the adapter's headers
     /// when `auth`: the response, and whether it came from the in-page store.
+    /// `handed`: the request with cachet's headers, recorded with a stored answer for the worker that
+    /// takes control ([`crate::handover`]).
     pub(crate) async fn run_job(
         self: &Rc<Self>,
         job: Job,
         outgoing: HttpRequest,
         auth: bool,
+        handed: Option<HandedRequest>,
     ) -> Result<(HttpResponse, bool), Error> {
         let url = outgoing.url.clone();
         let method = if job.document { "POST" } else { "GET" };
         let plugins = self.plugins_for(auth);
-        let network = PageNetwork { inner: self.clone(), outgoing, auth };
-        let edge = PageStore(self.clone());
+        let sent = Rc::new(RefCell::new(None));
+        let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: Some(sent.clone()) };
+        let edge = PageStore { inner: self.clone(), handed, sent };
         let runner = Runner { store: edge.clone(), network, host: edge, plugins, method, url: url.clone() };
         match run(job, Rc::new(runner)).await {
             Ok(served) => Ok((served.response, served.source == Source::Cache)),
@@ -60,7 +66,7 @@ impl Inner {
         let url = outgoing.url.clone();
         let method = outgoing.method.clone();
         let plugins = self.plugins_for(auth);
-        let network = PageNetwork { inner: self.clone(), outgoing, auth };
+        let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: None };
         match pass(Call { method: &method, url: &url, job: None }, &network, &plugins).await {
             Ok(Served { response, .. }) => Ok(response),
             Err(Failed::NotCached) => Err(Error::Network { url, message: "not answered".to_owned() }),
@@ -83,13 +89,19 @@ impl Inner {
     }
 }
 
-/// The memory cache as the runner's store, and the page as its host.
+/// The memory cache as the runner's store, and the page as its host; what a stored answer is recorded
+/// with for the worker: the request (`handed`) and the `Authorization` its last send carried (`sent`),
+/// by fingerprint only.
 #[derive(Clone)]
-struct PageStore(Rc<Inner>);
+struct PageStore {
+    inner: Rc<Inner>,
+    handed: Option<HandedRequest>,
+    sent: Rc<RefCell<Option<String>>>,
+}
 
 impl Store<HttpResponse, Error> for PageStore {
     async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<HttpResponse>>, Error> {
-        Ok(self.0.cache.borrow().get(entry).map(|(response, stored_at)| Hit {
+        Ok(self.inner.cache.borrow().get(entry).map(|(response, stored_at)| Hit {
             body: read_body.then(|| response.body.clone()),
             response,
             stored_at: Some(stored_at),
@@ -104,12 +116,21 @@ impl Store<HttpResponse, Error> for PageStore {
         keep: u32,
         now: u64,
     ) -> Result<bool, Error> {
-        self.0.cache.borrow_mut().put(entry, &fetched.response, tags, keep, now);
+        let handed = self.handed.clone().map(|mut request| {
+            request.authorization = self.sent.borrow().as_deref().map(auth_fingerprint);
+            request
+        });
+        self.inner.cache.borrow_mut().put(entry, &fetched.response, tags, keep, now, handed);
+        if self.inner.is_controlled() {
+            // A worker took control while this answer was on its way: hand it over now.
+            let inner = self.inner.clone();
+            wasm_bindgen_futures::spawn_local(async move { inner.hand_over().await });
+        }
         Ok(true)
     }
 
     fn used(&self, entry: &EntryKey, _now: u64) {
-        self.0.cache.borrow_mut().touch(entry);
+        self.inner.cache.borrow_mut().touch(entry);
     }
 }
 
@@ -124,7 +145,7 @@ impl Host for PageStore {
 
     /// What the worker would broadcast, told to this page's listeners as the worker's events are.
     fn announce(&self, event: SwEvent) {
-        self.0.on_sw_event(event);
+        self.inner.on_sw_event(event);
     }
 
     fn warn(&self, message: &str) {
@@ -138,6 +159,8 @@ struct PageNetwork {
     inner: Rc<Inner>,
     outgoing: HttpRequest,
     auth: bool,
+    /// Where the `Authorization` of the last send is kept, when the store records it.
+    sent: Option<Rc<RefCell<Option<String>>>>,
 }
 
 impl Network<HttpResponse, Error> for PageNetwork {
@@ -148,6 +171,9 @@ impl Network<HttpResponse, Error> for PageNetwork {
         }
         for (name, value) in headers {
             request.set_header(name, value);
+        }
+        if let Some(sent) = &self.sent {
+            *sent.borrow_mut() = request.header("authorization").map(str::to_owned);
         }
         let response = self.inner.http.send(&request).await?;
         let auth_failure =

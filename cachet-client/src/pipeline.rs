@@ -22,6 +22,7 @@ use std::rc::Rc;
 use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
 use cachet_core::config::FailureResponse;
 use cachet_core::engine::Job;
+use cachet_core::handover::HandedRequest;
 use cachet_core::partition::{partition_for, Partition};
 use cachet_core::strategy::STRATEGY_HEADER;
 use cachet_core::tags::TAGS_HEADER;
@@ -88,16 +89,7 @@ impl Inner {
             RequestClass::Other
         };
         let partition = partition_for(&lookup, self.identity().as_ref());
-        let routes = self.config().sw_routes();
-        let sw_routes_it = same_origin
-            && match request.method.as_str() {
-                "POST" => routes.graphql_endpoints.contains(&path),
-                "GET" => !routes
-                    .pass_through
-                    .iter()
-                    .any(|pass| path == *pass || path.starts_with(&format!("{pass}/"))),
-                _ => false,
-            };
+        let sw_routes_it = same_origin && self.config().sw_routes().routes(&request.method, &path);
         Route {
             via_service_worker: sw_routes_it && self.is_controlled(),
             class,
@@ -128,7 +120,8 @@ impl Inner {
             &self.config(),
         );
         if let Some(job) = job {
-            let (response, from_cache) = self.run_job(job, outgoing, auth).await?;
+            let handed = handed_request(&request, &route.absolute_url);
+            let (response, from_cache) = self.run_job(job, outgoing, auth, handed).await?;
             return Ok(Answer { response, from_cache });
         }
         match route.class {
@@ -192,6 +185,29 @@ fn dedup_key(route: &Route, request: &HttpRequest, generation: u64) -> Option<St
         )),
         _ => None,
     }
+}
+
+/// `request` (cachet's headers on, sent to `absolute_url`) as a hand-over records it
+/// ([`cachet_core::handover`]): without any `Authorization` (the store adds the fingerprint of the one
+/// sent); `None` for a body that is not UTF-8 text.
+fn handed_request(request: &HttpRequest, absolute_url: &str) -> Option<HandedRequest> {
+    let body = match &request.body {
+        Some(body) => Some(String::from_utf8(body.clone()).ok()?),
+        None => None,
+    };
+    let headers = request
+        .headers
+        .iter()
+        .filter(|(name, _)| !name.eq_ignore_ascii_case("authorization"))
+        .cloned()
+        .collect();
+    Some(HandedRequest {
+        method: request.method.to_ascii_uppercase(),
+        url: absolute_url.to_owned(),
+        headers,
+        body,
+        authorization: None,
+    })
 }
 
 /// `request` without `X-SW-Strategy` and `X-Cachet-*`: what the network gets when no Service Worker

@@ -16,6 +16,7 @@
 //! | [`classify`] | what the Service Worker does with one request |
 //! | [`engine`] | every step of a cached request: keys, the planner, the runner both edges use |
 //! | [`partition`] | which user partition a request's entry lives in |
+//! | [`handover`] | the first visit's answers, handed from the page to the worker that takes control |
 //! | [`protocol`] | every message between page, Service Worker and agent |
 //! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
 //! | [`devtools`] | what a devtools snapshot shows of entries, the queue and the identity |
@@ -41,6 +42,7 @@ pub mod devtools;
 pub mod engine;
 pub mod error;
 pub mod graphql;
+pub mod handover;
 pub mod join;
 pub mod machines;
 pub mod partition;

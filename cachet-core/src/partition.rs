@@ -136,16 +136,23 @@ impl Identity {
 /// the table of this module.
 pub fn partition_for(headers: &dyn Fn(&str) -> Option<String>, identity: Option<&Identity>) -> Partition {
     let authorization = headers("authorization").filter(|value| !value.trim().is_empty());
-    if let Some(authorization) = authorization {
-        let fingerprint = auth_fingerprint(&authorization);
+    let fingerprint = authorization.as_deref().map(auth_fingerprint);
+    partition_of(fingerprint.as_deref(), is_marked(headers), identity)
+}
+
+/// The same rule from the [`auth_fingerprint`] of the request's `Authorization` (`None`: it carries
+/// none) and whether it is marked: what a page's hand-over carries instead of the header
+/// ([`crate::handover`]).
+pub fn partition_of(fingerprint: Option<&str>, marked: bool, identity: Option<&Identity>) -> Partition {
+    if let Some(fingerprint) = fingerprint {
         return match identity {
-            Some(identity) if identity.knows(&fingerprint) => Partition::User(identity.partition.clone()),
+            Some(identity) if identity.knows(fingerprint) => Partition::User(identity.partition.clone()),
             _ => Partition::Uncached,
         };
     }
     match identity {
         Some(identity) => Partition::User(identity.partition.clone()),
-        None if is_marked(headers) => Partition::Uncached,
+        None if marked => Partition::Uncached,
         None => Partition::Shared,
     }
 }

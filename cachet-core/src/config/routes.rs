@@ -20,6 +20,22 @@ pub struct SwRoutes {
     pub graphql_endpoints: Vec<String>,
 }
 
+impl SwRoutes {
+    /// Whether the shim routes a same-origin `method` request to `path` (no query string) to the engine:
+    /// a GET not at or below a pass-through path, or a POST to a GraphQL endpoint. The shim
+    /// (`service-worker.js`) runs this rule in JavaScript, the page client and the worker's hand-over
+    /// ([`crate::handover`]) here.
+    pub fn routes(&self, method: &str, path: &str) -> bool {
+        match method {
+            "POST" => self.graphql_endpoints.iter().any(|endpoint| endpoint == path),
+            "GET" => !self.pass_through.iter().any(|pass| {
+                path == pass || path.strip_prefix(pass.as_str()).is_some_and(|rest| rest.starts_with('/'))
+            }),
+            _ => false,
+        }
+    }
+}
+
 impl Config {
     /// The shim's route table for this config.
     pub fn sw_routes(&self) -> SwRoutes {
@@ -57,6 +73,25 @@ mod tests {
         assert_eq!(on.sw_routes().graphql_endpoints, ["/graphql", "/v2/gql"]);
         for (index, path) in on.sw_routes().graphql_endpoints.iter().enumerate() {
             assert_eq!(on.graphql_endpoint_index(path), Some(index), "{path}: the shim and the engine agree");
+        }
+    }
+
+    #[test]
+    fn the_route_rule_matches_the_shims() {
+        let routes =
+            SwRoutes { pass_through: vec!["/api/login".into()], graphql_endpoints: vec!["/graphql".into()] };
+        let table = [
+            ("GET", "/api/notes", true),
+            ("GET", "/api/login", false),
+            ("GET", "/api/login/x", false),
+            ("GET", "/api/loginx", true),
+            ("POST", "/graphql", true),
+            ("POST", "/graphql/x", false),
+            ("POST", "/api/notes", false),
+            ("PUT", "/api/notes", false),
+        ];
+        for (method, path, routed) in table {
+            assert_eq!(routes.routes(method, path), routed, "{method} {path}");
         }
     }
 }

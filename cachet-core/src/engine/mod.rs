@@ -9,13 +9,16 @@
 //! - [`response`]: what moves between store, network and plugins ([`Hit`], [`Fetched`], [`Source`],
 //!   [`Message`]).
 //! - [`plugin`]: the hooks an app changes the engine with, and [`CacheControl`], installed by default.
+//! - [`adopt`](mod@adopt): an answer fetched elsewhere (a page's hand-over) stored by the runner's storing step.
 
+pub mod adopt;
 pub mod key;
 pub mod plan;
 pub mod plugin;
 pub mod response;
 pub mod run;
 
+pub use adopt::adopt;
 pub use key::EntryKey;
 pub use plan::{Job, NotStored, Storing};
 pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};

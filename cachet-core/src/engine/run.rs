@@ -161,16 +161,19 @@ where
     N: Network<R, E> + 'static,
     H: Host + 'static,
 {
-    let mut job = job;
-    if let Some(entry) = job.entry.clone() {
-        let call = runner.call(Some(&job));
-        let entry =
-            runner.plugins.iter().fold(entry, |entry, plugin| plugin.cache_key_will_be_used(&call, entry));
-        job.entry = Some(entry);
-    }
-    let job = Rc::new(job);
+    let job = Rc::new(keyed(job, runner.method, &runner.url, &runner.plugins));
     let answered = answer(&job, &runner).await;
     finish(runner.call(Some(&job)), &runner.plugins, answered).await
+}
+
+/// `job` with its entry as the plugins' `cache_key_will_be_used` leave it.
+pub(super) fn keyed<R: 'static>(mut job: Job, method: &str, url: &str, plugins: &[Rc<dyn Plugin<R>>]) -> Job {
+    if let Some(entry) = job.entry.clone() {
+        let call = Call { method, url, job: Some(&job) };
+        let entry = plugins.iter().fold(entry, |entry, plugin| plugin.cache_key_will_be_used(&call, entry));
+        job.entry = Some(entry);
+    }
+    job
 }
 
 /// Answers a request that has no job (a mutation, a request the engine does not cache) from the network,
@@ -328,34 +331,49 @@ where
     }
 }
 
-/// Asks the network, then stores the answer when the planner (and every plugin's `cache_will_update`)
-/// says so.
+/// Asks the network, then stores the answer as [`keep`] decides.
 async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E>, H: Host>(
     job: &Job,
     runner: &Runner<R, S, N, H>,
 ) -> Result<(Fetched<R>, Storing), E> {
     let call = runner.call(Some(job));
     let fetched = send(&call, &runner.network, &runner.plugins).await?;
+    let (store, host) = (&runner.store, &runner.host);
+    let storing = keep(&call, &fetched, store, host, &runner.plugins, host.now()).await?;
+    Ok((fetched, storing))
+}
+
+/// Stores `fetched` for `call`'s job at `now` when [`plan::storing`] and every plugin's `cache_will_update`
+/// agree: after a network answer, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
+pub(super) async fn keep<R: 'static, E, S: Store<R, E>, H: Host>(
+    call: &Call<'_>,
+    fetched: &Fetched<R>,
+    store: &S,
+    host: &H,
+    plugins: &[Rc<dyn Plugin<R>>],
+    now: u64,
+) -> Result<Storing, E> {
+    let Some(job) = call.job else { return Ok(Storing::Skip(NotStored::Strategy)) };
     let answered = Answered {
         status: fetched.status,
         auth_failure: fetched.auth_failure,
         body: &fetched.body,
         server_tags: fetched.server_tags.as_deref(),
     };
-    let mut storing = plan::storing(job, &answered);
-    if let (Storing::Store { tags, keep, ignored_server_tags }, Some(entry)) = (&storing, &job.entry) {
-        if let Some(warning) = ignored_server_tags {
-            runner.host.warn(warning);
-        }
-        storing = if !runner.plugins.iter().all(|plugin| plugin.cache_will_update(&call, &fetched)) {
-            Storing::Skip(NotStored::Plugin)
-        } else if !runner.store.store(entry, &fetched, tags, *keep, runner.host.now()).await? {
-            Storing::Skip(NotStored::StoreFull)
-        } else {
-            storing
-        };
+    let storing = plan::storing(job, &answered);
+    let (Storing::Store { tags, keep, ignored_server_tags }, Some(entry)) = (&storing, &job.entry) else {
+        return Ok(storing);
+    };
+    if let Some(warning) = ignored_server_tags {
+        host.warn(warning);
     }
-    Ok((fetched, storing))
+    Ok(if !plugins.iter().all(|plugin| plugin.cache_will_update(call, fetched)) {
+        Storing::Skip(NotStored::Plugin)
+    } else if !store.store(entry, fetched, tags, *keep, now).await? {
+        Storing::Skip(NotStored::StoreFull)
+    } else {
+        storing
+    })
 }
 
 /// Stale-while-revalidate's re-fetch: stores the fresh answer and announces a change. A failure keeps the

@@ -82,6 +82,15 @@ pub enum PageToSw {
     },
     /// Try to replay the mutation queue now.
     ReplayQueue,
+    /// The answers this page stored before the worker controlled it, for the worker to keep as it would
+    /// have ([`crate::handover`]); acked once handled (entries it refuses are named on its console),
+    /// nacked whole when there are more than [`crate::handover::MAX_ENTRIES`].
+    HandOver {
+        /// Correlates the answer.
+        request_id: u64,
+        /// The entries, most recently used first.
+        entries: Vec<crate::handover::HandedEntry>,
+    },
 }
 
 /// The Service Worker tells one page something.

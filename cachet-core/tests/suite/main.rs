@@ -10,6 +10,7 @@ mod engine_table;
 mod fuzz;
 mod graphql_oracle;
 mod graphql_table;
+mod handover;
 mod machines_auth;
 mod machines_dead_letters;
 mod machines_query;

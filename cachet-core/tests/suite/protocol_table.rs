@@ -144,6 +144,27 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"invalidate-tags","requestId":3,"tags":["dashboard"]}"#,
         ),
         (PageToSw::ReplayQueue, r#"{"v":1,"type":"replay-queue"}"#),
+        (
+            PageToSw::HandOver {
+                request_id: 9,
+                entries: vec![cachet_core::handover::HandedEntry {
+                    request: cachet_core::handover::HandedRequest {
+                        method: "GET".into(),
+                        url: "http://a.test/api/x".into(),
+                        headers: vec![("x-cachet-tags".into(), "x".into())],
+                        body: None,
+                        authorization: Some("0123456789abcdef".into()),
+                    },
+                    response: cachet_core::handover::HandedResponse {
+                        status: 200,
+                        headers: vec![("content-type".into(), "application/json".into())],
+                        body: "{}".into(),
+                    },
+                    stored_at: 5,
+                }],
+            },
+            r#"{"v":1,"type":"hand-over","requestId":9,"entries":[{"request":{"method":"GET","url":"http://a.test/api/x","headers":[["x-cachet-tags","x"]],"authorization":"0123456789abcdef"},"response":{"status":200,"headers":[["content-type","application/json"]],"body":"{}"},"storedAt":5}]}"#,
+        ),
     ]);
     check(vec![
         (

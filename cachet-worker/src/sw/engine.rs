@@ -110,15 +110,7 @@ impl Network<Response, Error> for WorkerNetwork {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<Response>, Error> {
         let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
         let (response, body, answer) = fetch_network(&outgoing).await?;
-        let auth_failure =
-            self.failure_rule.as_ref().is_some_and(|rule| is_auth_failure(rule, &response, &body));
-        Ok(Fetched {
-            server_tags: response.headers().get(CACHE_TAGS_HEADER).ok().flatten(),
-            status: response.status(),
-            response: answer,
-            body,
-            auth_failure,
-        })
+        Ok(fetched(&response, body, answer, self.failure_rule.as_ref()))
     }
 
     fn unreachable(error: &Error) -> bool {
@@ -126,9 +118,27 @@ impl Network<Response, Error> for WorkerNetwork {
     }
 }
 
+/// An answer as the planner reads it: `response` as the server sent it, its `body`, `answer` (the
+/// response handed on), the auth-failure check's verdict under `failure_rule` (none while auth is off).
+/// The network's answers and a page's hand-over alike.
+pub(crate) fn fetched(
+    response: &Response,
+    body: Vec<u8>,
+    answer: Response,
+    failure_rule: Option<&AuthFailureRule>,
+) -> Fetched<Response> {
+    Fetched {
+        auth_failure: failure_rule.is_some_and(|rule| is_auth_failure(rule, response, &body)),
+        server_tags: response.headers().get(CACHE_TAGS_HEADER).ok().flatten(),
+        status: response.status(),
+        response: answer,
+        body,
+    }
+}
+
 /// `waitUntil`, the worker's clock, the `cachet` BroadcastChannel, the console.
-struct WorkerHost {
-    background: Rc<dyn Fn(Promise)>,
+pub(crate) struct WorkerHost {
+    pub(crate) background: Rc<dyn Fn(Promise)>,
 }
 
 impl Host for WorkerHost {

@@ -11,6 +11,7 @@
 //! | `snapshot-request {requestId, query}` | answers `snapshot {requestId, snapshot}`: one page of what it holds ([`super::snapshot`]) |
 //! | `retry-dead-letters {requestId, ids}`, `discard-dead-letters {requestId, ids}` | acts on dead letters ([`super::dead_letters`]), acks (then a retry replays), nacks an unknown id |
 //! | `drop-entries {requestId, urls}` | removes those entries from cachet's caches and the index, acks |
+//! | `hand-over {requestId, entries}` | keeps the answers a page stored before this worker controlled it, as it would have ([`super::handover`]), acks; nacks more than 32 entries |
 //! | any other kind | reported on the console: it is not handled by this build |
 //!
 //! A message that does not decode (garbage, another protocol version) is reported on the console and
@@ -27,7 +28,7 @@ use super::broadcast::broadcast;
 use super::http::await_js;
 use super::queue::{self, Trigger};
 use super::store::{cache_storage, exclusive_writes, invalidate_everywhere, note_invalidation};
-use super::{dead_letters, identity, queue_store, snapshot, tag_index};
+use super::{dead_letters, handover, identity, queue_store, snapshot, tag_index};
 use crate::Error;
 use cachet_core::engine::key::CACHES;
 
@@ -72,6 +73,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
             (request_id, dead_letters::discard(ids, config).await)
         }
         PageToSw::DropEntries { request_id, urls } => (request_id, snapshot::drop_entries(&urls).await),
+        PageToSw::HandOver { request_id, entries } => (request_id, handover::handle(&entries, config).await),
         _ => {
             // The wire text, not `{other:?}`: Debug output of the protocol enums costs the SW kilobytes.
             web_sys::console::warn_1(&format!("cachet: not supported by this build: {text}").into());

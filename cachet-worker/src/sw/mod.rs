@@ -34,6 +34,7 @@ mod clock;
 mod dead_letters;
 pub mod engine;
 pub mod graphql;
+pub mod handover;
 mod http;
 pub mod identity;
 pub mod messages;
