@@ -23,7 +23,7 @@ use cachet_core::protocol::SwEvent;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 
 use crate::client::Inner;
-use crate::http::{Credentials, HttpRequest, HttpResponse};
+use crate::http::{HttpRequest, HttpResponse};
 use crate::locks::now_ms;
 use crate::refresh_state::Origin;
 use crate::Error;
@@ -166,9 +166,7 @@ struct PageNetwork {
 impl Network<HttpResponse, Error> for PageNetwork {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<HttpResponse>, Error> {
         let mut request = self.outgoing.clone();
-        if self.auth && self.inner.adapter().auth_type().with_credentials() {
-            request.credentials = Credentials::Include;
-        }
+        self.inner.include_credentials(&mut request, self.auth);
         for (name, value) in headers {
             request.set_header(name, value);
         }
@@ -207,7 +205,7 @@ struct PageAuth {
 impl Plugin<HttpResponse> for PageAuth {
     fn request_will_fetch(&self, _call: &Call<'_>, headers: &mut Vec<(String, String)>) {
         self.generation.set(self.inner.refresh.generation());
-        let adapter_headers = self.inner.adapter().get_headers(self.inner.auth.borrow().as_ref());
+        let adapter_headers = self.inner.adapter_headers();
         let sent = adapter_headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("authorization"));
         *self.sent.borrow_mut() = sent.map(|(_, value)| value.clone());
         headers.extend(adapter_headers);

@@ -145,14 +145,24 @@ impl Inner {
     pub(crate) fn with_adapter_headers(&self, request: &HttpRequest, auth: bool) -> HttpRequest {
         let mut request = request.clone();
         if auth {
-            for (name, value) in self.adapter().get_headers(self.auth.borrow().as_ref()) {
+            for (name, value) in self.adapter_headers() {
                 request.set_header(&name, &value);
             }
-            if self.adapter().auth_type().with_credentials() {
-                request.credentials = Credentials::Include;
-            }
         }
+        self.include_credentials(&mut request, auth);
         request
+    }
+
+    /// The adapter's headers for the auth held now.
+    pub(crate) fn adapter_headers(&self) -> Vec<(String, String)> {
+        self.adapter().get_headers(self.auth.borrow().as_ref())
+    }
+
+    /// Makes `request` send cookies when it is sent with `auth` and the auth type sends them.
+    pub(crate) fn include_credentials(&self, request: &mut HttpRequest, auth: bool) {
+        if auth && self.adapter().auth_type().with_credentials() {
+            request.credentials = Credentials::Include;
+        }
     }
 
     /// THE auth-failure check: the builder's `failure_check` (default: `features.auth.failure` of the
