@@ -1,11 +1,12 @@
 //! `cachet doctor`: what is missing for the Service Worker and the agent to load, in the app's
-//! `index.html` and `Trunk.toml` and in a built `dist/`. Each problem names the file and how to fix it.
+//! `index.html`, `Trunk.toml` and `Cargo.toml` (the cachet-kit features its config needs) and in a built `dist/`. Each problem names the file and how to fix it.
 
 use std::path::Path;
 
 use cachet_core::deploy::{ServedFile, AGENT_FILES, SERVICE_WORKER_FILES};
 
-use crate::{CliError, BUILD_STAMP, INDEX_HTML, TRUNK_TOML};
+use crate::features::missing_kit_features;
+use crate::{CliError, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML};
 
 /// One thing missing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +61,22 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
             TRUNK_TOML,
             format!("no post-build hook writing {BUILD_STAMP}, which service-worker.js imports (run `cachet init --trunk`)"),
         ));
+    }
+    if let (Some(manifest), Ok(config)) = (read(dir, CARGO_TOML)?, crate::read_config(dir)) {
+        let parsed = manifest.parse::<toml_edit::DocumentMut>();
+        let needed = crate::kit_features(&config);
+        if let Some(missing) = parsed.ok().and_then(|manifest| missing_kit_features(&manifest, &needed)) {
+            for feature in missing {
+                problems.push(problem(
+                    CARGO_TOML,
+                    format!(
+                        "cachet-kit without its `{feature}` feature, which cachet.config.json needs \
+                         (features.{feature}): the worker is built without it (add `features = [\"{feature}\"]` \
+                         to the cachet-kit dependency, or run `cachet add {feature}`)"
+                    ),
+                ));
+            }
+        }
     }
     for stale in crate::stale_files(dir)? {
         problems

@@ -25,6 +25,9 @@ pub struct Outcome {
     pub config_written: bool,
     /// Generated files whose content changed.
     pub generated: Vec<&'static str>,
+    /// Whether `Cargo.toml` was written: the `cachet-kit` features the config now needs were added to
+    /// its dependency ([`crate::kit_features`]).
+    pub manifest_written: bool,
 }
 
 /// `cachet init`.
@@ -36,7 +39,7 @@ pub fn init(dir: &Path) -> Result<Outcome, CliError> {
             json!({ "features": { "graphql": { "enabled": false, "endpoints": DEFAULT_ENDPOINTS } } });
         write_config(dir, &initial)?;
     }
-    Ok(Outcome { config_written, generated: generate(dir)? })
+    Ok(Outcome { config_written, generated: generate(dir)?, manifest_written: false })
 }
 
 /// `cachet add auth`.
@@ -89,7 +92,10 @@ fn edit(
     if config_written {
         write_config(dir, &value)?;
     }
-    Ok(Outcome { config_written, generated: generate(dir)? })
+    let generated = generate(dir)?;
+    let config = crate::read_config(dir)?;
+    let manifest_written = crate::features::add_kit_features(dir, &crate::kit_features(&config))?;
+    Ok(Outcome { config_written, generated, manifest_written })
 }
 
 fn write_config(dir: &Path, value: &Value) -> Result<(), CliError> {

@@ -45,6 +45,7 @@
 mod bundles;
 mod doctor;
 mod edit;
+mod features;
 mod rust;
 mod starter;
 mod trunk;
@@ -54,6 +55,7 @@ use std::path::{Path, PathBuf};
 pub use bundles::{copy_bundles, stale_bundles, with_config, BUNDLE_FILES, CONFIG_SLOT, DEFAULT_BUNDLES_DIR};
 pub use doctor::{doctor, Problem};
 pub use edit::{add_auth, add_graphql, add_push, init, Outcome};
+pub use features::kit_features;
 pub use rust::{render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
 pub use trunk::{wire_trunk_app, Dependency, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML};

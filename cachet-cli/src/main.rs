@@ -170,6 +170,9 @@ fn report(outcome: Result<cachet_cli::Outcome, cachet_cli::CliError>) -> ExitCod
                 written.push("cachet.config.json");
             }
             written.extend(outcome.generated);
+            if outcome.manifest_written {
+                written.push("Cargo.toml (the cachet-kit features the config needs)");
+            }
             if written.is_empty() {
                 println!("cachet: nothing to change");
             } else {

@@ -2,7 +2,7 @@
 //!
 //! | file | what it gets, when missing |
 //! |---|---|
-//! | `Cargo.toml` | `cachet-kit` in `[dependencies]` (the line [`Dependency`] says); an existing one is kept |
+//! | `Cargo.toml` | `cachet-kit` in `[dependencies]` (the line [`Dependency`] says); an existing one is kept; the features the config needs ([`crate::kit_features`]) added to it |
 //! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the two worker links (`cachet-sw`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
 //! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names) and the post-build hook writing `cachet-build.js` (the Service Worker's build stamp); written when missing |
 //!
@@ -65,6 +65,13 @@ const STAMP_SCRIPT: &str = "printf 'self.CACHET_BUILD = \"%s\";\\n' \"$(cksum < 
 pub fn wire_trunk_app(dir: &Path, dependency: &Dependency) -> Result<Vec<&'static str>, CliError> {
     let mut changed = Vec::new();
     let bin = add_dependency(dir, dependency, &mut changed)?;
+    if let Ok(config) = crate::read_config(dir) {
+        if crate::features::add_kit_features(dir, &crate::kit_features(&config))?
+            && !changed.contains(&CARGO_TOML)
+        {
+            changed.push(CARGO_TOML);
+        }
+    }
     patch_index(dir, &bin, &mut changed)?;
     patch_trunk_toml(dir, &mut changed)?;
     Ok(changed)

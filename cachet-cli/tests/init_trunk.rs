@@ -165,3 +165,44 @@ fn doctor_names_each_missing_piece_of_a_broken_app_and_build() {
     assert_eq!(code, 2);
     assert!(text.contains("cachet.config.json") && text.contains("cachet init"), "{text}");
 }
+
+/// The worker links server push only with cachet-kit's `push` feature: `cachet add push` adds it to the
+/// app's dependency, `cachet init --trunk` adds it for a config that has push on, and `cachet doctor`
+/// names a dependency without it.
+#[test]
+fn a_config_with_push_gets_the_push_feature_of_cachet_kit_and_doctor_names_its_absence() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
+    let kit_features = |app: &Path| {
+        let manifest: toml_edit::DocumentMut = read(app, "Cargo.toml").parse().unwrap();
+        manifest["dependencies"]["cachet-kit"].get("features").map(|features| features.to_string())
+    };
+    assert_eq!(kit_features(app), None, "no push, no feature");
+    let without_push = read(app, "Cargo.toml");
+
+    let (code, text) = cachet(app, &["add", "push"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("Cargo.toml"), "{text}");
+    assert_eq!(kit_features(app).as_deref().map(str::trim), Some(r#"["push"]"#));
+    assert!(
+        read(app, "Cargo.toml").contains("# The app's own comment."),
+        "the manifest is edited, not rewritten"
+    );
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!((code, text.trim()), (0, "cachet: nothing missing"));
+    assert_eq!(cachet(app, &["add", "push"]).1.trim(), "cachet: nothing to change");
+
+    std::fs::write(app.join("Cargo.toml"), &without_push).unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("Cargo.toml: cachet-kit without its `push` feature"), "{text}");
+
+    // A fresh app whose config already turns push on gets the feature from `init --trunk`.
+    let fresh = tempfile::tempdir().unwrap();
+    std::fs::write(fresh.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::copy(app.join("cachet.config.json"), fresh.path().join("cachet.config.json")).unwrap();
+    assert_eq!(cachet(fresh.path(), &["init", "--trunk"]).0, 0);
+    assert_eq!(kit_features(fresh.path()).as_deref().map(str::trim), Some(r#"["push"]"#));
+}

@@ -46,6 +46,15 @@ pub enum Error {
     /// The code runs in a context that lacks the API it needs (for example not in a Service Worker).
     #[error("wrong context: {0}")]
     Context(&'static str),
+    /// A page or the config asked for something this worker was built without: the app's `Cargo.toml`
+    /// must turn on the named cargo feature (of `cachet-kit`, or of `cachet-worker` directly).
+    #[error("{what} needs the `{feature}` cargo feature of cachet-kit (or cachet-worker), which this worker was built without")]
+    NotBuilt {
+        /// What was asked for (for example `snapshot-request`).
+        what: &'static str,
+        /// The cargo feature that links it.
+        feature: &'static str,
+    },
     /// The core refused something: for example a stored record (the mutation queue) that does not decode.
     #[error(transparent)]
     Core(#[from] cachet_core::Error),

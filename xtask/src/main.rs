@@ -220,6 +220,12 @@ fn test(root: &std::path::Path) -> Result<()> {
         args.extend(["--", "-D", "warnings"]);
         run::cargo(&path, &args)
     })?;
+    // Alone, cachet-worker is built without its optional features (`devtools`, `push`), which the app
+    // above turns on: check that build too, as an app without them gets it.
+    run::step("clippy (wasm32, cachet-worker without its optional features)", || {
+        let args = ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
+        run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())
+    })?;
     run::step("native tests", || {
         let mut args = vec!["test"];
         args.extend(native_only);

@@ -8,9 +8,12 @@
 //! | `set-identity {requestId, partition, authorization?}` | persists the signed-in user and the fingerprint of their `Authorization` (`cachet_core::partition`), acks; an unusable partition is nacked |
 //! | `config-request {requestId}` | answers `config {requestId, config, build}`: the config this worker runs on |
 //! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
-//! | `snapshot-request {requestId, query}` | answers `snapshot {requestId, snapshot}`: one page of what it holds ([`super::snapshot`]) |
-//! | `retry-dead-letters {requestId, ids}`, `discard-dead-letters {requestId, ids}` | acts on dead letters ([`super::dead_letters`]), acks (then a retry replays), nacks an unknown id |
+//! | `snapshot-request {requestId, query}` | answers `snapshot {requestId, snapshot}`: one page of what it holds (`snapshot`) |
+//! | `retry-dead-letters {requestId, ids}`, `discard-dead-letters {requestId, ids}` | acts on dead letters (`dead_letters`), acks (then a retry replays), nacks an unknown id |
 //! | `drop-entries {requestId, urls}` | removes those entries from cachet's caches and the index, acks |
+//!
+//! The four devtools messages above need the `devtools` feature; a worker built without it nacks them
+//! with [`Error::NotBuilt`], naming the feature.
 //! | `hand-over {requestId, entries}` | keeps the answers a page stored before this worker controlled it, as it would have ([`super::handover`]), acks; nacks more than 32 entries |
 //! | any other kind | reported on the console: it is not handled by this build |
 //!
@@ -28,11 +31,13 @@ use super::broadcast::broadcast;
 use super::http::await_js;
 use super::queue::{self, Trigger};
 use super::store::{cache_storage, exclusive_writes, invalidate_everywhere, note_invalidation};
-use super::{dead_letters, handover, identity, queue_store, snapshot, tag_index};
+#[cfg(feature = "devtools")]
+use super::{dead_letters, snapshot};
+use super::{handover, identity, queue_store, tag_index};
 use crate::Error;
 use cachet_core::engine::key::CACHES;
 
-/// Handles one `message` event.
+/// Handles one `message` event: decodes it, carries it out ([`reply`]), answers the page that sent it.
 pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<Config>) {
     let text = event.data().as_string().unwrap_or_default();
     let message = match decode_message::<PageToSw>(&text) {
@@ -42,6 +47,39 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
             return;
         }
     };
+    let (answer_with, then_replay) = match reply(message, config).await {
+        Reply::Answer(reply) => (Some(reply), None),
+        Reply::AnswerThenReplay(reply) => (Some(reply), Some(Trigger::Online)),
+        Reply::Replay(trigger) => (None, Some(trigger)),
+        Reply::Unknown => {
+            // The wire text, not `{other:?}`: Debug output of the protocol enums costs the SW kilobytes.
+            web_sys::console::warn_1(&format!("cachet: not supported by this build: {text}").into());
+            (None, None)
+        }
+    };
+    if let Some(reply) = answer_with {
+        answer(event, &reply);
+    }
+    if let Some(trigger) = then_replay {
+        replay(trigger, event, config).await;
+    }
+}
+
+/// What the worker does after carrying out a page's message.
+#[non_exhaustive]
+pub enum Reply {
+    /// Answer the page that sent it.
+    Answer(SwToPage),
+    /// Answer it, then replay the mutation queue (dead letters were put back).
+    AnswerThenReplay(SwToPage),
+    /// Feed the mutation queue; its events are broadcast, so nothing is answered.
+    Replay(Trigger),
+    /// A kind this build does not know (reported on the console).
+    Unknown,
+}
+
+/// Carries out `message` (the table of this module) and says what to answer.
+pub async fn reply(message: PageToSw, config: &Rc<Config>) -> Reply {
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
         PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_everywhere(&tags).await),
@@ -50,46 +88,57 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
         }
         PageToSw::ConfigRequest { request_id } => {
             let (config, build) = (super::config_text(), super::build_stamp());
-            return answer(event, &SwToPage::Config { request_id, config, build });
+            return Reply::Answer(SwToPage::Config { request_id, config, build });
         }
         PageToSw::ConnectivityChanged { online } => {
-            return replay(if online { Trigger::Online } else { Trigger::Offline }, event, config).await;
+            return Reply::Replay(if online { Trigger::Online } else { Trigger::Offline });
         }
-        PageToSw::ReplayQueue => return replay(Trigger::Online, event, config).await,
+        PageToSw::ReplayQueue => return Reply::Replay(Trigger::Online),
+        #[cfg(feature = "devtools")]
         PageToSw::SnapshotRequest { request_id, query } => {
             let snapshot = snapshot::take(&query, config).await.to_value();
-            return answer(event, &SwToPage::Snapshot { request_id, snapshot });
+            return Reply::Answer(SwToPage::Snapshot { request_id, snapshot });
         }
+        #[cfg(feature = "devtools")]
         PageToSw::RetryDeadLetters { request_id, ids } => {
             let outcome = dead_letters::retry(ids, config).await;
             let retried = outcome.is_ok();
-            acknowledge(event, request_id, outcome);
-            if retried {
-                replay(Trigger::Online, event, config).await;
-            }
-            return;
+            let reply = acknowledgement(request_id, outcome);
+            return if retried { Reply::AnswerThenReplay(reply) } else { Reply::Answer(reply) };
         }
+        #[cfg(feature = "devtools")]
         PageToSw::DiscardDeadLetters { request_id, ids } => {
             (request_id, dead_letters::discard(ids, config).await)
         }
+        #[cfg(feature = "devtools")]
         PageToSw::DropEntries { request_id, urls } => (request_id, snapshot::drop_entries(&urls).await),
+        // Without the devtools handlers, their messages are refused by name, so that a panel says why.
+        #[cfg(not(feature = "devtools"))]
+        PageToSw::SnapshotRequest { request_id, .. } => (request_id, not_built("snapshot-request")),
+        #[cfg(not(feature = "devtools"))]
+        PageToSw::RetryDeadLetters { request_id, .. } => (request_id, not_built("retry-dead-letters")),
+        #[cfg(not(feature = "devtools"))]
+        PageToSw::DiscardDeadLetters { request_id, .. } => (request_id, not_built("discard-dead-letters")),
+        #[cfg(not(feature = "devtools"))]
+        PageToSw::DropEntries { request_id, .. } => (request_id, not_built("drop-entries")),
         PageToSw::HandOver { request_id, entries } => (request_id, handover::handle(&entries, config).await),
-        _ => {
-            // The wire text, not `{other:?}`: Debug output of the protocol enums costs the SW kilobytes.
-            web_sys::console::warn_1(&format!("cachet: not supported by this build: {text}").into());
-            return;
-        }
+        _ => return Reply::Unknown,
     };
-    acknowledge(event, request_id, outcome);
+    Reply::Answer(acknowledgement(request_id, outcome))
 }
 
-/// Answers `ack`, or `nack` with the error.
-fn acknowledge(event: &ExtendableMessageEvent, request_id: u64, outcome: Result<(), Error>) {
-    let reply = match outcome {
+/// The refusal of a devtools message by a worker built without them.
+#[cfg(not(feature = "devtools"))]
+fn not_built(what: &'static str) -> Result<(), Error> {
+    Err(Error::NotBuilt { what, feature: "devtools" })
+}
+
+/// `ack`, or `nack` with the error.
+fn acknowledgement(request_id: u64, outcome: Result<(), Error>) -> SwToPage {
+    match outcome {
         Ok(()) => SwToPage::Ack { request_id },
         Err(error) => SwToPage::Nack { request_id, message: error.to_string() },
-    };
-    answer(event, &reply);
+    }
 }
 
 /// Posts `reply` to the page that sent `event`.

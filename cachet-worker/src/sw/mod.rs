@@ -10,9 +10,9 @@
 //! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
-//! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (see [`push`]) |
+//! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
 //!
-//! Devtools: [`snapshot`] answers `snapshot-request` with one page of what the worker holds; [`dead_letters`]
+//! Devtools (the `devtools` cargo feature): `snapshot` answers `snapshot-request` with one page of what the worker holds; `dead_letters`
 //! retries and discards dead letters.
 //!
 //! The first event a worker instance handles also replays the mutation queue ([`queue`]), in the
@@ -31,6 +31,7 @@
 mod auth_retry;
 pub mod broadcast;
 mod clock;
+#[cfg(feature = "devtools")]
 mod dead_letters;
 pub mod engine;
 pub mod graphql;
@@ -40,12 +41,14 @@ pub mod identity;
 pub mod messages;
 mod page_auth;
 mod plugins;
+#[cfg(feature = "push")]
 mod push;
 pub mod queue;
 mod queue_plugin;
 mod queue_send;
 pub mod queue_store;
 mod router;
+#[cfg(feature = "devtools")]
 mod snapshot;
 pub mod store;
 pub mod tag_index;
@@ -78,6 +81,8 @@ pub fn install() {
     };
     let build = build_stamp();
     let config = std::rc::Rc::new(read_config(&scope));
+    #[cfg(not(feature = "push"))]
+    report_push_not_built(&config);
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate_config = config.clone();
@@ -132,7 +137,10 @@ pub fn install() {
             let _ = event.wait_until(&promise);
         });
         wasm_bindgen_futures::future_to_promise(async move {
+            #[cfg(feature = "push")]
             push::handle_push(&event, &config).await;
+            #[cfg(not(feature = "push"))]
+            report_push_not_built(&config);
             Ok(JsValue::UNDEFINED)
         })
     });
@@ -168,6 +176,16 @@ pub fn install() {
 /// `Options::new().failure_check(failure_check).install()`; [`Options`] also takes the app's plugins.
 pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
     Options::new().failure_check(failure_check).install();
+}
+
+/// Without the `push` feature, a config that turns server push on is reported on the console (at start
+/// and on every `push` event), naming the feature: the pushes it asks for are not carried out.
+#[cfg(not(feature = "push"))]
+fn report_push_not_built(config: &Config) {
+    if config.features.push.enabled {
+        let error = crate::Error::NotBuilt { what: "features.push of cachet.config.json", feature: "push" };
+        web_sys::console::error_1(&format!("cachet: {error}").into());
+    }
 }
 
 thread_local! {
