@@ -5,10 +5,11 @@
 //! |---|---|
 //! | tools | as `cargo xtask test` (wasm target, wasm-bindgen, trunk, wasm-opt, Chromium) |
 //! | npm | `npm ci --prefix bench`: Workbox 7, idb and esbuild, pinned in `bench/package-lock.json` |
-//! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` |
+//! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` (the shim, the build stamp and the agent are served from there) |
+//! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
-//! | named builds | the SW and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
+//! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
 
 use std::ffi::OsStr;
@@ -50,6 +51,10 @@ pub fn bench(root: &Path, quick: bool) -> Result<()> {
         "build the bench's Yew apps: bare, with cachet-yew, use_cachet_gql (release, wasm-opt -Oz)",
         || build_yew_apps(root, &path),
     )?;
+    run::step(
+        "build the bench's cachet worker (bench-sw: no devtools, no push; release, wasm-opt -Oz)",
+        || build_bench_sw(root, &path),
+    )?;
     run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
@@ -86,15 +91,25 @@ fn bindgen_and_optimize(root: &Path, path: &OsStr, app: &str, out_dir: &Path) ->
     run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])
 }
 
-/// The SW as trunk builds it (the cargo build is trunk's, already done), but with its function names:
-/// `bench/dist/named/cachet-sw.js` and `cachet-sw_bg.wasm`.
-fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
+/// Where the bench's cachet worker is built (`cachet-sw.js`, `cachet-sw_bg.wasm`: the names the shim loads).
+pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
+
+/// The worker of an app with the bench's config (`bench-sw` of `bench/yew-size`), as trunk builds a
+/// worker: `no-modules` glue, `wasm-opt -Oz`, named as the shim loads it.
+fn build_bench_sw(root: &Path, path: &OsStr) -> Result<()> {
+    bindgen_bench_sw(root, path, &root.join(BENCH_SW_DIR))?;
+    let wasm = root.join(BENCH_SW_DIR).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
+    run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
+}
+
+/// cargo (release) and wasm-bindgen of `bench-sw` into `out_dir` as `cachet-sw.js` + `cachet-sw_bg.wasm`.
+fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path) -> Result<()> {
     run::cargo(
         path,
-        &["build", "--release", "--target", WASM_TARGET, "-p", "todo-app", "--bin", "cachet-sw"],
+        &["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size", "--bin", "bench-sw"],
     )?;
-    let out_dir = named_dir(root)?;
-    let wasm = root.join(format!("target/{WASM_TARGET}/release/cachet-sw.wasm"));
+    std::fs::create_dir_all(out_dir)?;
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/bench-sw.wasm"));
     run::command(
         path,
         "wasm-bindgen",
@@ -108,7 +123,14 @@ fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
             &out_dir.to_string_lossy(),
             &wasm.to_string_lossy(),
         ],
-    )?;
+    )
+}
+
+/// The bench's worker (see [`build_bench_sw`]) with its function names: `bench/dist/named/cachet-sw.js`
+/// and `cachet-sw_bg.wasm`.
+fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
+    let out_dir = named_dir(root)?;
+    bindgen_bench_sw(root, path, &out_dir)?;
     let named = out_dir.join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
     run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])
 }

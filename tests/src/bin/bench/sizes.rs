@@ -25,6 +25,10 @@ pub struct Sizes {
     pub service_worker: u64,
     /// Its wasm alone, gzipped.
     pub service_worker_wasm: u64,
+    /// The example app's worker wasm (`dist/`: with the `devtools` and `push` features), gzipped.
+    pub example_service_worker_wasm: u64,
+    /// The bundler-free API's wasm (`dist/cachet/cachet-api_bg.wasm`), gzipped, when built.
+    pub api_wasm: Option<u64>,
     /// The bench's bare Yew app and the same app with cachet-yew (wasm + glue), gzipped, when built.
     pub yew_apps: Option<(u64, u64)>,
 }
@@ -40,7 +44,9 @@ pub fn measure(root: &Path) -> Result<Sizes> {
     let mut artifacts = Vec::new();
     for dir in [
         "dist",
+        "dist/cachet",
         "bench/dist",
+        "bench/dist/bench-sw",
         "bench/sw",
         &format!("{YEW_APPS_DIR}/bare"),
         &format!("{YEW_APPS_DIR}/with-cachet"),
@@ -70,9 +76,19 @@ pub fn measure(root: &Path) -> Result<Sizes> {
             })
             .sum()
     };
-    let service_worker =
-        gzipped_sum(&SERVICE_WORKER_FILES.iter().map(|file| format!("dist/{file}")).collect::<Vec<_>>())?;
-    let service_worker_wasm = gzipped_sum(&["dist/cachet-sw_bg.wasm".to_owned()])?;
+    // What the timed cachet worker loads: the bench's own build of the worker (no devtools, no push),
+    // with the shim, config and stamp of `dist/`.
+    let bench_sw = crate::variants::BENCH_SW_DIR;
+    let loaded: Vec<String> = SERVICE_WORKER_FILES
+        .iter()
+        .map(|file| match *file {
+            "cachet-sw.js" | "cachet-sw_bg.wasm" => format!("{bench_sw}/{file}"),
+            _ => format!("dist/{file}"),
+        })
+        .collect();
+    let service_worker = gzipped_sum(&loaded)?;
+    let service_worker_wasm = gzipped_sum(&[format!("{bench_sw}/cachet-sw_bg.wasm")])?;
+    let example_service_worker_wasm = gzipped_sum(&["dist/cachet-sw_bg.wasm".to_owned()])?;
     let app = |name: &str| -> u64 {
         let prefix = format!("{YEW_APPS_DIR}/{name}/");
         artifacts.iter().filter(|artifact| artifact.path.starts_with(&prefix)).map(|a| a.gzipped).sum()
@@ -81,7 +97,15 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         (0, _) | (_, 0) => None,
         (bare, with_cachet) => Some((bare, with_cachet)),
     };
-    Ok(Sizes { artifacts, service_worker, service_worker_wasm, yew_apps })
+    let api_wasm = gzipped_sum(&["dist/cachet/cachet-api_bg.wasm".to_owned()]).ok();
+    Ok(Sizes {
+        artifacts,
+        service_worker,
+        service_worker_wasm,
+        example_service_worker_wasm,
+        api_wasm,
+        yew_apps,
+    })
 }
 
 fn artifact(root: &Path, path: &str) -> Result<Artifact> {

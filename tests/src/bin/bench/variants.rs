@@ -13,7 +13,8 @@ pub enum Variant {
     Floor,
     /// A Workbox 7 SW (`bench/sw/workbox-sw.js`, bundled by esbuild into `bench/dist/workbox-sw.js`).
     Workbox,
-    /// cachet's SW as built by trunk into `dist/`, with the bench's `cachet.config.json`.
+    /// cachet's SW of an app with the bench's `cachet.config.json` (`bench-sw`, in `bench/dist/bench-sw/`),
+    /// with the shim and the agent trunk built into `dist/`.
     Cachet,
 }
 
@@ -65,8 +66,13 @@ impl Variant {
 /// The Workbox bundle `cargo xtask bench` builds.
 pub const WORKBOX_BUNDLE: &str = "bench/dist/workbox-sw.js";
 
-/// cachet's Service Worker files from trunk's `dist/` (the config is the bench's own).
-const CACHET_FILES: [&str; 4] = ["service-worker.js", "cachet-sw.js", "cachet-sw_bg.wasm", "cachet-build.js"];
+/// cachet's Service Worker files from trunk's `dist/`: the shim and the build stamp (the config is the
+/// bench's own).
+const CACHET_FILES: [&str; 2] = ["service-worker.js", "cachet-build.js"];
+/// The worker an app with the bench's config gets (`bench-sw`: no devtools, no push), as `cargo xtask
+/// bench` builds it.
+pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
+const BENCH_SW_FILES: [&str; 2] = ["cachet-sw.js", "cachet-sw_bg.wasm"];
 /// The agent worker `<CachetProvider>` starts, from trunk's `dist/`.
 const AGENT_FILES: [&str; 2] = ["cachet-agent.js", "cachet-agent_bg.wasm"];
 /// The `use_cachet_gql` app of `hook.html`, as `cargo xtask bench` builds it (bench/yew-size).
@@ -80,6 +86,7 @@ pub fn check_built(root: &Path) -> Result<()> {
         .chain(&AGENT_FILES)
         .map(|file| format!("dist/{file}"))
         .chain(HOOK_APP_FILES.iter().map(|file| format!("{HOOK_APP_DIR}/{file}")))
+        .chain(BENCH_SW_FILES.iter().map(|file| format!("{BENCH_SW_DIR}/{file}")))
         .filter(|path| !root.join(path).exists())
         .collect();
     if !root.join(WORKBOX_BUNDLE).exists() {
@@ -109,6 +116,9 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
         Variant::Cachet => {
             for file in CACHET_FILES.iter().chain(&AGENT_FILES) {
                 copy(&root.join("dist").join(file), &into.join(file))?;
+            }
+            for file in BENCH_SW_FILES {
+                copy(&root.join(BENCH_SW_DIR).join(file), &into.join(file))?;
             }
             copy(&root.join("bench/page/hook.html"), &into.join("hook.html"))?;
             for file in HOOK_APP_FILES {
