@@ -95,21 +95,20 @@ macro_rules! message {
         impl Message for $name {}
     )*};
 }
-message!(SwEvent, SwToPage, AgentRequest, AgentResponse, push::PushMessage);
+message!(push::PushMessage);
 
-// The two the worker decodes, by hand (see `wire`).
-impl sealed::Sealed for PageToSw {}
-impl Message for PageToSw {
-    fn from_wire(text: &str) -> Result<Self, ProtocolError> {
-        PageToSw::decode(text)
-    }
+// The message enums, decoded by hand (see `wire`).
+macro_rules! decoded_by_hand {
+    ($($name:ty),*) => {$(
+        impl sealed::Sealed for $name {}
+        impl Message for $name {
+            fn from_wire(text: &str) -> Result<Self, ProtocolError> {
+                wire::decode(text, <$name>::fields)
+            }
+        }
+    )*};
 }
-impl sealed::Sealed for PageReply {}
-impl Message for PageReply {
-    fn from_wire(text: &str) -> Result<Self, ProtocolError> {
-        PageReply::decode(text)
-    }
-}
+decoded_by_hand!(SwEvent, PageToSw, SwToPage, PageReply, AgentRequest, AgentResponse);
 
 /// Encodes an event as wire JSON.
 pub fn encode_sw_event(event: &SwEvent) -> String {
@@ -118,7 +117,7 @@ pub fn encode_sw_event(event: &SwEvent) -> String {
 
 /// Decodes wire JSON into an event.
 pub fn decode_sw_event(text: &str) -> Result<SwEvent, ProtocolError> {
-    decode(text)
+    SwEvent::from_wire(text)
 }
 
 /// Encodes any message as wire JSON.

@@ -1,17 +1,21 @@
-//! Hand-written decoders of the two message enums the Service Worker decodes ([`PageToSw`],
-//! [`PageReply`]), over the envelope's [`serde_json::Value`].
+//! Hand-written decoders of the protocol's message enums ([`PageToSw`], [`PageReply`], [`SwToPage`],
+//! [`SwEvent`], [`AgentRequest`], [`AgentResponse`]), over the envelope's [`serde_json::Value`].
 //!
 //! Why by hand: serde's derive decodes an internally tagged enum (`#[serde(tag = "type")]`) by buffering
 //! the object into its private `Content` tree and running a generated visitor per variant over it: in
-//! the worker's wasm that machinery was the bulk of its message handler. Reading the fields off the
-//! `Value` the envelope check already parsed costs a few small functions. The derives stay: they encode,
+//! the worker's wasm that machinery was the bulk of its message handler, and the page and the agent
+//! decode four such enums. Reading the fields off the `Value` the envelope check already parsed costs a
+//! few small functions. The derives stay: they encode,
 //! and the native tests run them as the oracle (every message round-trips, and serde and these decoders
 //! agree on what they accept).
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{PageReply, PageToSw, ProtocolError};
+use super::{
+    AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SwEvent, SwToPage,
+};
+use crate::machines::queue::DeadLetterReason;
 
 /// The envelope of wire JSON: the object, and its `type`, once the version is checked.
 pub(super) fn envelope(text: &str) -> Result<(Map<String, Value>, String), ProtocolError> {
@@ -36,7 +40,7 @@ pub(super) fn envelope(text: &str) -> Result<(Map<String, Value>, String), Proto
 
 /// The fields of one message, read as serde's derive would: unknown fields ignored, a missing or `null`
 /// `Option` is `None`.
-struct Fields<'a> {
+pub(super) struct Fields<'a> {
     object: &'a Map<String, Value>,
     kind: &'a str,
 }
@@ -54,6 +58,35 @@ impl Fields<'_> {
         self.required(name, "an unsigned integer")?
             .as_u64()
             .ok_or_else(|| self.wrong(name, "an unsigned integer"))
+    }
+
+    fn small<T: TryFrom<u64>>(&self, name: &str, expected: &str) -> Result<T, ProtocolError> {
+        self.required(name, expected)?
+            .as_u64()
+            .and_then(|value| T::try_from(value).ok())
+            .ok_or_else(|| self.wrong(name, expected))
+    }
+
+    fn string(&self, name: &str) -> Result<String, ProtocolError> {
+        self.required(name, "a string")?
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| self.wrong(name, "a string"))
+    }
+
+    fn value(&self, name: &str) -> Result<Value, ProtocolError> {
+        self.required(name, "a value").cloned()
+    }
+
+    /// A nested object of its own `tag` (`type` or `kind`): its fields and its tag.
+    fn tagged(&self, name: &str, tag: &str) -> Result<(Fields<'_>, &str), ProtocolError> {
+        let expected =
+            if tag == "type" { "an object with a string `type`" } else { "an object with a string `kind`" };
+        let Value::Object(object) = self.required(name, expected)? else {
+            return Err(self.wrong(name, expected));
+        };
+        let kind = object.get(tag).and_then(Value::as_str).ok_or_else(|| self.wrong(name, expected))?;
+        Ok((Fields { object, kind }, kind))
     }
 
     fn bool(&self, name: &str) -> Result<bool, ProtocolError> {
@@ -99,53 +132,163 @@ impl Fields<'_> {
     }
 }
 
+/// Decodes wire JSON with `decode`, which reads the fields of the message's `type`.
+pub(super) fn decode<T>(
+    text: &str,
+    decode: fn(&str, &Fields<'_>) -> Result<T, ProtocolError>,
+) -> Result<T, ProtocolError> {
+    let (object, kind) = envelope(text)?;
+    decode(&kind, &Fields { object: &object, kind: &kind })
+}
+
+fn unknown<T>(kind: &str) -> Result<T, ProtocolError> {
+    Err(ProtocolError::UnknownType(kind.to_owned()))
+}
+
+const ID: &str = "requestId";
+
 impl PageToSw {
-    /// Decodes wire JSON (see the module's doc for why by hand).
-    pub(super) fn decode(text: &str) -> Result<Self, ProtocolError> {
-        let (object, kind) = envelope(text)?;
-        let f = Fields { object: &object, kind: &kind };
-        let id = "requestId";
-        Ok(match kind.as_str() {
-            "clear-all" => PageToSw::ClearAll { request_id: f.u64(id)? },
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        Ok(match kind {
+            "clear-all" => PageToSw::ClearAll { request_id: f.u64(ID)? },
             "connectivity-changed" => PageToSw::ConnectivityChanged { online: f.bool("online")? },
             "set-identity" => PageToSw::SetIdentity {
-                request_id: f.u64(id)?,
+                request_id: f.u64(ID)?,
                 partition: f.option_string("partition")?,
                 authorization: f.option_string("authorization")?,
             },
-            "config-request" => PageToSw::ConfigRequest { request_id: f.u64(id)? },
+            "config-request" => PageToSw::ConfigRequest { request_id: f.u64(ID)? },
             "snapshot-request" => {
-                PageToSw::SnapshotRequest { request_id: f.u64(id)?, query: f.nested("query", true)? }
+                PageToSw::SnapshotRequest { request_id: f.u64(ID)?, query: f.nested("query", true)? }
             }
-            "retry-dead-letters" => PageToSw::RetryDeadLetters { request_id: f.u64(id)?, ids: f.ids("ids")? },
+            "retry-dead-letters" => PageToSw::RetryDeadLetters { request_id: f.u64(ID)?, ids: f.ids("ids")? },
             "discard-dead-letters" => {
-                PageToSw::DiscardDeadLetters { request_id: f.u64(id)?, ids: f.ids("ids")? }
+                PageToSw::DiscardDeadLetters { request_id: f.u64(ID)?, ids: f.ids("ids")? }
             }
-            "drop-entries" => PageToSw::DropEntries { request_id: f.u64(id)?, urls: f.strings("urls")? },
+            "drop-entries" => PageToSw::DropEntries { request_id: f.u64(ID)?, urls: f.strings("urls")? },
             "invalidate-tags" => {
-                PageToSw::InvalidateTags { request_id: f.u64(id)?, tags: f.strings("tags")? }
+                PageToSw::InvalidateTags { request_id: f.u64(ID)?, tags: f.strings("tags")? }
             }
             "replay-queue" => PageToSw::ReplayQueue,
             "hand-over" => {
-                PageToSw::HandOver { request_id: f.u64(id)?, entries: f.nested::<Vec<_>>("entries", false)? }
+                PageToSw::HandOver { request_id: f.u64(ID)?, entries: f.nested::<Vec<_>>("entries", false)? }
             }
-            _ => return Err(ProtocolError::UnknownType(kind)),
+            _ => return unknown(kind),
         })
     }
 }
 
 impl PageReply {
-    /// Decodes wire JSON (see the module's doc for why by hand).
-    pub(super) fn decode(text: &str) -> Result<Self, ProtocolError> {
-        let (object, kind) = envelope(text)?;
-        let f = Fields { object: &object, kind: &kind };
-        match kind.as_str() {
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        match kind {
             "refresh-reply" => Ok(PageReply::RefreshReply {
                 id: f.u64("id")?,
                 ok: f.bool("ok")?,
                 authorization: f.option_string("authorization")?,
             }),
-            _ => Err(ProtocolError::UnknownType(kind)),
+            _ => unknown(kind),
         }
+    }
+}
+
+impl SwToPage {
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        Ok(match kind {
+            "refresh-request" => {
+                SwToPage::RefreshRequest { id: f.u64("id")?, failed: f.option_string("failed")? }
+            }
+            "snapshot" => SwToPage::Snapshot { request_id: f.u64(ID)?, snapshot: f.value("snapshot")? },
+            "config" => SwToPage::Config {
+                request_id: f.u64(ID)?,
+                config: f.string("config")?,
+                build: f.string("build")?,
+            },
+            "ack" => SwToPage::Ack { request_id: f.u64(ID)? },
+            "nack" => SwToPage::Nack { request_id: f.u64(ID)?, message: f.string("message")? },
+            _ => return unknown(kind),
+        })
+    }
+}
+
+impl SwEvent {
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        Ok(match kind {
+            "activated" => SwEvent::Activated { build: f.string("build")? },
+            "cache-updated" => SwEvent::CacheUpdated { url: f.string("url")? },
+            "cache-invalidated" => SwEvent::CacheInvalidated { tags: f.strings("tags")? },
+            "auth-state-change" => SwEvent::AuthStateChange {
+                kind: match f.required("kind", "a string")?.as_str() {
+                    Some("login") => AuthChangeKind::Login,
+                    Some("logout") => AuthChangeKind::Logout,
+                    Some("refresh") => AuthChangeKind::Refresh,
+                    Some("clear") => AuthChangeKind::Clear,
+                    _ => return Err(f.wrong("kind", "login, logout, refresh or clear")),
+                },
+            },
+            "clear-all-done" => SwEvent::ClearAllDone { request_id: f.u64(ID)? },
+            "mutation-queued" => SwEvent::MutationQueued {
+                id: f.u64("id")?,
+                operation_name: f.option_string("operationName")?,
+            },
+            "mutation-replayed" => {
+                SwEvent::MutationReplayed { id: f.u64("id")?, invalidated: f.strings("invalidated")? }
+            }
+            "mutation-failed" => SwEvent::MutationFailed {
+                id: f.u64("id")?,
+                attempts: f.small("attempts", "an unsigned 32-bit integer")?,
+                retry_at: f.u64("retryAt")?,
+            },
+            "mutation-dead-lettered" => {
+                let (reason, reason_kind) = f.tagged("reason", "kind")?;
+                let reason = match reason_kind {
+                    "rejected" => {
+                        DeadLetterReason::Rejected { status: reason.small("status", "an HTTP status")? }
+                    }
+                    "too-many-attempts" => DeadLetterReason::TooManyAttempts,
+                    "unauthorized" => DeadLetterReason::Unauthorized,
+                    _ => return Err(f.wrong("reason", "a kind: rejected, too-many-attempts or unauthorized")),
+                };
+                SwEvent::MutationDeadLettered { id: f.u64("id")?, reason }
+            }
+            _ => return unknown(kind),
+        })
+    }
+}
+
+impl AgentRequest {
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        Ok(match kind {
+            "subscribe" => {
+                AgentRequest::Subscribe { subscription: f.u64("subscription")?, tags: f.strings("tags")? }
+            }
+            "unsubscribe" => AgentRequest::Unsubscribe { subscription: f.u64("subscription")? },
+            "auth-state-request" => AgentRequest::AuthStateRequest,
+            "report-auth" => AgentRequest::ReportAuth { authenticated: f.bool("authenticated")? },
+            "watch-sw-events" => AgentRequest::WatchSwEvents,
+            _ => return unknown(kind),
+        })
+    }
+}
+
+impl AgentResponse {
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        Ok(match kind {
+            "auth-state" => AgentResponse::AuthState {
+                online: f.bool("online")?,
+                authenticated: f.bool("authenticated")?,
+            },
+            "invalidated" => AgentResponse::Invalidated {
+                subscriptions: f.ids("subscriptions")?,
+                tags: f.strings("tags")?,
+            },
+            "online-changed" => AgentResponse::OnlineChanged { online: f.bool("online")? },
+            "cache-updated" => AgentResponse::CacheUpdated { url: f.string("url")? },
+            "subscribed" => AgentResponse::Subscribed { subscription: f.u64("subscription")? },
+            "sw-event" => {
+                let (event, event_kind) = f.tagged("event", "type")?;
+                AgentResponse::SwEvent { event: SwEvent::fields(event_kind, &event)? }
+            }
+            _ => return unknown(kind),
+        })
     }
 }
