@@ -6,36 +6,45 @@
 use std::rc::Rc;
 
 use cachet_core::config::Config;
-use cachet_core::protocol::{PageToSw, SnapshotQuery, SwToPage};
+use cachet_core::protocol::{PageToSw, SwToPage};
 use cachet_worker::sw::messages::{reply, Reply};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_service_worker);
 
-fn nack_of(reply: Reply) -> (u64, String) {
-    match reply {
-        Reply::Answer(SwToPage::Nack { request_id, message }) => (request_id, message),
-        Reply::Answer(other) => {
-            panic!("expected a nack, got {}", cachet_core::protocol::encode_message(&other))
-        }
-        _ => panic!("expected an answer"),
-    }
-}
-
+/// Built only where the feature is off (alone, as `cargo xtask test` runs this crate's tests).
 #[cfg(not(feature = "devtools"))]
-#[wasm_bindgen_test]
-async fn without_the_devtools_feature_its_four_messages_are_nacked_naming_the_feature() {
-    let config = Rc::new(Config::default());
-    let messages = [
-        (PageToSw::SnapshotRequest { request_id: 1, query: SnapshotQuery::default() }, "snapshot-request"),
-        (PageToSw::RetryDeadLetters { request_id: 2, ids: vec![7] }, "retry-dead-letters"),
-        (PageToSw::DiscardDeadLetters { request_id: 3, ids: vec![7] }, "discard-dead-letters"),
-        (PageToSw::DropEntries { request_id: 4, urls: vec!["https://x.test/a".into()] }, "drop-entries"),
-    ];
-    for (expected_id, (message, what)) in (1..).zip(messages) {
-        let (request_id, text) = nack_of(reply(message, &config).await);
-        assert_eq!(request_id, expected_id);
-        assert!(text.contains(what) && text.contains("`devtools` cargo feature"), "{text}");
+mod without_devtools {
+    use super::*;
+    use cachet_core::protocol::SnapshotQuery;
+
+    fn nack_of(reply: Reply) -> (u64, String) {
+        match reply {
+            Reply::Answer(SwToPage::Nack { request_id, message }) => (request_id, message),
+            Reply::Answer(other) => {
+                panic!("expected a nack, got {}", cachet_core::protocol::encode_message(&other))
+            }
+            _ => panic!("expected an answer"),
+        }
+    }
+
+    #[wasm_bindgen_test]
+    async fn without_the_devtools_feature_its_four_messages_are_nacked_naming_the_feature() {
+        let config = Rc::new(Config::default());
+        let messages = [
+            (
+                PageToSw::SnapshotRequest { request_id: 1, query: SnapshotQuery::default() },
+                "snapshot-request",
+            ),
+            (PageToSw::RetryDeadLetters { request_id: 2, ids: vec![7] }, "retry-dead-letters"),
+            (PageToSw::DiscardDeadLetters { request_id: 3, ids: vec![7] }, "discard-dead-letters"),
+            (PageToSw::DropEntries { request_id: 4, urls: vec!["https://x.test/a".into()] }, "drop-entries"),
+        ];
+        for (expected_id, (message, what)) in (1..).zip(messages) {
+            let (request_id, text) = nack_of(reply(message, &config).await);
+            assert_eq!(request_id, expected_id);
+            assert!(text.contains(what) && text.contains("`devtools` cargo feature"), "{text}");
+        }
     }
 }
 
