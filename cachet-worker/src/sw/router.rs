@@ -42,18 +42,23 @@ pub async fn answer(
     let path = parsed.as_ref().map(web_sys::Url::pathname).unwrap_or_default();
     let origin = parsed.as_ref().map(web_sys::Url::origin).unwrap_or_default();
     let method = request.method();
-    let body = if method == "POST" {
+    let read_body = async {
+        if method != "POST" {
+            return Ok(None);
+        }
         // Read a copy: the original keeps its body for a pass-through.
         let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
-        Some(request_bytes(&copy).await?)
-    } else {
-        None
+        request_bytes(&copy).await.map(Some)
     };
+    // At the same time: on a worker's first request the identity and the entry index are opened from
+    // IndexedDB, and one after the other they doubled what a cold start waits for.
+    let (body, identity, index) = futures::join!(read_body, identity::current(), tag_index::shared());
+    let body = body?;
     let headers = request.headers();
     let lookup = |name: &str| headers.get(name).ok().flatten();
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
-    let partition = match identity::current().await {
+    let partition = match identity {
         Ok(identity) => partition_for(&lookup, identity.as_ref()),
         Err(error) => {
             web_sys::console::warn_1(&format!("cachet: {error}; {url} is not cached").into());
@@ -76,7 +81,7 @@ pub async fn answer(
             request,
             body: body.map(Rc::from),
             job,
-            index: tag_index::shared().await?,
+            index: index?,
             plugins,
             failure_rule: config.auth_failure_rule().cloned(),
         };
