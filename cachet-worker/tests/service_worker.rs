@@ -47,6 +47,10 @@ async fn network_first_stores_then_cache_only_answers_from_the_cache() {
     assert_eq!(fresh.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
     let network_body = text(fresh).await;
     assert!(!network_body.is_empty());
+    // Stored already marked, so that a hit hands the cache's own response on, unwrapped.
+    let cache = open_cache("test-network-first").await.unwrap();
+    let stored: Response = JsFuture::from(cache.match_with_str(&url)).await.unwrap().dyn_into().unwrap();
+    assert_eq!(stored.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
 
     let request = Request::new_with_str(&url).unwrap();
     let cached =

@@ -56,6 +56,11 @@ impl Store<Response, Error> for CacheStore {
             stored.headers().get(STORED_AT_HEADER).ok().flatten().and_then(|at| at.parse::<u64>().ok());
         let marked = [(SOURCE_HEADER, "cache")];
         if !read_body {
+            // Stored marked (see `store`): handed on as the cache gave it, the browser's own body, as
+            // Workbox does. An entry stored before the mark is wrapped in a response that says it.
+            if stored.headers().get(SOURCE_HEADER).ok().flatten().as_deref() == Some("cache") {
+                return Ok(Some(Hit { response: stored, stored_at, body: None }));
+            }
             return Ok(Some(Hit { response: remark(&stored, &marked)?, stored_at, body: None }));
         }
         let bytes = body_bytes(&stored).await?;
@@ -73,7 +78,10 @@ impl Store<Response, Error> for CacheStore {
         now: u64,
     ) -> Result<bool, Error> {
         let cache = self.cache()?;
-        let stored = rebuild(&fetched.response, &fetched.body, &[(STORED_AT_HEADER, &now.to_string())])?;
+        // Marked `X-Cachet-Source: cache` as stored, so that a hit needs no new response around it.
+        let at = now.to_string();
+        let marks = [(STORED_AT_HEADER, at.as_str()), (SOURCE_HEADER, "cache")];
+        let stored = rebuild(&fetched.response, &fetched.body, &marks)?;
         let size = fetched.body.len() as u64;
         let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
         // The record before the entry: a worker stopped between the two leaves a record without its
