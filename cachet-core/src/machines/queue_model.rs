@@ -66,14 +66,12 @@ pub fn not_queued_body(reason: NotQueued, detail: &str) -> String {
         NotQueued::Unwritable => "the offline mutation queue could not be written",
     };
     let message = if detail.is_empty() { message.to_owned() } else { format!("{message}: {detail}") };
-    serde_json::json!({
-        "data": null,
-        "errors": [{
-            "message": format!("not queued, not sent: {message}"),
-            "extensions": {"cachet": {"queued": false, "reason": reason.as_str()}},
-        }],
-    })
-    .to_string()
+    // By hand rather than through `json!`: a few hundred bytes less in the worker's wasm.
+    let message = serde_json::Value::String(format!("not queued, not sent: {message}"));
+    format!(
+        r#"{{"data":null,"errors":[{{"message":{message},"extensions":{{"cachet":{{"queued":false,"reason":"{}"}}}}}}]}}"#,
+        reason.as_str()
+    )
 }
 
 /// The IndexedDB database where the Service Worker keeps the queue (version 1, one object store
