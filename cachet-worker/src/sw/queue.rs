@@ -11,7 +11,7 @@
 //! `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue` and the body
 //! [`queued_body`](cachet_core::machines::queue::queued_body), and `mutation-queued {id, operationName}`
 //! is broadcast. A full queue (`queue.maxItems`) or a queue that cannot be written (storage full even
-//! after freeing the caches, see [`queue_store::transition`]) queues nothing and sends nothing: the page
+//! after freeing the caches, see `queue_store::transition`) queues nothing and sends nothing: the page
 //! gets status **507** with `X-Cachet-Not-Queued: queue-full | storage-full | unwritable`,
 //! `X-Cachet-Source: queue` and a GraphQL error saying so
 //! ([`not_queued_body`](cachet_core::machines::queue::not_queued_body)), never a silent loss.

@@ -12,7 +12,7 @@
 //! name; a record with nothing to tell apart (cut short) leaves the queue empty. `clear-all` ([`clear`]) removes those too: they hold mutation bodies, which are user data.
 //!
 //! A write the browser refuses for room (`QuotaExceededError`, or the transaction aborted at commit) makes
-//! room at cachet's caches, never at the queue: [`transition`] evicts the least recently used half of
+//! room at cachet's caches, never at the queue: `transition` evicts the least recently used half of
 //! each cache and tries once more. The queue is never dropped for room.
 //!
 //! The state a Service Worker instance reads first is read with [`QueueState::from_json`], which forgets
