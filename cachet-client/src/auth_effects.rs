@@ -91,8 +91,14 @@ impl Inner {
     async fn purge(self: &Rc<Self>) -> Result<(), Error> {
         self.drop_memory_auth();
         self.cache.borrow_mut().clear();
+        // Marked first: a page closed (or a worker stopped) before the worker acknowledged `clear-all`
+        // leaves the mark, and the next client start finishes the purge ([`Inner::finish_clear`]).
+        let marked = self.store.set_clear_pending(true).await;
         let stored = self.store.clear().await;
-        let cleared = self.sw_request(|request_id| PageToSw::ClearAll { request_id }).await;
+        let cleared = match self.finish_clear().await {
+            Ok(()) => marked,
+            Err(error) => Err(error),
+        };
         let identity = self
             .sw_request(|request_id| PageToSw::SetIdentity {
                 request_id,
@@ -101,6 +107,17 @@ impl Inner {
             })
             .await;
         stored.and(cleared).and(identity)
+    }
+
+    /// The worker's `clear-all`, asked once more when the first goes unanswered (a worker stopped in the
+    /// middle: the message starts a new one); once acknowledged, the purge's mark is removed.
+    pub(crate) async fn finish_clear(&self) -> Result<(), Error> {
+        let clear = |request_id| PageToSw::ClearAll { request_id };
+        if let Err(error) = self.sw_request(clear).await {
+            web_sys::console::warn_1(&format!("cachet: clear-all, asking again: {error}").into());
+            self.sw_request(clear).await?;
+        }
+        self.store.set_clear_pending(false).await
     }
 
     /// Tells the other tabs (unless the Service Worker does) and fires the event here.

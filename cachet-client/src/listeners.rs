@@ -167,6 +167,13 @@ impl Inner {
 
     /// Restores the persisted auth (see the module docs).
     pub(crate) async fn restore(self: Rc<Self>) {
+        // A purge interrupted before the worker acknowledged its `clear-all` is finished first: nothing
+        // of the signed-out user may be served to this page.
+        if self.store.clear_pending().await.unwrap_or(false) {
+            if let Err(error) = self.finish_clear().await {
+                web_sys::console::error_1(&format!("cachet: finishing an interrupted purge: {error}").into());
+            }
+        }
         let record = match self.store.load().await {
             Ok(record) => record,
             Err(error) => {

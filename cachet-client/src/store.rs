@@ -1,5 +1,7 @@
 //! The persisted auth record in IndexedDB: user, expiry and the fingerprint of the current
-//! `Authorization` value; never the token (see [`crate::auth_data`]).
+//! `Authorization` value; never the token (see [`crate::auth_data`]). Beside it, under
+//! `clear-pending`, the mark of a purge whose `clear-all` the Service Worker has not acknowledged yet
+//! (see `auth_effects`): it outlives the page and the worker, so the next client start finishes it.
 
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
@@ -9,6 +11,7 @@ use crate::error::{idb, Error};
 
 const STORE: &str = "auth";
 const KEY: &str = "current";
+const CLEAR_PENDING: &str = "clear-pending";
 
 /// The record's database (by default `cachet-client`).
 #[derive(Debug, Clone)]
@@ -30,32 +33,56 @@ impl AuthStore {
             .map_err(idb("open"))
     }
 
-    /// The record, `None` when absent. An unreadable record (another build's) counts as absent.
+    /// The record, `None` when absent. An unreadable record (a torn write, another build's) counts as
+    /// absent, reported on the console with what is wrong with it.
     pub(crate) async fn load(&self) -> Result<Option<PersistedAuth>, Error> {
-        let database = self.open().await?;
-        let transaction = database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("read"))?;
-        let store = transaction.store(STORE).map_err(idb("read"))?;
-        let value = store.get(JsValue::from_str(KEY)).await.map_err(idb("read"))?;
-        database.close();
-        Ok(value.and_then(|value| value.as_string()).and_then(|text| serde_json::from_str(&text).ok()))
+        let Some(text) = self.read(KEY).await? else { return Ok(None) };
+        match serde_json::from_str(&text) {
+            Ok(record) => Ok(Some(record)),
+            Err(error) => {
+                let message =
+                    format!("cachet: the persisted auth record is unreadable ({error}): signed out");
+                web_sys::console::warn_1(&message.into());
+                Ok(None)
+            }
+        }
     }
 
     /// Writes the record.
     pub(crate) async fn save(&self, record: &PersistedAuth) -> Result<(), Error> {
         let text = serde_json::to_string(record).unwrap_or_default();
-        self.write(Some(&text)).await
+        self.write(KEY, Some(&text)).await
     }
 
     /// Deletes the record.
     pub(crate) async fn clear(&self) -> Result<(), Error> {
-        self.write(None).await
+        self.write(KEY, None).await
     }
 
-    async fn write(&self, text: Option<&str>) -> Result<(), Error> {
+    /// Whether a purge's `clear-all` is still to be acknowledged.
+    pub(crate) async fn clear_pending(&self) -> Result<bool, Error> {
+        Ok(self.read(CLEAR_PENDING).await?.is_some())
+    }
+
+    /// Marks (or, once acknowledged, unmarks) a purge's `clear-all`.
+    pub(crate) async fn set_clear_pending(&self, pending: bool) -> Result<(), Error> {
+        self.write(CLEAR_PENDING, pending.then_some("1")).await
+    }
+
+    async fn read(&self, key: &str) -> Result<Option<String>, Error> {
+        let database = self.open().await?;
+        let transaction = database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("read"))?;
+        let store = transaction.store(STORE).map_err(idb("read"))?;
+        let value = store.get(JsValue::from_str(key)).await.map_err(idb("read"))?;
+        database.close();
+        Ok(value.and_then(|value| value.as_string()))
+    }
+
+    async fn write(&self, key: &str, text: Option<&str>) -> Result<(), Error> {
         let database = self.open().await?;
         let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("write"))?;
         let store = transaction.store(STORE).map_err(idb("write"))?;
-        let key = JsValue::from_str(KEY);
+        let key = JsValue::from_str(key);
         match text {
             Some(text) => store.put(&JsValue::from_str(text), Some(&key)).await.map(|_| ()),
             None => store.delete(key).await,

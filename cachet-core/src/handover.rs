@@ -173,6 +173,7 @@ fn not_stored(reason: &NotStored) -> &'static str {
         NotStored::TooLarge { .. } => "over cache.maxBodyBytes",
         NotStored::NotAResult => "not a GraphQL result without errors",
         NotStored::StoreFull => "storage is full",
+        NotStored::StoreFailed => "the store failed",
         NotStored::Plugin => "a plugin refused it",
     }
 }

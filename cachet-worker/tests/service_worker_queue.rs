@@ -147,6 +147,29 @@ async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
 }
 
 #[wasm_bindgen_test]
+async fn a_torn_item_is_left_out_the_readable_items_stay_queued_and_the_record_is_kept_whole() {
+    queue_store::clear().await.unwrap();
+    let first = enqueue_offline(mutation("First", "https://t.invalid/graphql")).await;
+    let second = enqueue_offline(mutation("Second", "https://t.invalid/graphql")).await;
+    let stored = queue_store::load(QueueBounds::default()).await.unwrap().to_json();
+    let mut torn: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    torn["items"][0]["request"]["headers"] = serde_json::json!("not pairs");
+    let torn = torn.to_string();
+    put_raw(&JsValue::from_str(&torn)).await;
+    assert!(queue_store::load(QueueBounds::default()).await.is_err(), "not read whole");
+
+    let third = enqueue_offline(mutation("Third", "https://t.invalid/graphql")).await;
+    let state = queue_store::load(QueueBounds::default()).await.unwrap();
+    let ids: Vec<u64> = state.items.iter().map(|item| item.id).collect();
+    assert_eq!(ids, [second, third], "the readable item stays queued, ahead of the new one");
+    assert!(third > second && second > first, "no id handed out again");
+    let kept = queue_store::unreadable().await.unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].1, torn, "the torn record is kept whole, the torn item with it");
+    queue_store::clear().await.unwrap();
+}
+
+#[wasm_bindgen_test]
 async fn clear_all_purges_the_queue_dead_letters_and_set_aside_records() {
     queue_store::clear().await.unwrap();
     put_raw(&JsValue::from_str("{not json")).await;

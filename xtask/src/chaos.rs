@@ -18,10 +18,11 @@ use anyhow::{bail, Context, Result};
 use crate::{run, tools};
 
 /// The end-to-end stories of the campaign, in the order RELIABILITY.md lists them.
-pub const STORIES: [&str; 3] = ["chaos_killed_mid_write", "chaos_load", "chaos_tabs_auth"];
+pub const STORIES: [&str; 5] =
+    ["chaos_killed_mid_write", "chaos_load", "chaos_tabs_auth", "chaos_storage_full", "chaos_corrupt_state"];
 
 /// What each story checks, for RELIABILITY.md: `(name in CHAOS-SUMMARY lines, title, description)`.
-const DESCRIPTIONS: [(&str, &str, &str); 3] = [
+const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "killed-mid-write",
         "Killed mid-write",
@@ -61,6 +62,34 @@ const DESCRIPTIONS: [(&str, &str, &str); 3] = [
          refresh endpoint fails and the tokens expire again: 200 more requests must all settle (none \
          left waiting 10 s after its window sent it) and every window must end logged out. Runs once \
          whatever the run count.",
+    ),
+    (
+        "storage-full",
+        "Storage full",
+        "`tests/tests/chaos_storage_full.rs`. The origin's quota set to 6 MB (CDP \
+         `Storage.overrideQuotaForOrigin`, before the origin's first IndexedDB write: Chromium then \
+         refuses IndexedDB commits with `QuotaExceededError` as it refuses Cache Storage writes, and keeps \
+         the origin). The worker stores 4 large answers, 5 mutations are queued with the server down, then \
+         before each of 8 more the page fills the rest of the quota with data of its own (random bytes in \
+         its own IndexedDB database, until the browser refuses them). Each of the 8 must be answered 202 \
+         (kept: cachet's caches gave up their least recently used half for it) or 507 \
+         `X-Cachet-Not-Queued: storage-full` (nothing left to free: neither kept nor sent). With the \
+         origin still full and the server back, a GET and a GraphQL query must answer (not stored). Then \
+         the page frees its data and the queue replays: every mutation answered 202 applied once, none \
+         answered 507 applied, no cache entry without its index record. Runs once whatever the run count.",
+    ),
+    (
+        "corrupt-state",
+        "Torn and corrupt records",
+        "`tests/tests/chaos_corrupt_state.rs`. With 6 documents stored and 2 mutations queued, the page \
+         corrupts in IndexedDB three records of the worker's entry index (a field of the wrong type, a \
+         record cut down to its key, tags that are not a list), the first queued item (its URL not a \
+         string), the worker's identity and the page client's auth record (both cut short); the worker is \
+         stopped so that its next instance reads them. Checked: the worker's devtools snapshot names every \
+         unreadable record; every query still answers; a mutation still invalidates; a mutation queued \
+         afterwards is kept behind the readable queued one, the torn record kept whole aside; the reloaded \
+         page starts its client; after the replay the torn mutation was not sent and the rest were \
+         applied once. Runs once whatever the run count.",
     ),
 ];
 

@@ -203,6 +203,8 @@ pub enum NotStored {
     NotAResult,
     /// The store refused it (storage full even after eviction).
     StoreFull,
+    /// The store failed (its error is the host's warning); the answer is given all the same.
+    StoreFailed,
     /// A plugin's `cache_will_update` refused it (the default [`super::CacheControl`]: `no-store`).
     Plugin,
 }
@@ -221,6 +223,25 @@ pub enum Storing {
     },
     /// Not stored.
     Skip(NotStored),
+}
+
+/// What the store's `outcome` makes of `storing` (the [`storing`] answer it carried out). A store that
+/// fails (storage full past eviction, a torn index) costs the entry, never the answer:
+/// [`NotStored::StoreFailed`], and the error goes to `warn`, naming `url`.
+pub fn after_store<E: std::fmt::Display>(
+    outcome: Result<bool, E>,
+    storing: Storing,
+    url: &str,
+    warn: &dyn Fn(&str),
+) -> Storing {
+    match outcome {
+        Ok(true) => storing,
+        Ok(false) => Storing::Skip(NotStored::StoreFull),
+        Err(error) => {
+            warn(&format!("storing {url} failed ({error}); answered, not stored"));
+            Storing::Skip(NotStored::StoreFailed)
+        }
+    }
 }
 
 /// Whether `answered` is stored for `job`, and with which tags.

@@ -345,7 +345,7 @@ async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E
 
 /// Stores `fetched` for `call`'s job at `now` when [`plan::storing`] and every plugin's `cache_will_update`
 /// agree: after a network answer, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
-pub(super) async fn keep<R: 'static, E, S: Store<R, E>, H: Host>(
+pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, H: Host>(
     call: &Call<'_>,
     fetched: &Fetched<R>,
     store: &S,
@@ -369,10 +369,9 @@ pub(super) async fn keep<R: 'static, E, S: Store<R, E>, H: Host>(
     }
     Ok(if !plugins.iter().all(|plugin| plugin.cache_will_update(call, fetched)) {
         Storing::Skip(NotStored::Plugin)
-    } else if !store.store(entry, fetched, tags, *keep, now).await? {
-        Storing::Skip(NotStored::StoreFull)
     } else {
-        storing
+        let stored = store.store(entry, fetched, tags, *keep, now).await;
+        plan::after_store(stored, storing, &job.announce_url, &|warning| host.warn(warning))
     })
 }
 

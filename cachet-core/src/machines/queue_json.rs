@@ -23,18 +23,66 @@ pub(super) fn decode(text: &str) -> Result<QueueState, String> {
             backoff_max_ms: bounds.u64("backoffMaxMs")?,
         },
         items: VecDeque::from(root.array("items", |value| item(value.object()?))?),
-        dead_letters: root.array("deadLetters", |value| {
-            let letter = value.object()?;
-            Ok(DeadLetter {
-                item: item(letter.object("item")?)?,
-                reason: reason(letter.object("reason")?)?,
-                at: letter.u64("at")?,
-            })
-        })?,
+        dead_letters: root.array("deadLetters", |value| dead_letter(value.object()?))?,
         in_flight: root.optional_u64("inFlight")?,
         awaiting_refresh: root.optional_u64("awaitingRefresh")?,
         online: root.bool("online")?,
         next_id: root.u64("nextId")?,
+    })
+}
+
+/// What can be read of a state [`decode`] refuses: every item and dead letter that decodes on its own,
+/// and one message per one left out (`items[1].request.url: expected a string`). The frame around them
+/// is rebuilt where it is unreadable: ids above every kept one, online, the in-flight marks dropped
+/// unless they name the head. `None` when `text` is not a JSON object with an `items` array.
+pub(super) fn salvage(text: &str) -> Option<(QueueState, Vec<String>)> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    let root = Object::new(&value, String::new()).ok()?;
+    let mut left_out = Vec::new();
+    let mut items = VecDeque::new();
+    for (index, value) in root.get("items")?.as_array()?.iter().enumerate() {
+        match (Located { value, path: format!("items[{index}]") }).object().and_then(item) {
+            Ok(item) => items.push_back(item),
+            Err(message) => left_out.push(message),
+        }
+    }
+    let mut dead_letters = Vec::new();
+    match root.get("deadLetters") {
+        None => {}
+        Some(Value::Array(letters)) => {
+            for (index, value) in letters.iter().enumerate() {
+                match (Located { value, path: format!("deadLetters[{index}]") })
+                    .object()
+                    .and_then(dead_letter)
+                {
+                    Ok(letter) => dead_letters.push(letter),
+                    Err(message) => left_out.push(message),
+                }
+            }
+        }
+        Some(_) => left_out.push(root.at("deadLetters").wrong("an array")),
+    }
+    let highest =
+        items.iter().chain(dead_letters.iter().map(|letter| &letter.item)).map(|item| item.id).max();
+    let head = items.front().map(|item| item.id);
+    let at_head = |name: &str| root.optional_u64(name).ok().flatten().filter(|id| Some(*id) == head);
+    let state = QueueState {
+        bounds: QueueBounds::default(),
+        in_flight: at_head("inFlight"),
+        awaiting_refresh: at_head("awaitingRefresh"),
+        online: root.bool("online").unwrap_or(true),
+        next_id: root.u64("nextId").unwrap_or(1).max(highest.map_or(1, |id| id + 1)),
+        items,
+        dead_letters,
+    };
+    Some((state, left_out))
+}
+
+fn dead_letter(letter: Object<'_>) -> Result<DeadLetter, String> {
+    Ok(DeadLetter {
+        item: item(letter.object("item")?)?,
+        reason: reason(letter.object("reason")?)?,
+        at: letter.u64("at")?,
     })
 }
 
@@ -196,5 +244,19 @@ impl QueueState {
     /// that wrote it, whose send is still on its way. The error names the field that is wrong.
     pub fn from_json_as_written(text: &str) -> Result<Self, crate::Error> {
         decode(text).map_err(|message| crate::Error::StoredState { what: "mutation queue", message })
+    }
+
+    /// What can be read, item by item, of a saved state that [`QueueState::from_json_as_written`]
+    /// refuses (one field of one item torn, say): the state with every item and dead letter that reads
+    /// on its own, and an error naming each one left out. `None` when the text is not a JSON object with
+    /// an `items` array (cut short, say): nothing can be told apart. The bounds are the defaults (the
+    /// caller sets the config's), and the item in flight is kept only when it is the head.
+    pub fn salvage_json(text: &str) -> Option<(Self, Vec<crate::Error>)> {
+        let (state, left_out) = salvage(text)?;
+        let errors = left_out
+            .into_iter()
+            .map(|message| crate::Error::StoredState { what: "mutation queue", message })
+            .collect();
+        Some((state, errors))
     }
 }

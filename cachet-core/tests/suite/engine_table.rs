@@ -41,11 +41,16 @@ enum Net {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Error {
     Unreachable,
+    /// A store that fails (storage full past eviction, a torn index).
+    StoreFailed,
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("unreachable")
+        f.write_str(match self {
+            Error::Unreachable => "unreachable",
+            Error::StoreFailed => "QuotaExceededError",
+        })
     }
 }
 
@@ -211,7 +216,7 @@ fn outcome(job: Job, held: Held, net: Net) -> String {
             }
         }
         Err(Failed::NotCached) => "ERR not-cached".into(),
-        Err(Failed::Edge(Error::Unreachable)) => "ERR unreachable".into(),
+        Err(Failed::Edge(error)) => format!("ERR {error}"),
     };
     let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
     for work in background {
@@ -232,7 +237,56 @@ fn reason_word(reason: &NotStored) -> &'static str {
         NotStored::TooLarge { .. } => "too-large",
         NotStored::NotAResult => "not-a-result",
         NotStored::StoreFull => "full",
+        NotStored::StoreFailed => "store-failed",
         NotStored::Plugin => "plugin",
+    }
+}
+
+/// The fake store whose every store fails, as a full storage or a torn index makes it.
+struct FailingStore(Rc<Fake>);
+
+impl Store<Resp, Error> for FailingStore {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<Resp>>, Error> {
+        self.0.lookup(entry, read_body).await
+    }
+    async fn store(
+        &self,
+        _: &EntryKey,
+        _: &Fetched<Resp>,
+        _: &[String],
+        _: u32,
+        _: u64,
+    ) -> Result<bool, Error> {
+        Err(Error::StoreFailed)
+    }
+    fn used(&self, _entry: &EntryKey, _now: u64) {}
+}
+
+#[test]
+fn a_store_that_fails_costs_the_entry_never_the_answer() {
+    for strategy in [Strategy::NetworkFirst, Strategy::CacheFirst, Strategy::StaleWhileRevalidate] {
+        let fake = Rc::new(Fake::default());
+        let network = Scripted { net: Net::Ok, body: "{\"data\":{}}".into(), server_tags: None };
+        let job = get_job(strategy);
+        let runner = Runner {
+            store: FailingStore(fake.clone()),
+            network,
+            host: fake.clone(),
+            plugins: plugin::defaults(),
+            method: "GET",
+            url: job.announce_url.clone(),
+        };
+        let served = futures::executor::block_on(run(job, Rc::new(runner)));
+        let served = served.unwrap_or_else(|_| panic!("{strategy:?}: the answer was lost with the store"));
+        assert_eq!(served.response.body, "{\"data\":{}}");
+        assert_eq!(served.storing, Some(Storing::Skip(NotStored::StoreFailed)), "{strategy:?}");
+        let warnings = fake.warnings.borrow();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("https://app.test/api/notes") && w.contains("QuotaExceededError")),
+            "{strategy:?}: the failure is reported, naming the entry: {warnings:?}"
+        );
     }
 }
 

@@ -284,6 +284,59 @@ fn the_queued_answer_body_is_a_graphql_result_naming_the_item() {
     assert_eq!(body["extensions"]["cachet"]["id"], 42);
 }
 
+#[test]
+fn the_not_queued_answer_body_is_a_graphql_error_naming_the_reason() {
+    use cachet_core::machines::queue::{not_queued_body, NotQueued};
+    for (reason, name) in [
+        (NotQueued::QueueFull, "queue-full"),
+        (NotQueued::StorageFull, "storage-full"),
+        (NotQueued::Unwritable, "unwritable"),
+    ] {
+        let body: serde_json::Value =
+            serde_json::from_str(&not_queued_body(reason, "QuotaExceededError: \"x\"")).expect("valid JSON");
+        assert_eq!(body["data"], serde_json::Value::Null);
+        assert_eq!(body["errors"][0]["extensions"]["cachet"]["queued"], false);
+        assert_eq!(body["errors"][0]["extensions"]["cachet"]["reason"], name);
+        let message = body["errors"][0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("not queued, not sent: ") && message.ends_with("QuotaExceededError: \"x\""),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_torn_item_is_left_out_by_name_and_the_rest_of_the_queue_is_kept() {
+    let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
+    let (state, _) = enqueue(state, "B", 1);
+    let (state, _) = enqueue(state, "C", 2);
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Status(422), now: 3, random: 0 });
+    assert_eq!((state.items.len(), state.dead_letters.len()), (2, 1));
+    let mut torn: serde_json::Value = serde_json::from_str(&state.to_json()).expect("JSON");
+    torn["items"][0]["request"]["url"] = serde_json::json!(5);
+    torn["deadLetters"][0]["at"] = serde_json::json!("yesterday");
+    torn.as_object_mut().expect("an object").remove("nextId");
+    let text = torn.to_string();
+    assert!(QueueState::from_json_as_written(&text).is_err(), "torn: not read whole");
+
+    let (salvaged, left_out) = QueueState::salvage_json(&text).expect("salvaged");
+    let names: Vec<_> = salvaged.items.iter().map(|item| item.request.operation_name.clone()).collect();
+    assert_eq!(names, [Some("C".to_owned())], "the readable item kept, in order");
+    assert!(salvaged.dead_letters.is_empty());
+    assert_eq!(salvaged.next_id, state.next_id, "no id handed out again");
+    let messages: Vec<String> = left_out.iter().map(ToString::to_string).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages[0].contains("mutation queue")
+            && messages[0].contains("items[0].request.url: expected a string")
+    );
+    assert!(messages[1].contains("deadLetters[0].at: expected a whole number"), "{messages:?}");
+    assert_eq!(QueueState::from_json_as_written(&salvaged.to_json()), Ok(salvaged));
+
+    assert!(QueueState::salvage_json(&state.to_json()[..40]).is_none(), "cut short: nothing told apart");
+}
+
 /// States of every shape the reducer makes: items in flight and backing off, dead letters of each
 /// reason, refreshes awaited, operation names absent and present.
 pub(crate) fn varied_states() -> Vec<QueueState> {

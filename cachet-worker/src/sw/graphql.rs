@@ -59,11 +59,8 @@ pub(crate) async fn handle(
     if queue_offline {
         // Queued behind earlier ones still waiting, so that mutations reach the server in order.
         if queue::has_pending(config).await {
-            let queued =
-                queue::enqueue(&request, &body, name.clone(), &invalidate, false, config, &*background);
-            if let Some(answer) = queued.await? {
-                return Ok(answer);
-            }
+            // Refused (full): the 507 that says so, rather than a live send that would overtake them.
+            return queue::enqueue(&request, &body, name, &invalidate, false, config, &*background).await;
         }
         let queue = QueueOffline::new(
             Clone::clone(&request),

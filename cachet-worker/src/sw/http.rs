@@ -1,6 +1,8 @@
 //! Request and response plumbing shared by the engine edge, the store and the GraphQL handler.
 
-use cachet_core::machines::queue::{queued_body, QUEUED_HEADER};
+use cachet_core::machines::queue::{
+    not_queued_body, queued_body, NotQueued, NOT_QUEUED_HEADER, NOT_QUEUED_STATUS, QUEUED_HEADER,
+};
 use cachet_core::strategy::STRATEGY_HEADER;
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -143,16 +145,23 @@ pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsVal
 
 /// The answer to a queued mutation: 202, `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue`.
 pub(crate) fn queued_answer(id: u64) -> Result<Response, Error> {
+    queue_answer(202, (QUEUED_HEADER, &id.to_string()), &queued_body(id))
+}
+
+/// The answer to a `queueOffline` mutation that was neither sent nor queued: 507,
+/// `X-Cachet-Not-Queued: <reason>`, `X-Cachet-Source: queue`, a GraphQL error naming the reason.
+pub(crate) fn not_queued_answer(reason: NotQueued, detail: &str) -> Result<Response, Error> {
+    let body = not_queued_body(reason, detail);
+    queue_answer(NOT_QUEUED_STATUS, (NOT_QUEUED_HEADER, reason.as_str()), &body)
+}
+
+fn queue_answer(status: u16, (name, value): (&str, &str), body: &str) -> Result<Response, Error> {
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    let id_text = id.to_string();
-    for (name, value) in
-        [("content-type", "application/json"), (QUEUED_HEADER, id_text.as_str()), (SOURCE_HEADER, "queue")]
-    {
+    for (name, value) in [("content-type", "application/json"), (name, value), (SOURCE_HEADER, "queue")] {
         headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
     }
     let init = ResponseInit::new();
-    init.set_status(202);
+    init.set_status(status);
     init.set_headers(&headers);
-    Response::new_with_opt_str_and_init(Some(&queued_body(id)), &init)
-        .map_err(|e| Error::js("new Response", e))
+    Response::new_with_opt_str_and_init(Some(body), &init).map_err(|e| Error::js("new Response", e))
 }

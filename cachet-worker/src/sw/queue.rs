@@ -11,7 +11,10 @@
 //! `X-Cachet-Queued: <id>`, `X-Cachet-Source: queue` and the body
 //! [`queued_body`](cachet_core::machines::queue::queued_body), and `mutation-queued {id, operationName}`
 //! is broadcast. A full queue (`queue.maxItems`) or a queue that cannot be written (storage full even
-//! after freeing the caches) queues nothing: the page gets the network failure, as without the header.
+//! after freeing the caches, see `queue_store::transition`) queues nothing and sends nothing: the page
+//! gets status **507** with `X-Cachet-Not-Queued: queue-full | storage-full | unwritable`,
+//! `X-Cachet-Source: queue` and a GraphQL error saying so
+//! ([`not_queued_body`](cachet_core::machines::queue::not_queued_body)), never a silent loss.
 //!
 //! What is stored: method, URL, body, the operation name, the tags to invalidate, and the request's
 //! headers except `Authorization` (tokens are never persisted) and `X-Cachet-Queue-Offline`. cachet's
@@ -72,7 +75,7 @@ use std::rc::Rc;
 
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{
-    QueueEffect, QueueEvent, QueueState, QueuedRequest, SendFailure, QUEUE_OFFLINE_HEADER,
+    NotQueued, QueueEffect, QueueEvent, QueuedRequest, SendFailure, QUEUE_OFFLINE_HEADER,
 };
 use cachet_core::protocol::SwEvent;
 use js_sys::Promise;
@@ -82,10 +85,10 @@ use web_sys::{Request, Response};
 
 use super::broadcast::broadcast;
 use super::clock::{now_ms, random, random_u128};
-use super::http::{await_js, header_pairs, queued_answer};
+use super::http::{await_js, header_pairs, not_queued_answer, queued_answer};
 use super::queue_send::{refresh, send};
 use super::queue_store;
-use super::store::{invalidate_everywhere, make_room};
+use super::store::invalidate_everywhere;
 use crate::Error;
 
 /// The Background Sync tag the queue registers.
@@ -111,19 +114,21 @@ pub(crate) fn asks_to_queue(request: &Request) -> bool {
     value.is_some_and(|value| matches!(value.trim(), "1" | "true"))
 }
 
-/// Whether earlier queued mutations still wait. An unreadable queue counts as empty (reported).
+/// Whether earlier queued mutations still wait. An unreadable queue may hold some: it counts as
+/// pending (reported), so that the new mutation queues behind what the queue's next write salvages.
 pub(crate) async fn has_pending(config: &Config) -> bool {
     match queue_store::load(config.queue).await {
         Ok(state) => !state.items.is_empty(),
         Err(error) => {
             web_sys::console::error_1(&format!("cachet: {error}").into());
-            false
+            true
         }
     }
 }
 
 /// Queues the mutation `request` (whose body is `body`) and answers it with the 202 of a queued
-/// mutation; `Ok(None)` when the queue refused it (full). `after_network_failure`: its send just failed
+/// mutation, or, when the queue refused it (full, or storage full even after freeing cache space), with
+/// the 507 that says why (nothing was kept, nothing was sent). `after_network_failure`: its send just failed
 /// for lack of network, so the queue holds off until a trigger says the network is back.
 pub(crate) async fn enqueue(
     request: &Request,
@@ -133,7 +138,7 @@ pub(crate) async fn enqueue(
     after_network_failure: bool,
     config: &Config,
     background: &dyn Fn(Promise),
-) -> Result<Option<Response>, Error> {
+) -> Result<Response, Error> {
     let headers = header_pairs(&request.headers())
         .into_iter()
         .filter(|(name, _)| name != "authorization" && name != QUEUE_OFFLINE_HEADER)
@@ -148,7 +153,7 @@ pub(crate) async fn enqueue(
     };
     let now = now_ms();
     let random = random_u128();
-    let effects = transition(config, &|state| {
+    let effects = queue_store::transition(config, &|state| {
         let state = if after_network_failure { state.reduce(QueueEvent::Offline).0 } else { state };
         state.reduce(QueueEvent::Enqueue { request: queued.clone(), now, random })
     })
@@ -157,7 +162,11 @@ pub(crate) async fn enqueue(
         Ok(effects) => effects,
         Err(error) => {
             web_sys::console::error_1(&format!("cachet: not queued: {error}").into());
-            return Ok(None);
+            let reason = match queue_store::is_storage_full(&error) {
+                true => NotQueued::StorageFull,
+                false => NotQueued::Unwritable,
+            };
+            return not_queued_answer(reason, &error.to_string());
         }
     };
     let queued_id = effects.iter().find_map(|effect| match effect {
@@ -166,11 +175,11 @@ pub(crate) async fn enqueue(
     });
     let Some(id) = queued_id else {
         web_sys::console::warn_1(&"cachet: not queued: the mutation queue is full (queue.maxItems)".into());
-        return Ok(None);
+        return not_queued_answer(NotQueued::QueueFull, "");
     };
     background(wasm_bindgen_futures::future_to_promise(register_sync()));
     spawn(background, Rc::new(config.clone()), Work::Run(effects));
-    queued_answer(id).map(Some)
+    queued_answer(id)
 }
 
 /// Runs a replay for `trigger`: feeds the reducer and carries out what it decides, sending due items
@@ -205,7 +214,7 @@ async fn drive(work: Work, config: &Rc<Config>, background: &dyn Fn(Promise)) ->
         Work::Replay(Trigger::Offline) => QueueEvent::Offline,
         Work::Replay(Trigger::Timer) => QueueEvent::Wake { now },
     };
-    let effects = transition(config, &|state| state.reduce(event.clone())).await?;
+    let effects = queue_store::transition(config, &|state| state.reduce(event.clone())).await?;
     run(effects, config.clone(), background).await;
     Ok(())
 }
@@ -293,7 +302,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
         // Not sent for want of a page with auth: a page's alarm (or the next trigger) tries again, rather
         // than a timer of a worker that has no page to ask.
         let waits_for_page = matches!(event, QueueEvent::SendFailed { failure: SendFailure::NotSent, .. });
-        let outcome = transition(&config, &|state| {
+        let outcome = queue_store::transition(&config, &|state| {
             let (state, effects) = state.reduce(event.clone());
             if offline {
                 (state.reduce(QueueEvent::Offline).0, effects)
@@ -318,31 +327,6 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
     if let Some(at) = wake_at {
         schedule_wake(at, config, background);
     }
-}
-
-/// Applies `change` to the stored queue and stores the result, before anything is carried out. When the
-/// write fails (storage full), cachet's caches give way: the least recently used half of each is evicted,
-/// then the write is tried once more. The queue is never dropped for room; a write that still fails
-/// leaves the stored queue as it was.
-async fn transition(
-    config: &Config,
-    change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
-) -> Result<Vec<QueueEffect>, Error> {
-    match queue_store::update(config.queue, change).await {
-        Ok(effects) => Ok(effects),
-        Err(first) if !is_storage_full(&first) => Err(first),
-        Err(first) => {
-            web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
-            make_room().await?;
-            queue_store::update(config.queue, change).await
-        }
-    }
-}
-
-/// Whether a failed queue write looks like a full storage: a `QuotaExceededError`, or a transaction that
-/// aborted at commit (IndexedDB's way of reporting it).
-fn is_storage_full(error: &Error) -> bool {
-    matches!(error, Error::Js { name, message, .. } if name == "AbortError" || message.contains("QuotaExceeded"))
 }
 
 /// Sets the wake-up timer for `at` unless one fires earlier, kept alive through `background`.

@@ -1,8 +1,9 @@
 //! The offline queue as an engine plugin ([`cachet_core::engine::plugin`]), as Workbox's
 //! background-sync plugin is: a mutation marked `X-Cachet-Queue-Offline: 1` whose send finds no network
 //! is kept in the queue by `fetch_did_fail` ([`super::queue::enqueue`]), and `handler_did_error` answers
-//! it with the 202 of a queued mutation. A queue that refuses it (full, unwritable: reported on the
-//! console) leaves the network failure as the answer.
+//! it with the 202 of a queued mutation, or with the 507 of a queue that refused it (full, storage
+//! full). Only an enqueue that failed before it could answer (reported on the console) leaves the
+//! network failure as the answer.
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -23,7 +24,7 @@ pub(crate) struct QueueOffline {
     pub(crate) invalidate: Vec<String>,
     pub(crate) config: Rc<Config>,
     pub(crate) background: Rc<dyn Fn(Promise)>,
-    /// The 202 once queued.
+    /// The 202 once queued, or the 507 of a refusal.
     queued: RefCell<Option<Response>>,
 }
 
@@ -62,7 +63,7 @@ impl Plugin<Response> for QueueOffline {
             )
             .await;
             match queued {
-                Ok(answer) => *self.queued.borrow_mut() = answer,
+                Ok(answer) => *self.queued.borrow_mut() = Some(answer),
                 Err(error) => web_sys::console::error_1(&format!("cachet: not queued: {error}").into()),
             }
         })

@@ -7,8 +7,13 @@
 //! state is committed before anything it decided is carried out or announced.
 //!
 //! A record that does not decode (a corrupt write, a record of a future build) is never overwritten: it
-//! is moved aside under `unreadable-<time>`, the error naming it is reported, and the queue starts
-//! empty. `clear-all` ([`clear`]) removes those too: they hold mutation bodies, which are user data.
+//! is moved aside under `unreadable-<time>`, whole, and the error naming it is reported. What can be
+//! read of it item by item ([`QueueState::salvage_json`]) stays queued, each item left out reported by
+//! name; a record with nothing to tell apart (cut short) leaves the queue empty. `clear-all` ([`clear`]) removes those too: they hold mutation bodies, which are user data.
+//!
+//! A write the browser refuses for room (`QuotaExceededError`, or the transaction aborted at commit) makes
+//! room at cachet's caches, never at the queue: `transition` evicts the least recently used half of
+//! each cache and tries once more. The queue is never dropped for room.
 //!
 //! The state a Service Worker instance reads first is read with [`QueueState::from_json`], which forgets
 //! the item in flight: the instance that was sending it is gone (at-least-once delivery). Later reads in
@@ -17,11 +22,12 @@
 
 use std::cell::Cell;
 
-use cachet_core::config::QueueBounds;
+use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueState};
 use rexie::{Rexie, Store, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use super::store::make_room;
 use crate::error::{commit, idb, open_single_store};
 use crate::Error;
 
@@ -57,6 +63,27 @@ fn decode(value: &JsValue, bounds: QueueBounds) -> Result<QueueState, Error> {
     };
     state.bounds = bounds;
     Ok(state)
+}
+
+/// What can be read of an unreadable record (kept aside as `aside`), item by item: the readable items
+/// stay queued, each one left out is reported by name; nothing readable, an empty queue.
+fn salvage(value: &JsValue, bounds: QueueBounds, error: &Error, aside: &str) -> QueueState {
+    let report = |message: String| web_sys::console::error_1(&message.into());
+    let Some((mut state, left_out)) = value.as_string().and_then(|text| QueueState::salvage_json(&text))
+    else {
+        report(format!("cachet: {error}; kept as {aside}, starting empty"));
+        return QueueState::new(bounds, true);
+    };
+    for left in left_out {
+        report(format!("cachet: {left}; left out of the queue, kept as {aside}"));
+    }
+    report(format!("cachet: {error}; kept as {aside}, {} readable items stay queued", state.items.len()));
+    if !READ_BY_THIS_INSTANCE.with(Cell::get) {
+        state.in_flight = None;
+        state.awaiting_refresh = None;
+    }
+    state.bounds = bounds;
+    state
 }
 
 /// The stored queue, or an empty one (online) when nothing is stored. A record that does not decode is
@@ -95,10 +122,7 @@ pub async fn update(
                     .put(&value, Some(&aside.as_str().into()))
                     .await
                     .map_err(idb("keep an unreadable queue"))?;
-                web_sys::console::error_1(
-                    &format!("cachet: {error}; kept as {aside}, starting empty").into(),
-                );
-                QueueState::new(bounds, true)
+                salvage(&value, bounds, &error, &aside)
             }
         },
     };
@@ -107,6 +131,33 @@ pub async fn update(
     commit(transaction, "commit the mutation queue").await?;
     READ_BY_THIS_INSTANCE.with(|read| read.set(true));
     Ok(effects)
+}
+
+/// [`update`] for a change of the queue's edge, before anything it decided is carried out. When the
+/// write fails for room ([`is_storage_full`]), cachet's caches give way: the least recently used half
+/// of each is evicted, then the write is tried once more. A write that still fails leaves the stored
+/// queue as it was, and is the error.
+pub(crate) async fn transition(
+    config: &Config,
+    change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
+) -> Result<Vec<QueueEffect>, Error> {
+    match update(config.queue, change).await {
+        Ok(effects) => Ok(effects),
+        Err(first) if !is_storage_full(&first) => Err(first),
+        Err(first) => {
+            web_sys::console::warn_1(&format!("cachet: {first}; freeing cache space for the queue").into());
+            if let Err(error) = make_room().await {
+                web_sys::console::error_1(&format!("cachet: freeing cache space: {error}").into());
+            }
+            update(config.queue, change).await
+        }
+    }
+}
+
+/// Whether a failed queue write looks like a full storage: a `QuotaExceededError`, or a transaction that
+/// aborted at commit (IndexedDB's way of reporting it).
+pub(crate) fn is_storage_full(error: &Error) -> bool {
+    matches!(error, Error::Js { name, message, .. } if name == "AbortError" || message.contains("QuotaExceeded"))
 }
 
 /// Purges the queue: its items and dead letters, and any record set aside as unreadable. The ids handed

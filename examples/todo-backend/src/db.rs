@@ -57,6 +57,7 @@ pub struct Session {
 /// The database handle: one connection behind a mutex (the load is tiny).
 pub struct Db {
     conn: Mutex<Connection>,
+    path: std::path::PathBuf,
 }
 
 /// Random hex string of `bytes` random bytes.
@@ -106,7 +107,25 @@ impl Db {
                 )?;
             }
         }
-        Ok(Db { conn: Mutex::new(conn) })
+        Ok(Db { conn: Mutex::new(conn), path: path.to_owned() })
+    }
+
+    /// A handle on a connection of its own with a write transaction open (`BEGIN IMMEDIATE`): what it
+    /// writes lands with [`Db::commit`], and not at all when it is dropped first (or the process dies).
+    /// Other connections' writes wait for it (the busy timeout), reads do not (WAL).
+    pub fn begin(&self) -> anyhow::Result<Db> {
+        let conn =
+            Connection::open(&self.path).with_context(|| format!("opening {}", self.path.display()))?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(Db { conn: Mutex::new(conn), path: self.path.clone() })
+    }
+
+    /// Commits the transaction [`Db::begin`] opened.
+    pub fn commit(&self) -> anyhow::Result<()> {
+        self.conn()?.execute_batch("COMMIT")?;
+        Ok(())
     }
 
     /// Locks the connection.

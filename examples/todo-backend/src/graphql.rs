@@ -129,12 +129,20 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
         Ok(None) => {}
         Err(err) => return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
     }
-    let response = state.schema.execute(request.data(authed.user.clone())).await;
-    announce(&state, &response, user_id);
+    // The effect and its kept answer in one SQLite transaction: both land, or (a failed write, a crash
+    // between them) neither, and a retry with the key runs again.
+    let transaction = match state.db.begin() {
+        Ok(transaction) => Arc::new(transaction),
+        Err(err) => return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string()),
+    };
+    let request = request.data(authed.user.clone()).data(transaction.clone());
+    let response = state.schema.execute(request).await;
     let body = serde_json::to_string(&response).unwrap_or_default();
-    if let Err(err) = state.db.keep_idempotent_answer(user_id, &key, 200, &body, now_ms()) {
+    let kept = transaction.keep_idempotent_answer(user_id, &key, 200, &body, now_ms());
+    if let Err(err) = kept.and_then(|()| transaction.commit()) {
         return graphql_error(StatusCode::INTERNAL_SERVER_ERROR, &err.to_string());
     }
+    announce(&state, &response, user_id);
     drop(one_at_a_time);
     crate::test_hooks::delay_graphql_answer(&state).await;
     (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()

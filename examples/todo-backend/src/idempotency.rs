@@ -9,7 +9,8 @@
 //! test hook's scripted failure happens before any change, so a retry with the same key runs for real.
 //! Requests with keys run one at a time (a mutex held from the lookup to the write of the answer), so
 //! two sends of one key that overlap (a worker stopped mid-send, a new one sending again) still apply
-//! once.
+//! once. The operation's writes and its kept answer are one SQLite transaction ([`Db::begin`]): a
+//! failure or a crash between them leaves neither, so a retry with the key runs again, once.
 
 use axum::http::HeaderMap;
 use rusqlite::{params, OptionalExtension};

@@ -173,3 +173,41 @@ async fn a_repeated_idempotency_key_gets_the_first_answer_and_applies_nothing() 
     assert_eq!(authed.json()["data"]["createTodo"]["title"], "after 401");
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn an_operation_and_its_kept_answer_land_together_or_not_at_all() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Bearer, "alice").await;
+    // Keeping the answer of "key-torn" fails (as a full disk or a crash between the two writes would).
+    let outside = rusqlite::Connection::open(dir.path().join("db/todo.sqlite")).expect("open");
+    outside
+        .execute_batch(
+            "CREATE TRIGGER refuse_torn BEFORE INSERT ON idempotency WHEN NEW.key = 'key-torn'
+             BEGIN SELECT RAISE(ABORT, 'disk full'); END;",
+        )
+        .expect("trigger");
+    let body = json!({ "query": CREATE, "variables": { "title": "once" } });
+    let headers = [(&alice.0[..], &alice.1[..]), ("Idempotency-Key", "key-torn")];
+    let failed = post_json(addr, "/graphql", &headers, &body).await;
+    assert_eq!(failed.status, 500, "{}", failed.text());
+    let titles = |list: Value| -> Vec<String> {
+        list["data"]["todos"]
+            .as_array()
+            .expect("todos")
+            .iter()
+            .filter_map(|t| t["title"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let after_failure = titles(gql(addr, &alice, GET_TODOS, json!({})).await.json());
+    assert!(after_failure.is_empty(), "the effect went with its answer: {after_failure:?}");
+
+    outside.execute_batch("DROP TRIGGER refuse_torn").expect("drop");
+    let retried = post_json(addr, "/graphql", &headers, &body).await;
+    assert_eq!(retried.status, 200, "{}", retried.text());
+    let again = post_json(addr, "/graphql", &headers, &body).await;
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(titles(gql(addr, &alice, GET_TODOS, json!({})).await.json()), ["once"], "applied once");
+    srv.stop().await;
+}
