@@ -7,6 +7,7 @@ mod config;
 mod devtools_table;
 mod engine_plugins;
 mod engine_table;
+mod generations;
 mod fuzz;
 mod graphql_oracle;
 mod graphql_table;

@@ -86,7 +86,7 @@ pub(crate) async fn handle(
     let ok = (200..300).contains(&served.response.status());
     if ok && served.source == cachet_core::engine::Source::Network && !invalidate.is_empty() {
         // The answer reaches the page even when invalidation fails; the failure is reported.
-        if let Err(error) = invalidate_everywhere(&invalidate).await {
+        if let Err(error) = invalidate_everywhere(&invalidate, &*background).await {
             web_sys::console::error_1(
                 &format!("cachet: invalidating {}: {error}", invalidate.join(", ")).into(),
             );

@@ -33,6 +33,7 @@ pub mod broadcast;
 mod clock;
 mod dead_letters;
 pub mod engine;
+mod generations;
 pub mod graphql;
 pub mod handover;
 mod http;
@@ -48,6 +49,7 @@ pub mod queue_store;
 mod router;
 mod snapshot;
 pub mod store;
+pub mod sweep;
 pub mod tag_index;
 
 use cachet_core::config::Config;
