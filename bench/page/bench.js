@@ -297,7 +297,8 @@ window.bench = {
     const samples = [];
     const sources = [];
     for (const id of queries) await untimedQuery(id, 1024, tag);
-    const baseline = await this.storedCount(kind);
+    const baseline = (await this.stable(kind)).held; // Workbox stores after answering
+
     for (let i = 0; i < warmup + iterations; i++) {
       await this.seed(kind, firstId, count - queries.length, tag);
       const seeded = await this.storedCount(kind);
@@ -329,11 +330,24 @@ window.bench = {
     }
   },
 
+  // How many entries `kind` holds once two reads 100 ms apart agree (at most 20 s).
+  async stable(kind) {
+    let held = await this.storedCount(kind);
+    const until = performance.now() + 20000;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const now = await this.storedCount(kind);
+      if (now === held) return { held };
+      if (performance.now() > until) throw new Error(`${kind} never settled: ${held}, then ${now} entries`);
+      held = now;
+    }
+  },
+
   // Stores query `id` tagged `tag` through the worker and seeds `count - 1` more entries tagged `tag`:
   // what `invalidateOnly` then invalidates. Returns how many entries the worker held before.
   async storeTagged(kind, id, firstId, count, tag) {
     await untimedQuery(id, 1024, tag);
-    const before = await this.storedCount(kind);
+    const before = (await this.stable(kind)).held;
     await this.seed(kind, firstId, count - 1, tag);
     return { before };
   },

@@ -32,8 +32,6 @@
 //! assert!(generations.is_current_stamp(Some(&again)));
 //! ```
 
-use std::collections::BTreeMap;
-
 /// The response header of a stored entry: its generation, then (after one space) its tags, comma-separated.
 pub const GENERATION_HEADER: &str = "x-cachet-generation";
 /// The key of the stored record holding the clock and the floor (no tag is empty).
@@ -66,12 +64,27 @@ pub struct StoredRecord {
     pub floor: Option<f64>,
 }
 
+impl StoredRecord {
+    /// The clock record's `(clock, floor)` when it is readable: both generations, the floor not past
+    /// the clock. `None` for a tag record, or an unreadable clock (a lost clock: [`Generations::load`]
+    /// then needs the newest generation the entries carry).
+    pub fn readable_clock(&self) -> Option<(u64, u64)> {
+        let clock = self.clock.and_then(generation_of)?;
+        let floor = self.floor.and_then(generation_of)?;
+        (self.key == CLOCK_KEY && floor <= clock).then_some((clock, floor))
+    }
+}
+
 /// The current generations: the clock, the floor and each invalidated tag's generation.
+///
+/// The tags are a vector, not a map: a handful wait at a time (until a sweep forgets them), and a map's
+/// code costs the worker's wasm kilobytes (issue 16); lookups stay linear in the waiting tags only.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Generations {
     clock: u64,
     floor: u64,
-    tags: BTreeMap<String, u64>,
+    /// `(tag, generation)`, each tag once, in no particular order.
+    tags: Vec<(String, u64)>,
 }
 
 /// What [`Generations::load`] found: the generations, and each unreadable record (already accounted
@@ -127,12 +140,20 @@ impl Generations {
 
     /// The generation of `tag`'s last remembered invalidation.
     pub fn tag(&self, tag: &str) -> Option<u64> {
-        self.tags.get(tag).copied()
+        self.tags.iter().find(|(known, _)| known == tag).map(|(_, at)| *at)
     }
 
-    /// The remembered invalidated tags with their generations, in tag order.
+    /// The remembered invalidated tags with their generations.
     pub fn pending(&self) -> impl Iterator<Item = (&str, u64)> {
         self.tags.iter().map(|(tag, at)| (tag.as_str(), *at))
+    }
+
+    /// Sets `tag`'s generation to `at`.
+    fn set(&mut self, tag: &str, at: u64) {
+        match self.tags.iter_mut().find(|(known, _)| known == tag) {
+            Some((_, known)) => *known = at,
+            None => self.tags.push((tag.to_owned(), at)),
+        }
     }
 
     /// Whether an entry begun at `generation` carrying `tags` is current: begun at or after the floor,
@@ -141,7 +162,7 @@ impl Generations {
         let Some(generation) = generation else { return false };
         generation >= self.floor
             && (self.tags.is_empty()
-                || tags.into_iter().all(|tag| self.tags.get(tag).is_none_or(|&at| at <= generation)))
+                || tags.into_iter().all(|tag| self.tag(tag).is_none_or(|at| at <= generation)))
     }
 
     /// [`Generations::is_current`] of a stored response's [`GENERATION_HEADER`] value: the hit path's
@@ -158,17 +179,15 @@ impl Generations {
     pub fn bump(&mut self, tags: &[String]) -> Bump {
         self.clock = (self.clock + 1).min(MAX_GENERATION);
         for tag in tags {
-            self.tags.insert(tag.clone(), self.clock);
+            self.set(tag, self.clock);
         }
         let mut folded = Vec::new();
-        if self.tags.len() > MAX_PENDING_TAGS {
-            let mut by_age: Vec<(u64, String)> = self.tags.iter().map(|(tag, at)| (*at, tag.clone())).collect();
-            by_age.sort();
-            for (at, tag) in by_age.into_iter().take(self.tags.len() - MAX_PENDING_TAGS) {
-                self.floor = self.floor.max(at);
-                self.tags.remove(&tag);
-                folded.push(tag);
-            }
+        while self.tags.len() > MAX_PENDING_TAGS {
+            // The oldest: one more than the limit after a bump of a few tags, so a scan, not a sort.
+            let Some(oldest) = (0..self.tags.len()).min_by_key(|&index| self.tags[index].1) else { break };
+            let (tag, at) = self.tags.swap_remove(oldest);
+            self.floor = self.floor.max(at);
+            folded.push(tag);
         }
         Bump { clock: self.clock, floor: self.floor, folded }
     }
@@ -186,16 +205,14 @@ impl Generations {
     /// complete sweep begun when the clock was `up_to`). Returns the forgotten tags.
     pub fn prune(&mut self, up_to: u64) -> Vec<String> {
         let forgotten: Vec<String> =
-            self.tags.iter().filter(|(_, at)| **at <= up_to).map(|(tag, _)| tag.clone()).collect();
-        for tag in &forgotten {
-            self.tags.remove(tag);
-        }
+            self.tags.iter().filter(|(_, at)| *at <= up_to).map(|(tag, _)| tag.clone()).collect();
+        self.tags.retain(|(_, at)| *at > up_to);
         forgotten
     }
 
     /// The records that store these generations: the clock record `(clock, floor)` and each tag's.
     pub fn records(&self) -> ((u64, u64), Vec<(String, u64)>) {
-        ((self.clock, self.floor), self.tags.iter().map(|(tag, at)| (tag.clone(), *at)).collect())
+        ((self.clock, self.floor), self.tags.clone())
     }
 
     /// The generations stored as `records` (the clock record under [`CLOCK_KEY`], one per tag), with
@@ -208,35 +225,28 @@ impl Generations {
     /// - A tag record that does not decode: that tag is invalidated now (past the clock).
     pub fn load(records: &[StoredRecord], newest_entry: u64) -> Loaded {
         let mut problems = Vec::new();
-        let mut tags = BTreeMap::new();
+        let mut generations = Generations::default();
         let mut unreadable_tags = Vec::new();
         let mut clock_record = None;
         for record in records {
             if record.key == CLOCK_KEY {
-                let read = (record.clock.and_then(generation_of), record.floor.and_then(generation_of));
-                clock_record = Some(match read {
-                    (Some(clock), Some(floor)) if floor <= clock => Ok((clock, floor)),
-                    _ => Err(GenerationError {
-                        key: record.key.clone(),
-                        problem: format!("clock {:?}, floor {:?}", record.clock, record.floor),
-                    }),
-                });
+                // No number in the message: formatting floats costs the worker's wasm kilobytes.
+                clock_record = Some(record.readable_clock().ok_or_else(|| GenerationError {
+                    key: record.key.clone(),
+                    problem: "its clock and floor are not generations".to_owned(),
+                }));
                 continue;
             }
             match record.at.and_then(generation_of) {
-                Some(at) => {
-                    tags.insert(record.key.clone(), at);
-                }
+                Some(at) => generations.set(&record.key, at),
                 None => {
-                    problems.push(GenerationError {
-                        key: record.key.clone(),
-                        problem: format!("at {:?}", record.at),
-                    });
+                    let problem = "its generation is not a whole number".to_owned();
+                    problems.push(GenerationError { key: record.key.clone(), problem });
                     unreadable_tags.push(record.key.clone());
                 }
             }
         }
-        let known = tags.values().copied().max().unwrap_or(0).max(newest_entry);
+        let known = generations.tags.iter().map(|(_, at)| *at).max().unwrap_or(0).max(newest_entry);
         let mut repair = !unreadable_tags.is_empty();
         let (mut clock, mut floor) = match clock_record {
             Some(Ok((clock, floor))) => (clock.max(known), floor),
@@ -246,7 +256,7 @@ impl Generations {
                 let lost = (known + 1).min(MAX_GENERATION);
                 (lost, lost)
             }
-            None if tags.is_empty() && unreadable_tags.is_empty() => (newest_entry, 0),
+            None if generations.tags.is_empty() && unreadable_tags.is_empty() => (newest_entry, 0),
             None => {
                 problems.push(GenerationError {
                     key: CLOCK_KEY.to_owned(),
@@ -260,12 +270,13 @@ impl Generations {
         if !unreadable_tags.is_empty() {
             clock = (clock + 1).min(MAX_GENERATION);
             for tag in unreadable_tags {
-                tags.insert(tag, clock);
+                generations.set(&tag, clock);
             }
         }
         // Tags at or below the floor add nothing the floor does not already say.
-        tags.retain(|_, at| *at > floor);
+        generations.tags.retain(|(_, at)| *at > floor);
         floor = floor.min(clock);
-        Loaded { generations: Generations { clock, floor, tags }, problems, repair }
+        (generations.clock, generations.floor) = (clock, floor);
+        Loaded { generations, problems, repair }
     }
 }

@@ -239,7 +239,8 @@ async fn an_invalidated_entry_is_absent_at_once_and_swept_after() {
     let notes = "https://t.invalid/__cachet/gql/anonymous/notes";
     let note = "https://t.invalid/__cachet/gql/anonymous/note";
     let dashboard = "https://t.invalid/__cachet/gql/anonymous/dashboard";
-    let entries = [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])];
+    let entries =
+        [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])];
     for (url, tags) in entries {
         let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, tags);
         respond_settled(&target, Strategy::CacheFirst).await.unwrap();
@@ -564,4 +565,38 @@ async fn a_store_records_the_entry_in_the_index_before_writing_it() {
         JsFuture::from(Promise::from(tick.call0(&js_sys::global()).unwrap())).await.unwrap();
     }
     index.remove(&[url.to_owned()]).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn an_unreadable_generation_record_is_named_and_only_its_tag_counts_as_invalidated() {
+    use cachet_worker::sw::generations;
+    let index = open_index().await;
+    let broken = "https://t.invalid/__cachet/gql/anonymous/corrupt-a";
+    let kept = "https://t.invalid/__cachet/gql/anonymous/corrupt-b";
+    for (url, tag) in [(broken, "corrupt-a"), (kept, "corrupt-b")] {
+        let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, &[tag]);
+        respond_settled(&target, Strategy::CacheFirst).await.unwrap();
+    }
+    // A record of `corrupt-a`'s generation that does not decode, written as something else might.
+    let database = rexie::Rexie::builder(cachet_worker::sw::tag_index::DATABASE).build().await.unwrap();
+    let transaction = database.transaction(&["generations"], rexie::TransactionMode::ReadWrite).unwrap();
+    let record = js_sys::JSON::parse(r#"{"tag": "corrupt-a", "at": "garbage"}"#).unwrap();
+    transaction.store("generations").unwrap().put(&record, None).await.unwrap();
+    transaction.done().await.unwrap();
+    database.close();
+
+    let problems = generations::reload(&index).await.unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "corrupt-a");
+    assert!(problems[0].to_string().contains("\"corrupt-a\""), "{}", problems[0]);
+    // Its entries count as invalidated (a miss); nothing else is lost.
+    let cache_only = |url: &str, tag: &str| graphql_target(r#"{"data":{"x":2}}"#, url, &index, &[tag]);
+    let missing = respond_settled(&cache_only(broken, "corrupt-a"), Strategy::CacheOnly).await;
+    assert_eq!(missing.unwrap_err(), Error::NotCached { url: broken.to_owned() });
+    let hit = respond_settled(&cache_only(kept, "corrupt-b"), Strategy::CacheOnly).await.unwrap();
+    assert_eq!(text(hit).await, r#"{"data":{"x":1}}"#);
+    assert_eq!(urls_tagged(&index, &["corrupt-b".into()]).await, [kept]);
+    // Repaired in place: read again, nothing is unreadable.
+    assert!(generations::reload(&index).await.unwrap().is_empty());
+    index.remove(&[broken.to_owned(), kept.to_owned()]).await.unwrap();
 }

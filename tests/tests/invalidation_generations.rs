@@ -80,7 +80,8 @@ async fn store(harness: &Harness) -> Result<Value> {
 /// The URLs of the records tagged [`TAG`].
 fn tagged(store: &Value) -> Vec<String> {
     let records = store["records"].as_array().into_iter().flatten();
-    let tagged = records.filter(|record| record["tags"].as_array().is_some_and(|tags| tags.contains(&json!(TAG))));
+    let tagged =
+        records.filter(|record| record["tags"].as_array().is_some_and(|tags| tags.contains(&json!(TAG))));
     tagged.filter_map(|record| record["url"].as_str().map(str::to_owned)).collect()
 }
 

@@ -64,7 +64,9 @@ fn the_stamp_header_is_the_generation_then_the_tags() {
 #[test]
 fn an_unreadable_stamp_is_never_current() {
     let generations = Generations::default();
-    for header in [None, Some(""), Some("x"), Some("-1 a"), Some("1.5"), Some(" a"), Some("99999999999999999999")] {
+    for header in
+        [None, Some(""), Some("x"), Some("-1 a"), Some("1.5"), Some(" a"), Some("99999999999999999999")]
+    {
         assert!(!generations.is_current_stamp(header), "{header:?}");
     }
     assert!(generations.is_current_stamp(Some("0")));
@@ -196,4 +198,18 @@ fn a_clock_behind_its_tags_catches_up() {
     let loaded = Generations::load(&[clock_record(Some(1.0), Some(0.0)), record("a", 4.0)], 0);
     assert_eq!(loaded.generations.clock(), 4);
     assert!(loaded.problems.is_empty());
+}
+
+#[test]
+fn only_a_readable_clock_record_spares_reading_the_entries() {
+    assert_eq!(clock_record(Some(4.0), Some(2.0)).readable_clock(), Some((4, 2)));
+    for unreadable in [
+        clock_record(None, Some(0.0)),
+        clock_record(Some(f64::NAN), Some(0.0)),
+        clock_record(Some(1.0), Some(2.0)),
+        record("a", 3.0),
+        StoredRecord { key: "a".to_owned(), clock: Some(3.0), floor: Some(0.0), ..StoredRecord::default() },
+    ] {
+        assert_eq!(unreadable.readable_clock(), None, "{unreadable:?}");
+    }
 }

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use cachet_core::generations::{Generations, StoredRecord, CLOCK_KEY};
+use cachet_core::generations::{GenerationError, Generations, StoredRecord, CLOCK_KEY};
 use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
@@ -28,27 +28,118 @@ thread_local! {
 /// See [`loaded`]. A worker is one thread: `Sync` is only the static's requirement.
 static LOADING: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
 
+/// The clock held in memory, if loaded.
+fn clock() -> Option<u64> {
+    CURRENT.with(|current| current.borrow().as_ref().map(Generations::clock))
+}
+
 /// Makes sure the generations are in memory (the first call of a worker instance reads them; the
-/// others wait for it), then returns the clock: what a request beginning now records.
+/// others wait for it), then returns the clock: what a request beginning now records. Unreadable
+/// records are named on the console (and already on the safe side).
 pub(crate) async fn loaded(index: &TagIndex) -> Result<u64, Error> {
-    if let Some(clock) = CURRENT.with(|current| current.borrow().as_ref().map(Generations::clock)) {
+    if let Some(clock) = clock() {
         return Ok(clock);
     }
+    for problem in read(index, false).await? {
+        web_sys::console::error_1(&format!("cachet: {problem}").into());
+    }
+    Ok(clock().unwrap_or(0))
+}
+
+/// Reads the stored generations again, replacing what this worker instance holds, and returns the
+/// records that did not decode ([`cachet_core::generations::GenerationError`], each naming its record:
+/// already accounted for on the safe side and repaired in IndexedDB). What [`loaded`] does once per
+/// worker instance; for tests, and for an embedder that changed the store from elsewhere.
+pub async fn reload(index: &TagIndex) -> Result<Vec<GenerationError>, Error> {
+    read(index, true).await
+}
+
+/// One read path for [`loaded`] (`again`: false, nothing read when another caller read first) and
+/// [`reload`]: a state machine each would cost the worker's wasm twice.
+async fn read(index: &TagIndex, again: bool) -> Result<Vec<GenerationError>, Error> {
     let _loading = LOADING.lock().await;
-    if let Some(clock) = CURRENT.with(|current| current.borrow().as_ref().map(Generations::clock)) {
-        return Ok(clock);
+    if !again && clock().is_some() {
+        return Ok(Vec::new());
     }
-    let loaded = Generations::load(&read_records(index).await?, index.newest_generation().await?);
-    for problem in &loaded.problems {
-        let error = Error::Core(problem.clone().into());
-        web_sys::console::error_1(&format!("cachet: {error}").into());
-    }
-    if loaded.repair {
-        write_all(index, &loaded.generations).await?;
-    }
-    let clock = loaded.generations.clock();
+    let records = read_records(index).await?;
+    // The newest generation an entry carries matters only when the clock is lost (or never written):
+    // the entries are read for it then only.
+    let clock_kept = records.iter().any(|record| record.readable_clock().is_some());
+    let newest_entry = match clock_kept {
+        true => 0,
+        false => index.all_records().await?.iter().filter_map(|record| record.generation).max().unwrap_or(0),
+    };
+    let loaded = Generations::load(&records, newest_entry);
+    let rewrite = loaded.repair.then(|| loaded.generations.clone());
     CURRENT.with(|current| *current.borrow_mut() = Some(loaded.generations));
-    Ok(clock)
+    if let Some(generations) = rewrite {
+        write(index, Write::All(generations)).await?;
+    }
+    Ok(loaded.problems)
+}
+
+/// Runs `change` on the generations in memory; `None` when they are not loaded.
+fn change<T>(change: impl FnOnce(&mut Generations) -> T) -> Option<T> {
+    CURRENT.with(|current| current.borrow_mut().as_mut().map(change))
+}
+
+/// Invalidates `tags`: in memory at once (lookups from now on miss), then in IndexedDB, committed
+/// before this returns. A failed write leaves memory invalidated (the safe side) and is an error.
+pub(crate) async fn bump(index: &TagIndex, tags: &[String]) -> Result<(), Error> {
+    loaded(index).await?;
+    let bump = change(|current| current.bump(tags)).ok_or(Error::Context("generations not loaded"))?;
+    let mut puts = vec![clock_record(bump.clock, bump.floor)];
+    puts.extend(tags.iter().map(|tag| tag_record(tag, bump.clock)));
+    write(index, Write::Some { puts, deletes: bump.folded }).await
+}
+
+/// A clear-all: every entry stored until now is invalidated, no tag is remembered.
+pub(crate) async fn clear(index: &TagIndex) -> Result<(), Error> {
+    loaded(index).await?;
+    change(Generations::clear).ok_or(Error::Context("generations not loaded"))?;
+    write(index, Write::All(snapshot().unwrap_or_default())).await
+}
+
+/// Forgets the tags invalidated at or before `up_to`: a complete sweep begun at that clock left no
+/// stale entry of theirs.
+pub(crate) async fn prune(index: &TagIndex, up_to: u64) -> Result<(), Error> {
+    let deletes = change(|current| current.prune(up_to)).unwrap_or_default();
+    if deletes.is_empty() {
+        return Ok(());
+    }
+    write(index, Write::Some { puts: Vec::new(), deletes }).await
+}
+
+/// A change of the stored records, in one transaction.
+enum Write {
+    /// Every record replaced by these generations' (a repair, a clear-all).
+    All(Generations),
+    /// Records put, tags' records deleted.
+    Some { puts: Vec<JsValue>, deletes: Vec<String> },
+}
+
+/// The one write path (one state machine in the wasm, see [`read`]).
+async fn write(index: &TagIndex, change: Write) -> Result<(), Error> {
+    let (clear, puts, deletes) = match change {
+        Write::All(generations) => {
+            let ((clock, floor), tags) = generations.records();
+            let mut puts = vec![clock_record(clock, floor)];
+            puts.extend(tags.iter().map(|(tag, at)| tag_record(tag, *at)));
+            (true, puts, Vec::new())
+        }
+        Write::Some { puts, deletes } => (false, puts, deletes),
+    };
+    let (transaction, store) = index.generations(TransactionMode::ReadWrite)?;
+    if clear {
+        store.clear().await.map_err(idb("clear the generations"))?;
+    }
+    for record in &puts {
+        store.put(record, None).await.map_err(idb("write a generation"))?;
+    }
+    for tag in deletes {
+        store.delete(JsValue::from_str(&tag)).await.map_err(idb("forget a tag's generation"))?;
+    }
+    commit(transaction, "commit the generations").await
 }
 
 /// Whether a stored response with this [`cachet_core::generations::GENERATION_HEADER`] value is
@@ -59,81 +150,33 @@ pub(crate) fn is_current_stamp(header: Option<&str>) -> bool {
 
 /// Whether an index record begun at `generation` with `tags` is current (see [`is_current_stamp`]).
 pub(crate) fn is_current<'t>(generation: Option<u64>, tags: impl IntoIterator<Item = &'t str>) -> bool {
-    CURRENT.with(|current| current.borrow().as_ref().is_some_and(|current| current.is_current(generation, tags)))
+    CURRENT
+        .with(|current| current.borrow().as_ref().is_some_and(|current| current.is_current(generation, tags)))
 }
 
-/// The current clock and the tags still remembered, for a sweep.
+/// The generations this worker instance holds.
 pub(crate) fn snapshot() -> Option<Generations> {
     CURRENT.with(|current| current.borrow().clone())
-}
-
-/// Invalidates `tags`: in memory at once (lookups from now on miss), then in IndexedDB, committed
-/// before this returns. A failed write leaves memory invalidated (the safe side) and is an error.
-pub(crate) async fn bump(index: &TagIndex, tags: &[String]) -> Result<(), Error> {
-    loaded(index).await?;
-    let Some(bump) = CURRENT.with(|current| current.borrow_mut().as_mut().map(|current| current.bump(tags))) else {
-        return Err(Error::Context("generations not loaded"));
-    };
-    let (transaction, store) = index.generations(TransactionMode::ReadWrite)?;
-    store.put(&clock_record(bump.clock, bump.floor), None).await.map_err(idb("write the clock"))?;
-    for tag in tags {
-        store.put(&tag_record(tag, bump.clock), None).await.map_err(idb("write a tag's generation"))?;
-    }
-    for tag in &bump.folded {
-        store.delete(JsValue::from_str(tag)).await.map_err(idb("fold a tag's generation"))?;
-    }
-    commit(transaction, "commit an invalidation").await
-}
-
-/// A clear-all: every entry stored until now is invalidated, no tag is remembered.
-pub(crate) async fn clear(index: &TagIndex) -> Result<(), Error> {
-    loaded(index).await?;
-    let cleared = CURRENT.with(|current| current.borrow_mut().as_mut().map(Generations::clear));
-    let Some(_) = cleared else { return Err(Error::Context("generations not loaded")) };
-    let generations = snapshot().unwrap_or_default();
-    write_all(index, &generations).await
-}
-
-/// Forgets the tags invalidated at or before `up_to`: a complete sweep begun at that clock left no
-/// stale entry of theirs.
-pub(crate) async fn prune(index: &TagIndex, up_to: u64) -> Result<(), Error> {
-    let forgotten = CURRENT.with(|current| current.borrow_mut().as_mut().map(|current| current.prune(up_to)));
-    let Some(forgotten) = forgotten.filter(|forgotten| !forgotten.is_empty()) else { return Ok(()) };
-    let (transaction, store) = index.generations(TransactionMode::ReadWrite)?;
-    for tag in &forgotten {
-        store.delete(JsValue::from_str(tag)).await.map_err(idb("forget a tag's generation"))?;
-    }
-    commit(transaction, "commit forgetting tags").await
 }
 
 /// Every stored record, with its number fields as read (`None`: missing or not a number).
 async fn read_records(index: &TagIndex) -> Result<Vec<StoredRecord>, Error> {
     let (_transaction, store) = index.generations(TransactionMode::ReadOnly)?;
-    let records = store.scan(None, None, None, None).await.map_err(idb("read the generations"))?;
-    let number = |record: &JsValue, field: &str| {
-        js_sys::Reflect::get(record, &field.into()).ok().and_then(|value| value.as_f64())
-    };
+    let records = store.get_all(None, None).await.map_err(idb("read the generations"))?;
+    let field = |record: &JsValue, name: &str| js_sys::Reflect::get(record, &name.into()).ok();
+    let number = |record: &JsValue, name: &str| field(record, name).and_then(|value| value.as_f64());
     Ok(records
         .into_iter()
-        .map(|(key, record)| StoredRecord {
-            key: key.as_string().unwrap_or_default(),
+        .map(|record| StoredRecord {
+            // The key path; a number is a key too, but no tag: named, never taken for the clock.
+            key: field(&record, "tag")
+                .and_then(|tag| tag.as_string())
+                .unwrap_or_else(|| "(not a tag)".to_owned()),
             at: number(&record, "at"),
             clock: number(&record, "clock"),
             floor: number(&record, "floor"),
         })
         .collect())
-}
-
-/// Replaces every stored record with `generations`' (a repair, a clear-all).
-async fn write_all(index: &TagIndex, generations: &Generations) -> Result<(), Error> {
-    let ((clock, floor), tags) = generations.records();
-    let (transaction, store) = index.generations(TransactionMode::ReadWrite)?;
-    store.clear().await.map_err(idb("clear the generations"))?;
-    store.put(&clock_record(clock, floor), None).await.map_err(idb("write the clock"))?;
-    for (tag, at) in &tags {
-        store.put(&tag_record(tag, *at), None).await.map_err(idb("write a tag's generation"))?;
-    }
-    commit(transaction, "commit the generations").await
 }
 
 fn object(fields: &[(&str, JsValue)]) -> JsValue {

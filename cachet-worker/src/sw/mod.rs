@@ -33,7 +33,7 @@ pub mod broadcast;
 mod clock;
 mod dead_letters;
 pub mod engine;
-mod generations;
+pub mod generations;
 pub mod graphql;
 pub mod handover;
 mod http;

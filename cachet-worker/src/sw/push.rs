@@ -5,7 +5,7 @@
 //! tags and documents. The engine carries it out:
 //!
 //! 1. the tags are invalidated by [`invalidate_everywhere`], the very function a page's
-//!    `invalidate-tags` message runs: every GraphQL entry carrying one is removed and `cache-invalidated
+//!    `invalidate-tags` message runs: every GraphQL entry carrying one is invalidated and `cache-invalidated
 //!    {tags}` is broadcast, so open tabs' hooks re-run;
 //! 2. each document to re-fetch is sent through the worker's own router as a network-first GraphQL
 //!    POST marked `X-Cachet-Auth: 1` (the cookie goes with it), and stored in the signed-in user's

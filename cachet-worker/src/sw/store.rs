@@ -62,8 +62,9 @@ impl Store<Response, Error> for CacheStore {
         };
         // An invalidated entry (or one without a readable stamp) is absent: the network answers, and
         // its answer replaces it. Memory only: the generations were loaded when the job began.
-        if !super::generations::is_current_stamp(stored.headers().get(GENERATION_HEADER).ok().flatten().as_deref())
-        {
+        if !super::generations::is_current_stamp(
+            stored.headers().get(GENERATION_HEADER).ok().flatten().as_deref(),
+        ) {
             return Ok(None);
         }
         let stored_at =
@@ -243,7 +244,11 @@ pub(crate) async fn make_room() -> Result<(), Error> {
 /// instance and in any later one, no entry they carry is served), then broadcasts `cache-invalidated
 /// {tags}`, then hands the sweep of their stale entries to `background` (`waitUntil`). Constant time:
 /// no entry is read or deleted before it returns.
-pub async fn invalidate_tags(index: &TagIndex, tags: &[String], background: &dyn Fn(Promise)) -> Result<(), Error> {
+pub async fn invalidate_tags(
+    index: &TagIndex,
+    tags: &[String],
+    background: &dyn Fn(Promise),
+) -> Result<(), Error> {
     note_invalidation(Some(tags));
     super::generations::bump(index, tags).await?;
     broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
@@ -253,7 +258,10 @@ pub async fn invalidate_tags(index: &TagIndex, tags: &[String], background: &dyn
 
 /// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags`, a mutation,
 /// a push and a replayed queued mutation do.
-pub(crate) async fn invalidate_everywhere(tags: &[String], background: &dyn Fn(Promise)) -> Result<(), Error> {
+pub(crate) async fn invalidate_everywhere(
+    tags: &[String],
+    background: &dyn Fn(Promise),
+) -> Result<(), Error> {
     invalidate_tags(&*super::tag_index::shared().await?, tags, background).await
 }
 

@@ -6,10 +6,9 @@
 //! `{ url, cache, tags: [..], generation, storedAt, usedAt, request, variables, size, strategy }` (the last
 //! four for devtools: `cachet_core::devtools::EntryDetails`; `generation`: the clock when its request
 //! began, `cachet_core::generations`) (times in Unix milliseconds), with a multi-entry index on
-//! `tags` (looking a tag up is one index read, whatever the number of entries), an index on
-//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys) and one on
-//! `generation` (the newest generation stored is its last key). The database (version 2) also holds the
-//! `generations` object store ([`super::generations`]). The index may name an entry the cache no longer holds (a failed
+//! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
+//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The database
+//! (version 2) also holds the `generations` object store ([`super::generations`]). The index may name an entry the cache no longer holds (a failed
 //! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
 
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
@@ -24,7 +23,6 @@ pub const DATABASE: &str = "cachet-sw";
 const ENTRIES: &str = "entries";
 pub(crate) const TAGS_INDEX: &str = "tags";
 const USE_INDEX: &str = "cacheUsedAt";
-const GENERATION_INDEX: &str = "generation";
 /// Above every `usedAt` (JavaScript's largest safe integer).
 const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 
@@ -65,8 +63,9 @@ impl Indexed {
     fn read(record: &JsValue) -> Option<Indexed> {
         let field = |name: &str| js_sys::Reflect::get(record, &name.into()).ok();
         let url = field("url")?.as_string()?;
-        let generation =
-            field("generation").and_then(|value| value.as_f64()).and_then(cachet_core::generations::generation_of);
+        let generation = field("generation")
+            .and_then(|value| value.as_f64())
+            .and_then(cachet_core::generations::generation_of);
         let tags = field("tags")
             .filter(js_sys::Array::is_array)
             .map(|tags| js_sys::Array::from(&tags).iter().filter_map(|tag| tag.as_string()).collect())
@@ -89,8 +88,7 @@ impl TagIndex {
                 ObjectStore::new(ENTRIES)
                     .key_path("url")
                     .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
-                    .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"]))
-                    .add_index(Index::new(GENERATION_INDEX, "generation")),
+                    .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
             )
             .add_object_store(ObjectStore::new(GENERATIONS).key_path("tag"))
             .build()
@@ -112,21 +110,6 @@ impl TagIndex {
             self.database.transaction(&[GENERATIONS], mode).map_err(idb("generations transaction"))?;
         let store = transaction.store(GENERATIONS).map_err(idb("generations store"))?;
         Ok((transaction, store))
-    }
-
-    /// The largest generation a record carries (0 when none does).
-    pub(crate) async fn newest_generation(&self) -> Result<u64, Error> {
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
-        let index = store.index(GENERATION_INDEX).map_err(idb("generation index"))?;
-        let newest = index
-            .scan(None, Some(1), None, Some(rexie::Direction::Prev))
-            .await
-            .map_err(idb("newest generation"))?;
-        Ok(newest
-            .first()
-            .and_then(|(key, _)| key.as_f64())
-            .and_then(cachet_core::generations::generation_of)
-            .unwrap_or(0))
     }
 
     /// Records that the entry at `url` of the cache named `cache` carries `tags` (replacing what was

@@ -363,10 +363,16 @@ async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Res
 /// seeded entries of its tag (from `first_seeded`), invalidated, the worker stopped after the ack, then
 /// the query sent again: it must reach the network; and once the next worker has swept (its start-up
 /// pass, or the sweep the first worker began), it holds what it held before the seeding.
-async fn stopped_between_ack_and_query(browser: &Browser, site: &Site, id: u64, first_seeded: u64) -> Result<()> {
+async fn stopped_between_ack_and_query(
+    browser: &Browser,
+    site: &Site,
+    id: u64,
+    first_seeded: u64,
+) -> Result<()> {
     let kind = site.variant.key();
     let tag = format!("stopped-{id}");
-    let out = browser.call(&format!("bench.storeTagged('{kind}', {id}, {first_seeded}, 100, '{tag}')")).await?;
+    let out =
+        browser.call(&format!("bench.storeTagged('{kind}', {id}, {first_seeded}, 100, '{tag}')")).await?;
     let held = out["before"].as_u64().unwrap_or_default();
     browser.call(&format!("bench.invalidateOnly('{tag}')")).await?;
     browser.stop_service_workers().await?;
@@ -442,8 +448,19 @@ async fn invalidation(
         let rounds = timed + warmup;
         let first = if first_size { TARGET_QUERIES.len() as u64 } else { 0 };
         let queries = site.fresh.counts.snapshot().0 - before.0;
-        expect_count(site.variant, "invalidate: server queries", queries, 2 * rounds + first..=2 * rounds + first)?;
-        expect_cachet_sources(site.variant, "query of an invalidated entry", &out["sources"], "network", 2 * rounds)?;
+        expect_count(
+            site.variant,
+            "invalidate: server queries",
+            queries,
+            2 * rounds + first..=2 * rounds + first,
+        )?;
+        expect_cachet_sources(
+            site.variant,
+            "query of an invalidated entry",
+            &out["sources"],
+            "network",
+            2 * rounds,
+        )?;
         let invalidate = samples(&out)?;
         // The floor keeps its entries in memory only: a stopped worker forgets everything.
         if site.variant != Variant::Floor {
