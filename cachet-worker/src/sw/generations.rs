@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 
 use cachet_core::generations::{GenerationError, Generations, StoredRecord, CLOCK_KEY};
+use cachet_core::join::all_at_once;
 use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
@@ -133,12 +134,12 @@ async fn write(index: &TagIndex, change: Write) -> Result<(), Error> {
     if clear {
         store.clear().await.map_err(idb("clear the generations"))?;
     }
-    for record in &puts {
-        store.put(record, None).await.map_err(idb("write a generation"))?;
-    }
-    for tag in deletes {
-        store.delete(JsValue::from_str(&tag)).await.map_err(idb("forget a tag's generation"))?;
-    }
+    // Every request issued at once (awaiting each in turn cost the invalidation a round trip per put).
+    let store = &store;
+    let puts = puts.iter().map(|record| async move { store.put(record, None).await.map(drop) });
+    all_at_once(puts).await.map_err(idb("write a generation"))?;
+    let deletes = deletes.iter().map(|tag| async move { store.delete(JsValue::from_str(tag)).await });
+    all_at_once(deletes).await.map_err(idb("forget a tag's generation"))?;
     commit(transaction, "commit the generations").await
 }
 
