@@ -156,6 +156,43 @@ async fn an_invalidation_holds_across_a_worker_stopped_between_the_ack_and_the_q
     Ok(())
 }
 
+/// The entries of the queries `names` put back as a worker that stopped before its sweep leaves them
+/// once their tag was invalidated: the stored copy and its record, begun at generation 0. Their sweep
+/// can then not hide a lookup that serves them (it would have deleted them first).
+async fn left_unswept(harness: &Harness, names: &[&str]) -> Result<()> {
+    for name in names {
+        stored(harness, name).await?;
+    }
+    let before = store(harness).await?;
+    let urls = tagged(&before);
+    assert_eq!(urls.len(), names.len(), "{before}");
+    let answered = invalidate(harness, None, None).await?;
+    assert_eq!(answered["ack"], json!("ack"), "{answered}");
+    until(harness, "the sweep", |read| tagged(read).is_empty()).await?;
+    for url in &urls {
+        let stamp = format!("0 {TAG}");
+        assert_eq!(harness.run_async(&seed(Some((url, &stamp)), Some((url, "0")))).await?, json!(true));
+    }
+    let seeded = store(harness).await?;
+    assert!(urls.iter().all(|url| has_entry(&seeded, url)), "{seeded}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_entry_not_yet_swept_is_a_miss_in_this_worker_and_the_next() -> Result<()> {
+    let harness = signed_in().await?;
+    left_unswept(&harness, &["a", "b"]).await?;
+    let queries = harness.count("graphql GetTodos");
+    let this_worker = run_query(&harness, "a").await?;
+    assert_eq!(this_worker["source"], json!("network"), "{this_worker}");
+    harness.stop_service_workers().await?;
+    let next_worker = run_query(&harness, "b").await?;
+    assert_eq!(next_worker["source"], json!("network"), "the next worker reads the bump back: {next_worker}");
+    assert_eq!(harness.count("graphql GetTodos"), queries + 2);
+    assert_eq!(run_query(&harness, "b").await?["source"], json!("cache"), "the fresh answer is current");
+    Ok(())
+}
+
 /// An entry as the worker stores it, written from the page: `entry` (URL, `X-Cachet-Generation`, none
 /// when empty) in the cache, `record` (URL, generation as JavaScript) in the index.
 fn seed(entry: Option<(&str, &str)>, record: Option<(&str, &str)>) -> String {
