@@ -218,7 +218,7 @@ impl Generations {
     /// The generations stored as `records` (the clock record under [`CLOCK_KEY`], one per tag), with
     /// `newest_entry` the largest generation an entry index record carries (used when the clock is lost).
     ///
-    /// - No records at all: a new store, the clock starts at `newest_entry`.
+    /// - No records at all: a new store, the clock starts at `newest_entry` (and is written: `repair`).
     /// - The clock record missing or unreadable while tags are stored (or unreadable on its own): the
     ///   clock is lost. It restarts past every generation known (tags, entries), and the floor with it:
     ///   every entry stored before is invalidated.
@@ -256,7 +256,11 @@ impl Generations {
                 let lost = (known + 1).min(MAX_GENERATION);
                 (lost, lost)
             }
-            None if generations.tags.is_empty() && unreadable_tags.is_empty() => (newest_entry, 0),
+            None if generations.tags.is_empty() && unreadable_tags.is_empty() => {
+                // A new store: its clock record is written now, so that no later start reads the entries.
+                repair = true;
+                (newest_entry, 0)
+            }
             None => {
                 problems.push(GenerationError {
                     key: CLOCK_KEY.to_owned(),
