@@ -26,10 +26,12 @@ fn after(bumps: &[&[&str]]) -> Generations {
     generations
 }
 
+/// (bumps before, entry generation, entry tags, current?)
+type Row = (&'static [&'static [&'static str]], Option<u64>, &'static [&'static str], bool);
+
 #[test]
 fn an_entry_is_current_until_one_of_its_tags_is_invalidated_after_it_began() {
-    // (bumps before, entry generation, entry tags, current?)
-    let table: &[(&[&[&str]], Option<u64>, &[&str], bool)] = &[
+    let table: &[Row] = &[
         (&[], Some(0), &["a"], true),
         (&[], Some(0), &[], true),
         (&[], None, &["a"], false),
