@@ -14,8 +14,8 @@
 //!   store records before it writes).
 //!
 //! Until it is swept a stale entry still counts toward its cache's `maxEntries` (it occupies the
-//! storage the bound protects) and may be evicted first like any other; the index and the caches stay
-//! in step (no entry without a record, no record without an entry).
+//! storage the bound protects) and is evicted like any other, least recently used first; the index and
+//! the caches stay in step (every deletion removes the entry, then its record).
 
 use std::cell::Cell;
 
