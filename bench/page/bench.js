@@ -126,13 +126,24 @@ const STORAGE = {
     database: 'cachet-sw',
     // Filler entries: any URL of the worker's shape (`/__cachet/gql/<partition>/<endpoint>/<key>`).
     url: (key) => `${location.origin}/__cachet/gql/anonymous/efiller/${key}`,
-    record: (url, tags, now) => ({ url, cache: 'cachet-graphql-v2', tags, storedAt: now, usedAt: now }),
+    // The generation a request beginning now records (cachet-worker/src/sw/generations.rs), stamped on
+    // the response and on the record as the worker does.
+    record: (url, tags, now, generation) =>
+      ({ url, cache: 'cachet-graphql-v2', tags, generation, storedAt: now, usedAt: now }),
+    headers: (tags, generation) => ({ 'x-cachet-generation': `${generation} ${tags.join(',')}` }),
+    async generation(db) {
+      if (!db.objectStoreNames.contains('generations')) return 0;
+      const clock = await idbRequest(db.transaction('generations').objectStore('generations').get(''));
+      return clock ? clock.clock : 0;
+    },
   },
   workbox: {
     cache: 'workbox-graphql',
     database: 'workbox-tags',
     url: (key) => `${location.origin}/__workbox/gql/${key}`,
     record: (url, tags) => ({ url, tags }),
+    headers: () => ({}),
+    generation: async () => 0,
   },
 };
 
@@ -243,21 +254,26 @@ window.bench = {
     const storage = STORAGE[kind];
     const cache = await caches.open(storage.cache);
     const now = Date.now();
+    // The worker created its database with its first store: open it as it is (no version, no upgrade).
+    const db = await idbRequest(indexedDB.open(storage.database));
+    const generation = await storage.generation(db);
     const entries = [];
     await inBatches(range(firstId, count), 32, async (id) => {
       const url = storage.url(await sha256Hex(`entry-${id}`));
-      entries.push([url, [tagOf(id)]]);
-      const headers = { 'content-type': 'application/json', 'x-cachet-stored-at': String(now) };
+      const tags = [tagOf(id)];
+      entries.push([url, tags]);
+      const headers =
+        { 'content-type': 'application/json', 'x-cachet-stored-at': String(now), ...storage.headers(tags, generation) };
       await cache.put(url, new Response(itemText(id, 1024), { headers }));
     });
-    // The worker created its database with its first store: open it as it is (no version, no upgrade).
-    const db = await idbRequest(indexedDB.open(storage.database));
     const transaction = db.transaction('entries', 'readwrite');
     const done = new Promise((resolve, reject) => {
       transaction.oncomplete = resolve;
       transaction.onerror = () => reject(transaction.error);
     });
-    for (const [url, tags] of entries) transaction.objectStore('entries').put(storage.record(url, tags, now));
+    for (const [url, tags] of entries) {
+      transaction.objectStore('entries').put(storage.record(url, tags, now, generation));
+    }
     await done;
     db.close();
     return { ms: performance.now() - started };
@@ -270,25 +286,83 @@ window.bench = {
     return (await cache.keys()).length;
   },
 
-  // Invalidating `tag` (carried by `count` entries from `firstId`) with cachet's `invalidate-tags`
-  // message, timed until the worker's ack. Before each round the entries are seeded again (untimed);
-  // after it, the worker must hold exactly what it held before they were seeded.
-  async invalidate(kind, firstId, count, tag, iterations, warmup) {
+  // Invalidating `tag`, carried by `count` entries, with cachet's `invalidate-tags` message, timed until
+  // the worker's ack. Two of the entries are real queries stored through the worker (ids `queries[0]`,
+  // `queries[1]`), the others are seeded again before each round (ids from `firstId`, untimed). Checked
+  // each round, not timed: the query sent as the `cache-invalidated` broadcast arrives and the one sent
+  // right after the ack both reach the network (the state changed before either); then the worker
+  // holds, once it has swept, exactly what it held before the seeding (the seeded entries are gone
+  // from storage, the two queries were stored again).
+  async invalidate(kind, firstId, count, tag, queries, iterations, warmup) {
     const samples = [];
-    const baseline = await this.storedCount(kind);
+    const sources = [];
+    for (const id of queries) await untimedQuery(id, 1024, tag);
+    const baseline = (await this.stable(kind)).held; // Workbox stores after answering
+
     for (let i = 0; i < warmup + iterations; i++) {
-      await this.seed(kind, firstId, count, tag);
+      await this.seed(kind, firstId, count - queries.length, tag);
       const seeded = await this.storedCount(kind);
-      if (seeded !== baseline + count) throw new Error(`${seeded} entries after seeding, expected ${baseline + count}`);
+      const expected = baseline + count - queries.length;
+      if (seeded !== expected) throw new Error(`${seeded} entries after seeding, expected ${expected}`);
+      const onBroadcast = nextInvalidation(tag).then(() => timedQuery(queries[0], 1024, tag));
       const started = performance.now();
       const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
       const elapsed = performance.now() - started;
       if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
-      const left = await this.storedCount(kind);
-      if (left !== baseline) throw new Error(`${left} entries after invalidating ${tag}, expected ${baseline}`);
+      const [, afterAck] = await timedQuery(queries[1], 1024, tag);
+      const [, heard] = await onBroadcast;
+      sources.push(heard, afterAck);
+      await this.settled(kind, baseline, `invalidating ${tag}`);
       if (i >= warmup) samples.push(elapsed);
     }
-    return { samples, entries: baseline };
+    return { samples, entries: baseline, sources: sourceCounts(sources) };
+  },
+
+  // Waits until `kind` holds `expected` entries (a worker's sweep runs after its ack; Workbox stores
+  // after answering), reading every 20 ms for at most 20 s.
+  async settled(kind, expected, what) {
+    const until = performance.now() + 20000;
+    for (;;) {
+      const held = await this.storedCount(kind);
+      if (held === expected) return { held };
+      if (performance.now() > until) throw new Error(`${held} entries after ${what}, expected ${expected}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  },
+
+  // How many entries `kind` holds once two reads 100 ms apart agree (at most 20 s).
+  async stable(kind) {
+    let held = await this.storedCount(kind);
+    const until = performance.now() + 20000;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const now = await this.storedCount(kind);
+      if (now === held) return { held };
+      if (performance.now() > until) throw new Error(`${kind} never settled: ${held}, then ${now} entries`);
+      held = now;
+    }
+  },
+
+  // Stores query `id` tagged `tag` through the worker and seeds `count - 1` more entries tagged `tag`:
+  // what `invalidateOnly` then invalidates. Returns how many entries the worker held before.
+  async storeTagged(kind, id, firstId, count, tag) {
+    await untimedQuery(id, 1024, tag);
+    const before = (await this.stable(kind)).held;
+    await this.seed(kind, firstId, count - 1, tag);
+    return { before };
+  },
+
+  // `invalidate-tags [tag]`, until the ack (the runner may stop the worker after it).
+  async invalidateOnly(tag) {
+    const reply = await sendToWorker({ type: 'invalidate-tags', tags: [tag] });
+    if (reply.type !== 'ack') throw new Error(`invalidate-tags answered ${JSON.stringify(reply)}`);
+    return { ack: true };
+  },
+
+  // One query, untimed: its source.
+  async query(id, tag) {
+    const [, source] = await timedQuery(id, 1024, tag);
+    return { source };
   },
 
   // A mutation invalidates a stored query: timed from the mutation's fetch to the `cache-invalidated`
@@ -337,7 +411,9 @@ window.bench = {
   async traceInvalidations(kind, firstId, count, tag, rounds) {
     const spans = {};
     const samples = [];
+    const baseline = await this.storedCount(kind);
     for (let round = 0; round < rounds; round++) {
+      await this.settled(kind, baseline, 'the previous round'); // its sweep, untraced
       await this.seed(kind, firstId, count, tag);
       await traceCommand('report'); // what ran before settles
       await traceCommand('reset');

@@ -1,6 +1,7 @@
 //! The crate's one error type, wrapping the error of each concern.
 
 use crate::config::ConfigError;
+use crate::generations::GenerationError;
 use crate::graphql::GraphqlError;
 use crate::protocol::ProtocolError;
 use crate::strategy::UnknownStrategy;
@@ -30,6 +31,9 @@ pub enum Error {
         /// What was wrong.
         source: TagError,
     },
+    /// A stored generation record (invalidation by generations) does not decode.
+    #[error(transparent)]
+    Generation(#[from] GenerationError),
     /// A stored record (for example the persisted mutation queue) could not be read back.
     #[error("stored {what} is unreadable: {message}")]
     StoredState {

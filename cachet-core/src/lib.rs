@@ -15,6 +15,7 @@
 //! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
 //! | [`classify`] | what the Service Worker does with one request |
 //! | [`engine`] | every step of a cached request: keys, the planner, the runner both edges use |
+//! | [`generations`] | invalidation by generations: whether a stored entry is current |
 //! | [`partition`] | which user partition a request's entry lives in |
 //! | [`handover`] | the first visit's answers, handed from the page to the worker that takes control |
 //! | [`protocol`] | every message between page, Service Worker and agent |
@@ -41,6 +42,7 @@ pub mod deploy;
 pub mod devtools;
 pub mod engine;
 pub mod error;
+pub mod generations;
 pub mod graphql;
 pub mod handover;
 pub mod join;

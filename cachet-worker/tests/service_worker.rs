@@ -33,6 +33,20 @@ fn reachable_url() -> String {
 /// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
 const UNREACHABLE_URL: &str = "http://127.0.0.1:9/unreachable";
 
+/// A response as the worker stores it: with `headers` and a generation stamp that no invalidation in
+/// these tests reaches (a response stored without one is never current).
+fn stamped(body: &str, headers: &[(&str, &str)]) -> Response {
+    use cachet_core::generations::{stamp_header, GENERATION_HEADER, MAX_GENERATION};
+    let init = web_sys::ResponseInit::new();
+    let all = web_sys::Headers::new().unwrap();
+    all.set(GENERATION_HEADER, &stamp_header(MAX_GENERATION, &[])).unwrap();
+    for (name, value) in headers {
+        all.set(name, value).unwrap();
+    }
+    init.set_headers(&all);
+    Response::new_with_opt_str_and_init(Some(body), &init).unwrap()
+}
+
 async fn text(response: Response) -> String {
     JsFuture::from(response.text().unwrap()).await.unwrap().as_string().unwrap()
 }
@@ -68,7 +82,7 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
         respond_settled(&target_in("test-fallback", &request), Strategy::NetworkFirst).await.unwrap_err();
     assert!(matches!(error, Error::Network { ref url, .. } if url == UNREACHABLE_URL), "{error:?}");
 
-    let stored = Response::new_with_opt_str(Some("kept")).unwrap();
+    let stored = stamped("kept", &[]);
     JsFuture::from(cache.put_with_str(UNREACHABLE_URL, &stored)).await.unwrap();
     let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
     let answer =
@@ -91,7 +105,7 @@ async fn stale_while_revalidate_answers_stale_and_refreshes_in_the_background() 
     open_index().await;
     let cache = open_cache("test-swr").await.unwrap();
     let url = reachable_url();
-    let stale = Response::new_with_opt_str(Some("stale copy")).unwrap();
+    let stale = stamped("stale copy", &[]);
     JsFuture::from(cache.put_with_str(&url, &stale)).await.unwrap();
 
     let updates = listen_for_events();
@@ -223,32 +237,51 @@ async fn only_complete_graphql_results_within_the_bound_are_stored_with_their_ta
 }
 
 #[wasm_bindgen_test]
-async fn invalidating_a_tag_removes_whole_entries_keeps_others_and_broadcasts() {
+async fn an_invalidated_entry_is_absent_at_once_and_swept_after() {
     let cache = open_cache(DOCUMENT_CACHE).await.unwrap();
     let index = Rc::new(TagIndex::open().await.unwrap());
     let notes = "https://t.invalid/__cachet/gql/anonymous/notes";
     let note = "https://t.invalid/__cachet/gql/anonymous/note";
     let dashboard = "https://t.invalid/__cachet/gql/anonymous/dashboard";
-    for (url, tags) in
-        [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])]
-    {
+    let entries =
+        [(notes, &["notes", "getnotes"][..]), (note, &["note"][..]), (dashboard, &["dashboard"][..])];
+    for (url, tags) in entries {
         let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, tags);
         respond_settled(&target, Strategy::CacheFirst).await.unwrap();
     }
     let events = listen_for_events();
     // CreateNote invalidates note and notes; the dashboard entry is untouched.
-    let removed = invalidate_tags(&index, &["note".into(), "notes".into()]).await.unwrap();
-    assert_eq!(removed, 2);
-    for (url, present) in [(notes, false), (note, false), (dashboard, true)] {
-        let hit = JsFuture::from(cache.match_with_str(url)).await.unwrap();
-        assert_eq!(!hit.is_undefined(), present, "{url}");
-    }
+    let sweeps: Rc<RefCell<Vec<Promise>>> = Rc::default();
+    let collector = sweeps.clone();
+    let background = move |promise: Promise| collector.borrow_mut().push(promise);
+    invalidate_tags(&index, &["note".into(), "notes".into()], &background).await.unwrap();
     assert_eq!(
         next_event(&events).await,
         SwEvent::CacheInvalidated { tags: vec!["note".into(), "notes".into()] }
     );
+    assert_eq!(sweeps.borrow().len(), 1, "the sweep is handed to waitUntil, not awaited");
+    // Absent to the reader at once: cache-only finds nothing, while the stored copies wait for the sweep.
+    for (url, tags) in entries {
+        let target = graphql_target(r#"{"data":{"x":2}}"#, url, &index, tags);
+        let answer = respond_settled(&target, Strategy::CacheOnly).await;
+        assert_eq!(answer.is_ok(), url == dashboard, "{url}");
+    }
+    let pending: Vec<Promise> = sweeps.borrow_mut().drain(..).collect();
+    for promise in pending {
+        JsFuture::from(promise).await.unwrap();
+    }
+    for (url, present) in [(notes, false), (note, false), (dashboard, true)] {
+        let hit = JsFuture::from(cache.match_with_str(url)).await.unwrap();
+        assert_eq!(!hit.is_undefined(), present, "{url} after the sweep");
+    }
+    assert!(urls_tagged(&index, &["note".into(), "notes".into()]).await.is_empty(), "their records too");
     assert_eq!(urls_tagged(&index, &["dashboard".into()]).await, [dashboard]);
-    index.remove(&[dashboard.to_owned()]).await.unwrap();
+    // Stored again, the next answer is current.
+    let again = graphql_target(r#"{"data":{"x":3}}"#, notes, &index, &["notes"]);
+    respond_settled(&again, Strategy::CacheFirst).await.unwrap();
+    let hit = respond_settled(&again, Strategy::CacheOnly).await.unwrap();
+    assert_eq!(text(hit).await, r#"{"data":{"x":3}}"#);
+    index.remove(&[dashboard.to_owned(), notes.to_owned()]).await.unwrap();
 }
 
 #[wasm_bindgen_test]
@@ -305,12 +338,8 @@ async fn entries_older_than_the_max_age_count_as_absent() {
     let index = open_index().await;
     let cache = open_cache("test-max-age").await.unwrap();
     let url = "https://t.invalid/aged";
-    let init = web_sys::ResponseInit::new();
-    let headers = web_sys::Headers::new().unwrap();
     let two_hours_ago = (js_sys::Date::now() as u64 - 7_200_000).to_string();
-    headers.set("x-cachet-stored-at", &two_hours_ago).unwrap();
-    init.set_headers(&headers);
-    let old = Response::new_with_opt_str_and_init(Some("old"), &init).unwrap();
+    let old = stamped("old", &[("x-cachet-stored-at", &two_hours_ago)]);
     JsFuture::from(cache.put_with_str(url, &old)).await.unwrap();
     let mut aged = at(url, target_in("test-max-age", &answering(r#"{"fresh":true}"#)));
     aged.index = index;
@@ -540,4 +569,38 @@ async fn a_store_records_the_entry_in_the_index_before_writing_it() {
         JsFuture::from(Promise::from(tick.call0(&js_sys::global()).unwrap())).await.unwrap();
     }
     index.remove(&[url.to_owned()]).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn an_unreadable_generation_record_is_named_and_only_its_tag_counts_as_invalidated() {
+    use cachet_worker::sw::generations;
+    let index = open_index().await;
+    let broken = "https://t.invalid/__cachet/gql/anonymous/corrupt-a";
+    let kept = "https://t.invalid/__cachet/gql/anonymous/corrupt-b";
+    for (url, tag) in [(broken, "corrupt-a"), (kept, "corrupt-b")] {
+        let target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, &[tag]);
+        respond_settled(&target, Strategy::CacheFirst).await.unwrap();
+    }
+    // A record of `corrupt-a`'s generation that does not decode, written as something else might.
+    let database = rexie::Rexie::builder(cachet_worker::sw::tag_index::DATABASE).build().await.unwrap();
+    let transaction = database.transaction(&["generations"], rexie::TransactionMode::ReadWrite).unwrap();
+    let record = js_sys::JSON::parse(r#"{"tag": "corrupt-a", "at": "garbage"}"#).unwrap();
+    transaction.store("generations").unwrap().put(&record, None).await.unwrap();
+    transaction.done().await.unwrap();
+    database.close();
+
+    let problems = generations::reload(&index).await.unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].key, "corrupt-a");
+    assert!(problems[0].to_string().contains("\"corrupt-a\""), "{}", problems[0]);
+    // Its entries count as invalidated (a miss); nothing else is lost.
+    let cache_only = |url: &str, tag: &str| graphql_target(r#"{"data":{"x":2}}"#, url, &index, &[tag]);
+    let missing = respond_settled(&cache_only(broken, "corrupt-a"), Strategy::CacheOnly).await;
+    assert_eq!(missing.unwrap_err(), Error::NotCached { url: broken.to_owned() });
+    let hit = respond_settled(&cache_only(kept, "corrupt-b"), Strategy::CacheOnly).await.unwrap();
+    assert_eq!(text(hit).await, r#"{"data":{"x":1}}"#);
+    assert_eq!(urls_tagged(&index, &["corrupt-b".into()]).await, [kept]);
+    // Repaired in place: read again, nothing is unreadable.
+    assert!(generations::reload(&index).await.unwrap().is_empty());
+    index.remove(&[broken.to_owned(), kept.to_owned()]).await.unwrap();
 }

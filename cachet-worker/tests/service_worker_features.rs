@@ -41,7 +41,7 @@ mod without_devtools {
             (PageToSw::DropEntries { request_id: 4, urls: vec!["https://x.test/a".into()] }, "drop-entries"),
         ];
         for (expected_id, (message, what)) in (1..).zip(messages) {
-            let (request_id, text) = nack_of(reply(message, &config).await);
+            let (request_id, text) = nack_of(reply(message, &config, &|_| {}).await);
             assert_eq!(request_id, expected_id);
             assert!(text.contains(what) && text.contains("`devtools` cargo feature"), "{text}");
         }
@@ -51,12 +51,12 @@ mod without_devtools {
 #[wasm_bindgen_test]
 async fn the_messages_every_worker_carries_out_are_answered() {
     let config = Rc::new(Config::default());
-    match reply(PageToSw::ConfigRequest { request_id: 9 }, &config).await {
+    match reply(PageToSw::ConfigRequest { request_id: 9 }, &config, &|_| {}).await {
         Reply::Answer(SwToPage::Config { request_id, .. }) => assert_eq!(request_id, 9),
         _ => panic!("expected the config"),
     }
     let invalidate = PageToSw::InvalidateTags { request_id: 10, tags: vec!["nothing-tagged-so".into()] };
-    match reply(invalidate, &config).await {
+    match reply(invalidate, &config, &|_| {}).await {
         Reply::Answer(SwToPage::Ack { request_id }) => assert_eq!(request_id, 10),
         Reply::Answer(other) => {
             panic!("expected an ack, got {}", cachet_core::protocol::encode_message(&other))

@@ -95,7 +95,9 @@ impl parity::Edge for WorkerEdge {
 
     async fn invalidate(&self, tags: &[&str]) {
         let tags: Vec<String> = tags.iter().map(|tag| (*tag).to_owned()).collect();
-        invalidate_tags(&self.index, &tags).await.unwrap();
+        let collector = self.background.clone();
+        let background = move |promise: Promise| collector.borrow_mut().push(promise);
+        invalidate_tags(&self.index, &tags, &background).await.unwrap();
     }
 
     async fn updated(&self, expected: usize) -> usize {

@@ -136,7 +136,10 @@ pub struct Consistency {
     pub per_cache: BTreeMap<String, usize>,
 }
 
-/// Reads the caches and the entry index in the page and compares them.
+/// Reads the caches and the entry index in the page and compares them. An entry invalidated but not yet
+/// swept (issue 16: invalidation bumps generations, the entries are deleted after) is still an entry
+/// with its record here, and still counts toward `maxEntries`, as it does in the worker
+/// (ARCHITECTURE.md, "Invalidation by generations"): the sweep deletes the entry, then its record.
 pub async fn consistency(harness: &Harness) -> Result<Consistency> {
     let read = harness.run_async(READ_STORE).await?;
     if read.get("error").is_some() {

@@ -266,6 +266,8 @@ async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()
 
 /// The IndexedDB store of the Service Worker's mutation queue (one record: the queue's state).
 const QUEUE_STORE: &str = "cachet-sw-queue/queue";
+/// The worker's generations (`cachet_core::generations`): after a purge, only the clock record.
+const GENERATIONS_STORE: &str = "cachet-sw/generations";
 /// How many mutations the queue holds, waiting or dead-lettered.
 fn queued(stored: &Stored) -> Result<usize> {
     let mut count = 0;
@@ -309,9 +311,14 @@ async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -
     harness.sign_out().await?;
     let stored = harness.stored().await?;
     let counts = stored.counts();
-    // The queue is one record, its state: it stays, empty.
-    let left: Vec<_> = counts.iter().filter(|(store, n)| **n != 0 && *store != QUEUE_STORE).collect();
+    // The queue is one record, its state: it stays, empty. So does the worker's generation clock, two
+    // numbers (no tag, nothing of the user): the purge raises its floor past everything stored before.
+    let kept = [QUEUE_STORE, GENERATIONS_STORE];
+    let left: Vec<_> =
+        counts.iter().filter(|(store, n)| **n != 0 && !kept.contains(&store.as_str())).collect();
     assert!(left.is_empty(), "caches and IndexedDB are empty: {counts:?}");
+    let clock = stored.records(GENERATIONS_STORE);
+    assert!(clock.iter().all(|record| record["tag"] == serde_json::json!("")), "only the clock: {clock:?}");
     assert_eq!(queued(&stored)?, 0, "the queue holds no mutation");
     harness.client.switch_to_window(second).await?;
     harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;

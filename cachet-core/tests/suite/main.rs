@@ -8,6 +8,7 @@ mod devtools_table;
 mod engine_plugins;
 mod engine_table;
 mod fuzz;
+mod generations;
 mod graphql_oracle;
 mod graphql_table;
 mod handover;

@@ -83,6 +83,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         body: target.body.clone(),
         strategy: target.job.strategy,
         begun: super::store::invalidations_begun(),
+        generation: super::generations::loaded(&target.index).await?,
     };
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
     let method = if target.body.is_some() { "POST" } else { "GET" };

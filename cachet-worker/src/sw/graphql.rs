@@ -6,8 +6,9 @@
 //! A mutation always goes to the network, through the engine's plugins ([`cachet_core::engine::pass`]):
 //! refresh-and-retry when it is marked as authenticated, the offline queue when it is marked
 //! `X-Cachet-Queue-Offline: 1` ([`super::queue_plugin`]), the app's own. When the server answers 2xx,
-//! every entry carrying one of its invalidation tags is removed (the whole entry: there is no per-field
-//! patching) and `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx
+//! every entry carrying one of its invalidation tags is invalidated (the whole entry: there is no per-field
+//! patching; absent from then on, deleted in the background: [`super::store::invalidate_tags`]) and
+//! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx
 //! answer, GraphQL `errors` or not: a mutation that partly failed may still have changed data, and a
 //! needless re-fetch costs less than stale data. A queued mutation invalidates when its replay succeeds.
 //!
@@ -83,7 +84,7 @@ pub(crate) async fn handle(
     let ok = (200..300).contains(&served.response.status());
     if ok && served.source == cachet_core::engine::Source::Network && !invalidate.is_empty() {
         // The answer reaches the page even when invalidation fails; the failure is reported.
-        if let Err(error) = invalidate_everywhere(&invalidate).await {
+        if let Err(error) = invalidate_everywhere(&invalidate, &*background).await {
             web_sys::console::error_1(
                 &format!("cachet: invalidating {}: {error}", invalidate.join(", ")).into(),
             );

@@ -34,6 +34,9 @@ pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Resul
         .and_then(|origin| origin.as_string())
         .unwrap_or_default();
     let index = tag_index::shared().await?;
+    // Their generation: the hand-over's beginning (the page's own fetches began earlier still, and it
+    // dropped what it heard invalidated before it posted).
+    let generation = super::generations::loaded(&index).await?;
     let mut outcomes = Vec::with_capacity(entries.len());
     for entry in entries {
         let url = web_sys::Url::new(&entry.request.url).ok();
@@ -71,6 +74,7 @@ pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Resul
             body: request_body,
             strategy: job.strategy,
             begun,
+            generation,
         };
         let method = if job.document { "POST" } else { "GET" };
         let runner = Runner {

@@ -4,7 +4,7 @@
 //! | message | what the engine does |
 //! |---|---|
 //! | `clear-all {requestId}` | [`clear_all`], then acks and broadcasts `clear-all-done {requestId}` |
-//! | `invalidate-tags {requestId, tags}` | removes every GraphQL entry carrying one of `tags`, broadcasts `cache-invalidated`, acks |
+//! | `invalidate-tags {requestId, tags}` | bumps the generations of `tags` (every entry carrying one is absent from then on), broadcasts `cache-invalidated`, acks; the stale entries are deleted after, in `waitUntil` ([`super::sweep`]) |
 //! | `set-identity {requestId, partition, authorization?}` | persists the signed-in user and the fingerprint of their `Authorization` (`cachet_core::partition`), acks; an unusable partition is nacked |
 //! | `config-request {requestId}` | answers `config {requestId, config, build}`: the config this worker runs on |
 //! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
@@ -47,7 +47,10 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
             return;
         }
     };
-    let (answer_with, then_replay) = match reply(message, config).await {
+    let background = |promise: js_sys::Promise| {
+        let _ = event.wait_until(&promise);
+    };
+    let (answer_with, then_replay) = match reply(message, config, &background).await {
         Reply::Answer(reply) => (Some(reply), None),
         Reply::AnswerThenReplay(reply) => (Some(reply), Some(Trigger::Online)),
         Reply::Replay(trigger) => (None, Some(trigger)),
@@ -78,11 +81,14 @@ pub enum Reply {
     Unknown,
 }
 
-/// Carries out `message` (the table of this module) and says what to answer.
-pub async fn reply(message: PageToSw, config: &Rc<Config>) -> Reply {
+/// Carries out `message` (the table of this module) and says what to answer; work that may outlive the
+/// answer (an invalidation's sweep) goes to `background` (the event's `waitUntil`).
+pub async fn reply(message: PageToSw, config: &Rc<Config>, background: &dyn Fn(js_sys::Promise)) -> Reply {
     let (request_id, outcome) = match message {
         PageToSw::ClearAll { request_id } => (request_id, clear_all_and_announce(request_id).await),
-        PageToSw::InvalidateTags { request_id, tags } => (request_id, invalidate_everywhere(&tags).await),
+        PageToSw::InvalidateTags { request_id, tags } => {
+            (request_id, invalidate_everywhere(&tags, background).await)
+        }
         PageToSw::SetIdentity { request_id, partition, authorization } => {
             (request_id, identity::set(partition, authorization).await)
         }
@@ -177,11 +183,14 @@ pub async fn clear_all() -> Result<(), Error> {
     // A store on its way when the purge begins is not kept (see [`super::store::invalidations_begun`]).
     note_invalidation(None);
     let _writing = exclusive_writes().await;
+    let index = tag_index::shared().await?;
+    // First: whatever the deletes below leave if the worker stops halfway is already absent.
+    super::generations::clear(&index).await?;
     let storage = cache_storage()?;
     for name in CACHES {
         await_js("caches.delete", storage.delete(name)).await?;
     }
-    tag_index::shared().await?.clear().await?;
+    index.clear().await?;
     queue_store::clear().await?;
     identity::forget().await
 }

@@ -34,6 +34,7 @@ mod clock;
 #[cfg(feature = "devtools")]
 mod dead_letters;
 pub mod engine;
+pub mod generations;
 pub mod graphql;
 pub mod handover;
 mod http;
@@ -51,6 +52,7 @@ mod router;
 #[cfg(feature = "devtools")]
 mod snapshot;
 pub mod store;
+pub mod sweep;
 pub mod tag_index;
 
 use cachet_core::config::Config;

@@ -5,7 +5,7 @@
 //! tags and documents. The engine carries it out:
 //!
 //! 1. the tags are invalidated by [`invalidate_everywhere`], the very function a page's
-//!    `invalidate-tags` message runs: every GraphQL entry carrying one is removed and `cache-invalidated
+//!    `invalidate-tags` message runs: every GraphQL entry carrying one is invalidated and `cache-invalidated
 //!    {tags}` is broadcast, so open tabs' hooks re-run;
 //! 2. each document to re-fetch is sent through the worker's own router as a network-first GraphQL
 //!    POST marked `X-Cachet-Auth: 1` (the cookie goes with it), and stored in the signed-in user's
@@ -53,17 +53,17 @@ pub(crate) async fn handle_push(event: &PushEvent, config: &Rc<Config>) {
 }
 
 async fn carry_out(action: &PushAction, config: &Config, event: &PushEvent) {
+    let waiting = event.clone();
+    let background: Rc<dyn Fn(js_sys::Promise)> = Rc::new(move |promise: js_sys::Promise| {
+        let _ = waiting.wait_until(&promise);
+    });
     if !action.tags.is_empty() {
-        if let Err(error) = invalidate_everywhere(&action.tags).await {
+        if let Err(error) = invalidate_everywhere(&action.tags, &*background).await {
             web_sys::console::error_1(
                 &format!("cachet: a push invalidating {}: {error}", action.tags.join(", ")).into(),
             );
         }
     }
-    let waiting = event.clone();
-    let background: Rc<dyn Fn(js_sys::Promise)> = Rc::new(move |promise: js_sys::Promise| {
-        let _ = waiting.wait_until(&promise);
-    });
     for refetch in &action.refetch {
         if let Err(error) = refetch_one(refetch, config, background.clone()).await {
             web_sys::console::warn_1(

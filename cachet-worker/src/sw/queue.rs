@@ -284,7 +284,7 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
                 // Written by `transition` before any effect is carried out.
                 QueueEffect::Persist | QueueEffect::Refused(_) => {}
                 QueueEffect::Announce(event) => report(broadcast(&event)),
-                QueueEffect::Invalidate { tags } => report(invalidate_everywhere(&tags).await),
+                QueueEffect::Invalidate { tags } => report(invalidate_everywhere(&tags, background).await),
                 QueueEffect::WakeAt { at } => wake_at = Some(at),
                 QueueEffect::RequestRefresh { .. } => {
                     let ok = refresh(&config, sent_authorization.take()).await;

@@ -26,7 +26,11 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     });
-    answer(event.request(), event.client_id().unwrap_or_default(), config, background).await
+    let answered =
+        answer(event.request(), event.client_id().unwrap_or_default(), config, background.clone()).await;
+    // After the first answer of this worker instance: the sweep of what earlier instances left.
+    super::sweep::start_once(&*background);
+    answered
 }
 
 /// Answers `request` from the page `client_id` as a `fetch` event would be ([`handle_fetch`]), with

@@ -1,13 +1,19 @@
 //! The Service Worker's store: Cache Storage for the answers, the IndexedDB entry index
 //! ([`TagIndex`]) for their tags and last use. [`CacheStore`] is the engine runner's
-//! [`cachet_core::engine::Store`] here; invalidation, clear-all and the retirement of old caches delete
-//! through the same helpers.
+//! [`cachet_core::engine::Store`] here; the sweep after an invalidation, clear-all and the retirement of
+//! old caches delete through the same helpers.
+//!
+//! Invalidation is by generations ([`cachet_core::generations`], [`super::generations`]): every stored
+//! response carries `X-Cachet-Generation` (the clock when its request began, and its tags), a lookup
+//! whose entry is not current finds nothing, and [`invalidate_tags`] only bumps its tags' generations
+//! before it answers; the stale entries are deleted afterwards ([`super::sweep`]).
 
 use std::rc::Rc;
 
 use cachet_core::devtools::EntryDetails;
 use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
 use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
+use cachet_core::generations::{stamp_header, GENERATION_HEADER};
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
@@ -34,6 +40,8 @@ pub(crate) struct CacheStore {
     pub(crate) strategy: Strategy,
     /// [`invalidations_begun`] when the job began, before it asked the network.
     pub(crate) begun: u64,
+    /// The generations' clock when the job began ([`super::generations::loaded`]): what its entry records.
+    pub(crate) generation: u64,
 }
 
 impl CacheStore {
@@ -52,6 +60,13 @@ impl Store<Response, Error> for CacheStore {
         let Ok(stored) = found.dyn_into::<Response>() else {
             return Ok(None);
         };
+        // An invalidated entry (or one without a readable stamp) is absent: the network answers, and
+        // its answer replaces it. Memory only: the generations were loaded when the job began.
+        if !super::generations::is_current_stamp(
+            stored.headers().get(GENERATION_HEADER).ok().flatten().as_deref(),
+        ) {
+            return Ok(None);
+        }
         let stored_at =
             stored.headers().get(STORED_AT_HEADER).ok().flatten().and_then(|at| at.parse::<u64>().ok());
         let marked = [(SOURCE_HEADER, "cache")];
@@ -79,15 +94,20 @@ impl Store<Response, Error> for CacheStore {
     ) -> Result<bool, Error> {
         let cache = self.cache()?;
         // Marked `X-Cachet-Source: cache` as stored, so that a hit needs no new response around it.
-        let at = now.to_string();
-        let marks = [(STORED_AT_HEADER, at.as_str()), (SOURCE_HEADER, "cache")];
+        let stamp = stamp_header(self.generation, tags);
+        let stored_at = now.to_string();
+        let marks = [
+            (STORED_AT_HEADER, stored_at.as_str()),
+            (GENERATION_HEADER, stamp.as_str()),
+            (SOURCE_HEADER, "cache"),
+        ];
         let stored = rebuild(&fetched.response, &fetched.body, &marks)?;
         let size = fetched.body.len() as u64;
         let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
         // The record before the entry: a worker stopped between the two leaves a record without its
         // entry (a miss, stored again), never an entry that no invalidation can find (RELIABILITY.md).
         let _writing = exclusive_writes().await;
-        self.index.record_with(&entry.url, entry.cache, tags, now, &details).await?;
+        self.index.record_with(&entry.url, entry.cache, tags, self.generation, now, &details).await?;
         let put = put_or_evict_and_retry(cache, &self.index, entry, &stored).await;
         // An invalidation of its tags that began while this answer was on its way may have missed it
         // (its record not yet written) and the answer may predate the change: it is not kept.
@@ -230,13 +250,35 @@ pub(crate) async fn make_room() -> Result<(), Error> {
     Ok(())
 }
 
-/// Removes every entry carrying one of `tags` from its cache (GETs and documents alike: every delete
-/// issued at once), then from the index, then broadcasts `cache-invalidated {tags}`. Returns how many
-/// entries were removed. A record naming a cache cachet no longer stores in is only forgotten.
-pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize, Error> {
+/// Invalidates `tags`: bumps their generations (committed to IndexedDB: from then on, in this worker
+/// instance and in any later one, no entry they carry is served), then broadcasts `cache-invalidated
+/// {tags}`, then hands the sweep of their stale entries to `background` (`waitUntil`). Constant time:
+/// no entry is read or deleted before it returns.
+pub async fn invalidate_tags(
+    index: &TagIndex,
+    tags: &[String],
+    background: &dyn Fn(Promise),
+) -> Result<(), Error> {
     note_invalidation(Some(tags));
-    let writing = exclusive_writes().await;
-    let entries = index.entries_tagged(tags).await?;
+    super::generations::bump(index, tags).await?;
+    broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
+    background(super::sweep::after_invalidation(tags.to_vec()));
+    Ok(())
+}
+
+/// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags`, a mutation,
+/// a push and a replayed queued mutation do.
+pub(crate) async fn invalidate_everywhere(
+    tags: &[String],
+    background: &dyn Fn(Promise),
+) -> Result<(), Error> {
+    invalidate_tags(&*super::tag_index::shared().await?, tags, background).await
+}
+
+/// Removes `entries` (`(url, cache)`) from their caches (every delete issued at once), then from the
+/// index. A record naming a cache cachet no longer stores in is only forgotten. The caller holds
+/// [`exclusive_writes`].
+pub(crate) async fn forget_entries(index: &TagIndex, entries: &[(String, String)]) -> Result<(), Error> {
     let deletes = js_sys::Array::new();
     for name in CACHES {
         if entries.iter().any(|(_, cache)| cache == name) {
@@ -247,17 +289,8 @@ pub async fn invalidate_tags(index: &TagIndex, tags: &[String]) -> Result<usize,
         }
     }
     await_js("cache.delete", Promise::all(&deletes)).await?;
-    let urls: Vec<String> = entries.into_iter().map(|(url, _)| url).collect();
-    index.remove(&urls).await?;
-    drop(writing);
-    broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
-    Ok(urls.len())
-}
-
-/// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags` and a replayed
-/// queued mutation both do.
-pub(crate) async fn invalidate_everywhere(tags: &[String]) -> Result<(), Error> {
-    invalidate_tags(&*super::tag_index::shared().await?, tags).await.map(|_| ())
+    let urls: Vec<String> = entries.iter().map(|(url, _)| url.clone()).collect();
+    index.remove(&urls).await
 }
 
 /// Deletes the caches of earlier versions ([`RETIRED_CACHES`]: their entries can no longer be named by

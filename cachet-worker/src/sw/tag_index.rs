@@ -3,15 +3,18 @@
 //! the cache.
 //!
 //! One object store, `entries`, keyed by the entry's cache URL, each record
-//! `{ url, cache, tags: [..], storedAt, usedAt, request, variables, size, strategy }` (the last four for
-//! devtools: `cachet_core::devtools::EntryDetails`) (times in Unix milliseconds), with a multi-entry index on
+//! `{ url, cache, tags: [..], generation, storedAt, usedAt, request, variables, size, strategy }` (the last
+//! four for devtools: `cachet_core::devtools::EntryDetails`; `generation`: the clock when its request
+//! began, `cachet_core::generations`) (times in Unix milliseconds), with a multi-entry index on
 //! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
-//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The index may name an entry the cache no longer holds (a failed
+//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The database
+//! (version 2) also holds the `generations` object store ([`super::generations`]). The index may name an entry the cache no longer holds (a failed
 //! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
 
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use super::generations::GENERATIONS;
 use crate::error::{commit, idb};
 use crate::Error;
 
@@ -42,6 +45,35 @@ pub struct TagIndex {
     counts: std::cell::RefCell<Vec<(String, u32)>>,
 }
 
+/// What a sweep reads of one index record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indexed {
+    /// The entry's URL (the record's key).
+    pub url: String,
+    /// The name of its cache; empty when unreadable (a stray: a sweep forgets it).
+    pub cache: String,
+    /// The generation its request began at; `None` when missing or unreadable (never current).
+    pub generation: Option<u64>,
+    /// Its tags (the readable ones).
+    pub tags: Vec<String>,
+}
+
+impl Indexed {
+    /// The record's fields; `None` when it has no URL.
+    fn read(record: &JsValue) -> Option<Indexed> {
+        let field = |name: &str| js_sys::Reflect::get(record, &name.into()).ok();
+        let url = field("url")?.as_string()?;
+        let generation = field("generation")
+            .and_then(|value| value.as_f64())
+            .and_then(cachet_core::generations::generation_of);
+        let tags = field("tags")
+            .filter(js_sys::Array::is_array)
+            .map(|tags| js_sys::Array::from(&tags).iter().filter_map(|tag| tag.as_string()).collect())
+            .unwrap_or_default();
+        Some(Indexed { url, cache: cache_of(record).unwrap_or_default(), generation, tags })
+    }
+}
+
 /// The `cache` field of a stored record.
 fn cache_of(record: &JsValue) -> Option<String> {
     js_sys::Reflect::get(record, &"cache".into()).ok().and_then(|cache| cache.as_string())
@@ -51,13 +83,14 @@ impl TagIndex {
     /// Opens (creating on first use) the index.
     pub async fn open() -> Result<Self, Error> {
         let database = Rexie::builder(DATABASE)
-            .version(1)
+            .version(2)
             .add_object_store(
                 ObjectStore::new(ENTRIES)
                     .key_path("url")
                     .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
                     .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
             )
+            .add_object_store(ObjectStore::new(GENERATIONS).key_path("tag"))
             .build()
             .await
             .map_err(idb("open the tag index"))?;
@@ -71,8 +104,16 @@ impl TagIndex {
         Ok((transaction, store))
     }
 
+    /// A transaction on the generations' object store ([`super::generations`]).
+    pub(crate) fn generations(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
+        let transaction =
+            self.database.transaction(&[GENERATIONS], mode).map_err(idb("generations transaction"))?;
+        let store = transaction.store(GENERATIONS).map_err(idb("generations store"))?;
+        Ok((transaction, store))
+    }
+
     /// Records that the entry at `url` of the cache named `cache` carries `tags` (replacing what was
-    /// recorded for it), stored and used at `now` (Unix milliseconds).
+    /// recorded for it), stored and used at `now` (Unix milliseconds), its request begun at generation 0.
     pub async fn record(&self, url: &str, cache: &str, tags: &[String], now: u64) -> Result<(), Error> {
         let details = cachet_core::devtools::EntryDetails::describe(
             url,
@@ -80,19 +121,21 @@ impl TagIndex {
             0,
             cachet_core::strategy::Strategy::CacheFirst,
         );
-        self.record_with(url, cache, tags, now, &details).await
+        self.record_with(url, cache, tags, 0, now, &details).await
     }
 
-    /// [`TagIndex::record`], with what devtools show of the entry.
+    /// [`TagIndex::record`], with the generation its request began at and what devtools show of the entry.
     pub async fn record_with(
         &self,
         url: &str,
         cache: &str,
         tags: &[String],
+        generation: u64,
         now: u64,
         details: &cachet_core::devtools::EntryDetails,
     ) -> Result<(), Error> {
-        let record = serde_json::json!({ "url": url, "cache": cache, "tags": tags, "storedAt": now, "usedAt": now,
+        let record = serde_json::json!({ "url": url, "cache": cache, "tags": tags, "generation": generation,
+            "storedAt": now, "usedAt": now,
             "request": details.request, "variables": details.variables, "size": details.size,
             "strategy": details.strategy });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
@@ -118,21 +161,31 @@ impl TagIndex {
 
     /// Every entry carrying at least one of `tags`, each once: its URL and the name of its cache.
     pub async fn entries_tagged(&self, tags: &[String]) -> Result<Vec<(String, String)>, Error> {
+        Ok(self.records_tagged(tags).await?.into_iter().map(|record| (record.url, record.cache)).collect())
+    }
+
+    /// The records of every entry carrying at least one of `tags`, each once.
+    pub async fn records_tagged(&self, tags: &[String]) -> Result<Vec<Indexed>, Error> {
         let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
         let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
-        let mut entries: Vec<(String, String)> = Vec::new();
+        let mut records: Vec<Indexed> = Vec::new();
         for tag in tags {
             let range = KeyRange::only(&JsValue::from_str(tag)).map_err(idb("tag key range"))?;
             for record in index.get_all(Some(range), None).await.map_err(idb("look tags up"))? {
-                let url = js_sys::Reflect::get(&record, &"url".into()).ok().and_then(|url| url.as_string());
-                // A record without a readable cache is kept as a stray: invalidation forgets it.
-                let (Some(url), cache) = (url, cache_of(&record).unwrap_or_default()) else { continue };
-                if !entries.iter().any(|(known, _)| *known == url) {
-                    entries.push((url, cache));
+                let Some(record) = Indexed::read(&record) else { continue };
+                if !records.iter().any(|known| known.url == record.url) {
+                    records.push(record);
                 }
             }
         }
-        Ok(entries)
+        Ok(records)
+    }
+
+    /// Every record of the index (a start-up sweep's one read).
+    pub(crate) async fn all_records(&self) -> Result<Vec<Indexed>, Error> {
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
+        let records = store.get_all(None, None).await.map_err(idb("read the entry index"))?;
+        Ok(records.iter().filter_map(Indexed::read).collect())
     }
 
     /// Marks the entry at `url` used at `now`; nothing when it is not recorded.

@@ -3,8 +3,11 @@
 //!
 //! Every workload checks the bodies in the page (id and exact size) and the server's request counts here:
 //! a cache hit must not reach the server, a miss and an invalidated entry must. For cachet the
-//! `X-Cachet-Source` header is checked too. Each invalidation round must remove exactly the entries it
-//! seeded (counted in the worker's storage before and after, in the page).
+//! `X-Cachet-Source` header is checked too. In each invalidation round a query of an invalidated entry
+//! sent as the `cache-invalidated` broadcast arrives, and one sent right after the ack, must reach the
+//! network, and once the worker has swept, it must hold exactly what it held before the round's seeding
+//! (counted in its storage, in the page); once per cache size the same holds with the worker stopped
+//! between the ack and the query.
 
 use std::ops::RangeInclusive;
 
@@ -171,6 +174,10 @@ pub struct Site {
 }
 
 const TAG_TARGET: &str = "target";
+/// The two real queries (stored through the worker) among the 100 entries each invalidation round hits.
+const TARGET_QUERIES: [u64; 2] = [95_000, 95_001];
+/// The query the stopped-worker check invalidates (with 99 seeded entries).
+const STOPPED_QUERY: u64 = 96_000;
 
 /// Runs every workload, interleaving the variants workload by workload so that they share the machine's
 /// conditions; `progress` gets a line per step. Returns the measurements and notes (seeding times).
@@ -352,6 +359,34 @@ async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Res
     Ok(times)
 }
 
+/// The check of an invalidation across a stopped worker: query `id` stored through the worker with 99
+/// seeded entries of its tag (from `first_seeded`), invalidated, the worker stopped after the ack, then
+/// the query sent again: it must reach the network; and once the next worker has swept (its start-up
+/// pass, or the sweep the first worker began), it holds what it held before the seeding.
+async fn stopped_between_ack_and_query(
+    browser: &Browser,
+    site: &Site,
+    id: u64,
+    first_seeded: u64,
+) -> Result<()> {
+    let kind = site.variant.key();
+    let tag = format!("stopped-{id}");
+    let out =
+        browser.call(&format!("bench.storeTagged('{kind}', {id}, {first_seeded}, 100, '{tag}')")).await?;
+    let held = out["before"].as_u64().unwrap_or_default();
+    browser.call(&format!("bench.invalidateOnly('{tag}')")).await?;
+    browser.stop_service_workers().await?;
+    let before = site.fresh.counts.snapshot();
+    let out = browser.call(&format!("bench.query({id}, '{tag}')")).await?;
+    let queries = site.fresh.counts.snapshot().0 - before.0;
+    expect_count(site.variant, "invalidated, worker stopped: server queries", queries, 1..=1)?;
+    if site.variant == Variant::Cachet && out["source"] != serde_json::json!("network") {
+        bail!("cachet: invalidated, worker stopped: answered from {}", out["source"]);
+    }
+    browser.call(&format!("bench.settled('{kind}', {held}, 'invalidating {tag} across a stop')")).await?;
+    Ok(())
+}
+
 /// What one invalidation run measured at one cache size.
 struct AtSize {
     invalidate: Vec<f64>,
@@ -391,18 +426,47 @@ async fn invalidation(
 
         let (timed, warmup) = settings.invalidate;
         let before = site.fresh.counts.snapshot();
+        let targets = serde_json::json!(TARGET_QUERIES);
         let out = browser
-            .call(&format!("bench.invalidate('{kind}', 90000, 100, '{TAG_TARGET}', {timed}, {warmup})"))
+            .call(&format!(
+                "bench.invalidate('{kind}', 90000, 100, '{TAG_TARGET}', {targets}, {timed}, {warmup})"
+            ))
             .await?;
+        // The two real target queries are stored at the first size, then kept.
+        let first_size = total == small;
+        if first_size {
+            stored += TARGET_QUERIES.len() as u64;
+        }
         expect_count(
             site.variant,
-            "invalidate: entries besides the targets",
+            "invalidate: entries besides the seeded targets",
             out["entries"].as_u64().unwrap_or(0),
             stored..=stored,
         )?;
+        // Each round: both target queries from the server (the one sent on the broadcast, the one
+        // after the ack); before the rounds, each stored once at the first size.
+        let rounds = timed + warmup;
+        let first = if first_size { TARGET_QUERIES.len() as u64 } else { 0 };
         let queries = site.fresh.counts.snapshot().0 - before.0;
-        expect_count(site.variant, "invalidate: server queries", queries, 0..=0)?;
+        expect_count(
+            site.variant,
+            "invalidate: server queries",
+            queries,
+            2 * rounds + first..=2 * rounds + first,
+        )?;
+        expect_cachet_sources(
+            site.variant,
+            "query of an invalidated entry",
+            &out["sources"],
+            "network",
+            2 * rounds,
+        )?;
         let invalidate = samples(&out)?;
+        // The floor keeps its entries in memory only: a stopped worker forgets everything.
+        if site.variant != Variant::Floor {
+            stopped_between_ack_and_query(browser, site, STOPPED_QUERY + total, 91_000).await?;
+            stored += 1;
+        }
 
         let (timed, warmup) = settings.miss_at_size;
         let before = site.fresh.counts.snapshot();
