@@ -489,3 +489,79 @@ fn index_records() {
         Err(error) => names_record(&error, "entry index record"),
     });
 }
+
+/// A stored number as IndexedDB may hold it after a corruption: whole, fractional, negative, huge, NaN,
+/// infinite, or missing.
+fn stored_number() -> impl Strategy<Value = Option<f64>> {
+    prop_oneof![
+        4 => (0u64..50).prop_map(|n| Some(n as f64)),
+        1 => Just(None),
+        1 => prop_oneof![Just(-1.0), Just(0.5), Just(f64::NAN), Just(f64::INFINITY), Just(1e300)].prop_map(Some),
+        1 => any::<f64>().prop_map(Some),
+    ]
+}
+
+/// The worker's generation records (`cachet_core::generations`): any set of clock and tag records, any
+/// newest entry. Never stale: every existing entry (begun at or before the newest entry, or before the
+/// clock the records say) carrying a tag whose record is unreadable is not current after the load, and no
+/// entry is current below the loaded floor; each problem names a record that was read. Stamps: any header
+/// text is read without a panic, and a stamp written is read as the generations say.
+#[test]
+fn generation_records() {
+    use cachet_core::generations::{stamp_header, Generations, StoredRecord, CLOCK_KEY, MAX_GENERATION};
+    let record = (
+        prop::sample::select(vec!["", "todos", "todo:1", "user"]),
+        stored_number(),
+        stored_number(),
+        stored_number(),
+    )
+        .prop_map(|(key, at, clock, floor)| StoredRecord { key: key.to_owned(), at, clock, floor });
+    // One record per key, as an object store keeps them.
+    let records = prop::collection::vec(record, 0..6).prop_map(|mut records| {
+        let mut seen = Vec::new();
+        records.retain(|record| {
+            !seen.contains(&record.key) && {
+                seen.push(record.key.clone());
+                true
+            }
+        });
+        records
+    });
+    let inputs = (records, 0u64..60, ".{0,24}", 0u64..60);
+    fuzz("generation_records", inputs, |(records, newest_entry, header, stamped)| {
+        let loaded = Generations::load(&records, newest_entry);
+        let generations = &loaded.generations;
+        assert!(generations.clock() >= newest_entry, "the clock is never behind an entry");
+        for problem in &loaded.problems {
+            assert!(problem.key == CLOCK_KEY || records.iter().any(|record| record.key == problem.key));
+            assert!(!problem.to_string().is_empty());
+        }
+        let readable_clock =
+            records.iter().filter_map(StoredRecord::readable_clock).map(|(clock, _)| clock).max();
+        let existing = newest_entry.max(readable_clock.unwrap_or(0));
+        if generations.clock() < MAX_GENERATION {
+            for record in records.iter().filter(|record| record.key != CLOCK_KEY) {
+                let unreadable = record.at.and_then(cachet_core::generations::generation_of).is_none();
+                if unreadable {
+                    for begun in [0, newest_entry, existing] {
+                        assert!(!generations.is_current(Some(begun), [record.key.as_str()]), "{records:?}");
+                    }
+                }
+            }
+        }
+        if generations.floor() > 0 {
+            assert!(!generations.is_current(Some(generations.floor() - 1), ["any"]));
+        }
+        let _ = generations.is_current_stamp(Some(&header));
+        let tags = ["todos".to_owned(), "user".to_owned()];
+        assert_eq!(
+            generations.is_current_stamp(Some(&stamp_header(stamped, &tags))),
+            generations.is_current(Some(stamped), tags.iter().map(String::as_str))
+        );
+        if loaded.problems.is_empty() {
+            Outcome::Accepted
+        } else {
+            Outcome::Rejected
+        }
+    });
+}
