@@ -7,7 +7,7 @@ use std::rc::Rc;
 use cachet_core::config::CacheBounds;
 use cachet_core::engine::EntryKey;
 use cachet_core::protocol::SwEvent;
-use cachet_worker::sw::store::invalidate_tags;
+use cachet_worker::sw::invalidate::invalidate_tags;
 use cachet_worker::sw::tag_index::TagIndex;
 use cachet_worker::sw::{
     broadcast::broadcast, open_cache, respond, Strategy, Target, DOCUMENT_CACHE, SOURCE_HEADER,

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
-use cachet_worker::sw::{answer, store::invalidate_tags, tag_index::TagIndex, SOURCE_HEADER};
+use cachet_worker::sw::{answer, invalidate::invalidate_tags, tag_index::TagIndex, SOURCE_HEADER};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

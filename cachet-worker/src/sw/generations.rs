@@ -18,9 +18,6 @@ use super::tag_index::TagIndex;
 use crate::error::{commit, idb};
 use crate::Error;
 
-/// The object store of the generations, in the entry index's database.
-pub(crate) const GENERATIONS: &str = "generations";
-
 thread_local! {
     /// The generations as last loaded or written by this worker instance (`None`: not loaded yet).
     static CURRENT: RefCell<Option<Generations>> = const { RefCell::new(None) };

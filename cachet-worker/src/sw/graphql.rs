@@ -7,7 +7,7 @@
 //! refresh-and-retry when it is marked as authenticated, the offline queue when it is marked
 //! `X-Cachet-Queue-Offline: 1` ([`super::queue_plugin`]), the app's own. When the server answers 2xx,
 //! every entry carrying one of its invalidation tags is invalidated (the whole entry: there is no per-field
-//! patching; absent from then on, deleted in the background: [`super::store::invalidate_tags`]) and
+//! patching; absent from then on, deleted in the background: [`super::invalidate::invalidate_tags`]) and
 //! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx
 //! answer, GraphQL `errors` or not: a mutation that partly failed may still have changed data, and a
 //! needless re-fetch costs less than stale data. A queued mutation invalidates when its replay succeeds.
@@ -29,9 +29,9 @@ use web_sys::{Request, Response};
 use super::clock::random_u128;
 use super::engine::WorkerNetwork;
 use super::http::{fetch_raw, with_header, without_cachet_headers};
+use super::invalidate::invalidate_everywhere;
 use super::queue;
 use super::queue_plugin::QueueOffline;
-use super::store::invalidate_everywhere;
 use crate::Error;
 
 /// Answers a GraphQL mutation or subscription the core classified as `call` (queries are the engine's

@@ -29,8 +29,9 @@ use web_sys::{Client, ExtendableMessageEvent};
 
 use super::broadcast::broadcast;
 use super::http::await_js;
+use super::invalidate::invalidate_everywhere;
 use super::queue::{self, Trigger};
-use super::store::{cache_storage, exclusive_writes, invalidate_everywhere, note_invalidation};
+use super::store::{cache_storage, exclusive_writes, note_invalidation};
 #[cfg(feature = "devtools")]
 use super::{dead_letters, snapshot};
 use super::{handover, identity, queue_store, tag_index};

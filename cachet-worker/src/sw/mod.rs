@@ -39,6 +39,7 @@ pub mod graphql;
 pub mod handover;
 mod http;
 pub mod identity;
+pub mod invalidate;
 pub mod messages;
 mod page_auth;
 mod plugins;

@@ -29,8 +29,8 @@ use web_sys::{
 };
 
 use super::http::await_js;
+use super::invalidate::invalidate_everywhere;
 use super::router::answer;
-use super::store::invalidate_everywhere;
 use crate::Error;
 
 /// Handles one `push` event; every step's failure is reported on the console, none is thrown.

@@ -86,9 +86,9 @@ use web_sys::{Request, Response};
 use super::broadcast::broadcast;
 use super::clock::{now_ms, random, random_u128};
 use super::http::{await_js, header_pairs, not_queued_answer, queued_answer};
+use super::invalidate::invalidate_everywhere;
 use super::queue_send::{refresh, send};
 use super::queue_store;
-use super::store::invalidate_everywhere;
 use crate::Error;
 
 /// The Background Sync tag the queue registers.

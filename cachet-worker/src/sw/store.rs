@@ -14,13 +14,11 @@ use cachet_core::devtools::EntryDetails;
 use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
 use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
 use cachet_core::generations::{stamp_header, GENERATION_HEADER};
-use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Cache, Response};
 
-use super::broadcast::broadcast;
 use super::http::{await_js, body_bytes, rebuild, remark, SOURCE_HEADER};
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -248,31 +246,6 @@ pub(crate) async fn make_room() -> Result<(), Error> {
         evict_half(&open_cache(name).await?, &index, name).await?;
     }
     Ok(())
-}
-
-/// Invalidates `tags`: bumps their generations (committed to IndexedDB: from then on, in this worker
-/// instance and in any later one, no entry they carry is served), then broadcasts `cache-invalidated
-/// {tags}`, then hands the sweep of their stale entries to `background` (`waitUntil`). Constant time:
-/// no entry is read or deleted before it returns.
-pub async fn invalidate_tags(
-    index: &TagIndex,
-    tags: &[String],
-    background: &dyn Fn(Promise),
-) -> Result<(), Error> {
-    note_invalidation(Some(tags));
-    super::generations::bump(index, tags).await?;
-    broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
-    background(super::sweep::after_invalidation(tags.to_vec()));
-    Ok(())
-}
-
-/// [`invalidate_tags`] on the worker's shared entry index: what a page's `invalidate-tags`, a mutation,
-/// a push and a replayed queued mutation do.
-pub(crate) async fn invalidate_everywhere(
-    tags: &[String],
-    background: &dyn Fn(Promise),
-) -> Result<(), Error> {
-    invalidate_tags(&*super::tag_index::shared().await?, tags, background).await
 }
 
 /// Removes `entries` (`(url, cache)`) from their caches (every delete issued at once), then from the

@@ -1,6 +1,6 @@
 //! Deleting what invalidation left stale, after the invalidation has answered.
 //!
-//! An invalidation only bumps generations ([`super::store::invalidate_tags`]); the entries it made stale
+//! An invalidation only bumps generations ([`super::invalidate::invalidate_tags`]); the entries it made stale
 //! are already absent to every lookup, and are deleted here, in the background (`waitUntil`):
 //!
 //! - [`after_invalidation`]: the stale entries of the invalidated tags (found by the tag index), at most

@@ -14,9 +14,11 @@
 use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use super::generations::GENERATIONS;
 use crate::error::{commit, idb};
 use crate::Error;
+
+/// The object store of the generations, in the entry index's database.
+pub(crate) const GENERATIONS: &str = "generations";
 
 /// The IndexedDB database of the Service Worker.
 pub const DATABASE: &str = "cachet-sw";
