@@ -25,7 +25,7 @@ use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
 use super::clock::increasing_ms;
 use super::http::{fetch_network, without_cachet_headers};
-use super::store::{open_cache, CacheStore};
+use super::store::CacheStore;
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -71,12 +71,7 @@ impl Target {
 /// stale-while-revalidate re-fetch) is handed to `background`, which should keep the worker alive until
 /// it settles (`FetchEvent.waitUntil`).
 pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<Response, Error> {
-    let cache = match &target.job.entry {
-        Some(entry) => Some(open_cache(entry.cache).await?),
-        None => None,
-    };
     let store = CacheStore {
-        cache,
         index: target.index.clone(),
         background: background.clone(),
         request_url: target.request.url(),

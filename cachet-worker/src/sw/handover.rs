@@ -16,7 +16,7 @@ use web_sys::{Headers, Response, ResponseInit};
 
 use super::engine::{fetched, WorkerHost};
 use super::http::SOURCE_HEADER;
-use super::store::{open_cache, CacheStore};
+use super::store::CacheStore;
 use super::{identity, plugins, tag_index};
 use crate::Error;
 
@@ -49,10 +49,10 @@ pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Resul
                 continue;
             }
         };
-        let Some(key) = job.entry.clone() else {
+        if job.entry.is_none() {
             outcomes.push(Err(Refused::NoPartition));
             continue;
-        };
+        }
         let response = match response_of(entry) {
             Ok(response) => response,
             Err(error) => {
@@ -67,7 +67,6 @@ pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Resul
             entry.request.body.as_deref().map(|body| Rc::from(body.as_bytes()));
         let background: Rc<dyn Fn(Promise)> = Rc::new(drop);
         let store = CacheStore {
-            cache: Some(open_cache(key.cache).await?),
             index: index.clone(),
             background: background.clone(),
             request_url: entry.request.url.clone(),
