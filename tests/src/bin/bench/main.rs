@@ -9,12 +9,15 @@
 
 mod browser;
 mod cdp;
+mod checks;
+mod invalidation;
 mod profile;
 mod report;
 mod server;
 mod sizes;
 mod variants;
 mod wasm_names;
+mod workload_model;
 mod workloads;
 
 use std::path::PathBuf;

@@ -36,6 +36,9 @@ pub struct Sizes {
 /// The files of cachet's Service Worker in `dist/`.
 const SERVICE_WORKER_FILES: [&str; 5] =
     ["service-worker.js", "cachet-sw-config.js", "cachet-build.js", "cachet-sw.js", "cachet-sw_bg.wasm"];
+/// The worker an app with the bench's config gets (`bench-sw`: no devtools, no push), as `cargo xtask
+/// bench` builds it: what the cachet variant runs.
+pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
 /// Where `cargo xtask bench` puts the two Yew apps.
 pub const YEW_APPS_DIR: &str = "bench/yew-size/dist";
 
@@ -78,7 +81,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
     };
     // What the timed cachet worker loads: the bench's own build of the worker (no devtools, no push),
     // with the shim, config and stamp of `dist/`.
-    let bench_sw = crate::variants::BENCH_SW_DIR;
+    let bench_sw = BENCH_SW_DIR;
     let loaded: Vec<String> = SERVICE_WORKER_FILES
         .iter()
         .map(|file| match *file {

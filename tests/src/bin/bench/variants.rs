@@ -4,6 +4,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use crate::sizes::BENCH_SW_DIR;
+
 /// What answers the page's GraphQL requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
@@ -69,9 +71,7 @@ pub const WORKBOX_BUNDLE: &str = "bench/dist/workbox-sw.js";
 /// cachet's Service Worker files from trunk's `dist/`: the shim and the build stamp (the config is the
 /// bench's own).
 const CACHET_FILES: [&str; 2] = ["service-worker.js", "cachet-build.js"];
-/// The worker an app with the bench's config gets (`bench-sw`: no devtools, no push), as `cargo xtask
-/// bench` builds it.
-pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
+/// The bench worker's two files in [`BENCH_SW_DIR`].
 const BENCH_SW_FILES: [&str; 2] = ["cachet-sw.js", "cachet-sw_bg.wasm"];
 /// The agent worker `<CachetProvider>` starts, from trunk's `dist/`.
 const AGENT_FILES: [&str; 2] = ["cachet-agent.js", "cachet-agent_bg.wasm"];

@@ -1,0 +1,161 @@
+//! The bench's vocabulary, shared by the workloads, the report and the profile phase: what is measured
+//! ([`Workload`]), how many times ([`Settings`]), one measured cell ([`Measurement`]) and a variant's
+//! origins ([`Site`]).
+
+use crate::server::Origin;
+use crate::variants::Variant;
+
+/// What is measured, one row of the results table each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// A query answered from the cache, 1 KB.
+    Hit1k,
+    /// A query answered from the cache, 100 KB.
+    Hit100k,
+    /// A new query each time (1 KB): the server answers, the worker stores.
+    Miss,
+    /// The same with 1 000 entries stored.
+    Miss1k,
+    /// The same with 10 000 entries stored.
+    Miss10k,
+    /// A mutation that invalidates one stored query.
+    Mutation,
+    /// A mutation's fetch until the `cache-invalidated` broadcast reaches the page.
+    InvalidationEvent,
+    /// A mutation's fetch until the invalidated query has been read again (fresh, from the server).
+    InvalidationFresh,
+    /// A mutation's fetch until a `use_cachet_gql` component shows the fresh data (cachet only).
+    HookRerender,
+    /// A stopped worker until the first answer (a stored 1 KB query).
+    ColdStart,
+    /// `invalidate-tags` of one tag (100 entries) with 1 000 entries stored, until the ack.
+    Invalidate1k,
+    /// The same with 10 000 entries stored.
+    Invalidate10k,
+}
+
+impl Workload {
+    /// Every workload, in table order.
+    pub const ALL: [Workload; 12] = [
+        Workload::Hit1k,
+        Workload::Hit100k,
+        Workload::Miss,
+        Workload::Miss1k,
+        Workload::Miss10k,
+        Workload::Mutation,
+        Workload::Invalidate1k,
+        Workload::Invalidate10k,
+        Workload::ColdStart,
+        Workload::InvalidationEvent,
+        Workload::InvalidationFresh,
+        Workload::HookRerender,
+    ];
+
+    /// The row title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Workload::Hit1k => "GraphQL hit, 1 KB",
+            Workload::Hit100k => "GraphQL hit, 100 KB",
+            Workload::Miss => "GraphQL miss, 1 KB (network + store)",
+            Workload::Miss1k => "GraphQL miss, 1k cached",
+            Workload::Miss10k => "GraphQL miss, 10k cached",
+            Workload::Mutation => "mutation invalidating 1 entry",
+            Workload::InvalidationEvent => "mutation → `cache-invalidated` received in the page",
+            Workload::InvalidationFresh => "mutation → event → fresh data read again",
+            Workload::HookRerender => "mutation → `use_cachet_gql` re-rendered with fresh data",
+            Workload::ColdStart => "cold start: stopped SW → first answer (stored 1 KB)",
+            Workload::Invalidate1k => "invalidate 1 tag (100 entries), 1k cached",
+            Workload::Invalidate10k => "invalidate 1 tag (100 entries), 10k cached",
+        }
+    }
+
+    /// Whether the workload means anything for `variant` (tags and workers need a worker).
+    pub fn applies_to(self, variant: Variant) -> bool {
+        match self {
+            Workload::HookRerender => variant == Variant::Cachet,
+            Workload::InvalidationEvent
+            | Workload::InvalidationFresh
+            | Workload::Invalidate1k
+            | Workload::Invalidate10k
+            | Workload::Miss1k
+            | Workload::Miss10k => variant != Variant::NoSw,
+            _ => true,
+        }
+    }
+}
+
+/// Iteration counts: `(timed, warm-up)` per workload.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Each hit workload.
+    pub hit: (u64, u64),
+    /// The miss workload.
+    pub miss: (u64, u64),
+    /// The mutation workload.
+    pub mutation: (u64, u64),
+    /// The invalidation → event workload.
+    pub event: (u64, u64),
+    /// The mutation → hook re-rendered workload.
+    pub hook: (u64, u64),
+    /// Each invalidate-tags workload (each round seeds its 100 entries again first).
+    pub invalidate: (u64, u64),
+    /// The misses timed at each of the two cache sizes.
+    pub miss_at_size: (u64, u64),
+    /// Cold starts (no warm-up: each one is a first answer).
+    pub cold: u64,
+    /// Entries stored for the small and the large invalidation case.
+    pub cached: (u64, u64),
+}
+
+impl Settings {
+    /// The figures of BENCHMARKS.md.
+    pub const FULL: Settings = Settings {
+        hit: (200, 20),
+        miss: (200, 10),
+        mutation: (100, 10),
+        event: (50, 5),
+        hook: (50, 5),
+        invalidate: (20, 2),
+        miss_at_size: (20, 2),
+        cold: 20,
+        cached: (1_000, 10_000),
+    };
+
+    /// A smoke run: every workload and check, few iterations, small caches.
+    pub const QUICK: Settings = Settings {
+        hit: (20, 3),
+        miss: (20, 2),
+        mutation: (10, 2),
+        event: (5, 1),
+        hook: (5, 1),
+        invalidate: (3, 1),
+        miss_at_size: (5, 1),
+        cold: 3,
+        cached: (300, 600),
+    };
+}
+
+/// One measured row cell.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// What.
+    pub workload: Workload,
+    /// Who.
+    pub variant: Variant,
+    /// Milliseconds, one per timed iteration.
+    pub samples: Vec<f64>,
+}
+
+/// A variant's two origins: `main` for most workloads, `fresh` (empty storage) for the invalidation runs.
+pub struct Site {
+    /// The variant.
+    pub variant: Variant,
+    /// Its main origin.
+    pub main: Origin,
+    /// Its origin for the invalidation runs, which start from an empty cache.
+    pub fresh: Origin,
+    /// Its origin for the spans of the profile phase (a traced copy of its worker).
+    pub traced: Origin,
+    /// Its origin for the CPU profiles (the worker itself; cachet's wasm with function names).
+    pub profiled: Origin,
+}
