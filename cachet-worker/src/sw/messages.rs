@@ -65,7 +65,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
         answer(event, &reply);
     }
     if let Some(trigger) = then_replay {
-        replay(trigger, event, config).await;
+        replay(trigger, config, &background).await;
     }
 }
 
@@ -158,11 +158,8 @@ fn answer(event: &ExtendableMessageEvent, reply: &SwToPage) {
 }
 
 /// Feeds the mutation queue; its events are broadcast, so nothing is answered.
-async fn replay(trigger: Trigger, event: &ExtendableMessageEvent, config: &Rc<Config>) {
-    let background = |promise: js_sys::Promise| {
-        let _ = event.wait_until(&promise);
-    };
-    if let Err(error) = queue::replay(trigger, config, &background).await {
+async fn replay(trigger: Trigger, config: &Rc<Config>, background: &dyn Fn(js_sys::Promise)) {
+    if let Err(error) = queue::replay(trigger, config, background).await {
         web_sys::console::error_1(&format!("cachet: replaying the mutation queue: {error}").into());
     }
 }

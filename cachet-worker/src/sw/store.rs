@@ -5,7 +5,7 @@
 //!
 //! Invalidation is by generations ([`cachet_core::generations`], [`super::generations`]): every stored
 //! response carries `X-Cachet-Generation` (the clock when its request began, and its tags), a lookup
-//! whose entry is not current finds nothing, and [`invalidate_tags`] only bumps its tags' generations
+//! whose entry is not current finds nothing, and [`super::invalidate::invalidate_tags`] only bumps its tags' generations
 //! before it answers; the stale entries are deleted afterwards ([`super::sweep`]).
 
 use std::rc::Rc;
@@ -26,7 +26,8 @@ use crate::Error;
 /// The header recording when a stored response was fetched (Unix milliseconds).
 const STORED_AT_HEADER: &str = "x-cachet-stored-at";
 
-/// One job's cache (opened when the job has an entry) and the worker's entry index.
+/// One job's store: Cache Storage (a lookup names the entry's cache, a store opens it) and the worker's
+/// entry index.
 pub(crate) struct CacheStore {
     pub(crate) index: Rc<TagIndex>,
     /// Keeps background work (marking an entry used) alive: `FetchEvent.waitUntil`.
@@ -57,20 +58,19 @@ impl Store<Response, Error> for CacheStore {
         let Ok(stored) = found.dyn_into::<Response>() else {
             return Ok(None);
         };
+        let headers = stored.headers();
+        let header = |name: &str| headers.get(name).ok().flatten();
         // An invalidated entry (or one without a readable stamp) is absent: the network answers, and
         // its answer replaces it. Memory only: the generations were loaded when the job began.
-        if !super::generations::is_current_stamp(
-            stored.headers().get(GENERATION_HEADER).ok().flatten().as_deref(),
-        ) {
+        if !super::generations::is_current_stamp(header(GENERATION_HEADER).as_deref()) {
             return Ok(None);
         }
-        let stored_at =
-            stored.headers().get(STORED_AT_HEADER).ok().flatten().and_then(|at| at.parse::<u64>().ok());
+        let stored_at = header(STORED_AT_HEADER).and_then(|at| at.parse::<u64>().ok());
         let marked = [(SOURCE_HEADER, "cache")];
         if !read_body {
             // Stored marked (see `store`): handed on as the cache gave it, the browser's own body, as
             // Workbox does. An entry stored before the mark is wrapped in a response that says it.
-            if stored.headers().get(SOURCE_HEADER).ok().flatten().as_deref() == Some("cache") {
+            if header(SOURCE_HEADER).as_deref() == Some("cache") {
                 return Ok(Some(Hit { response: stored, stored_at, body: None }));
             }
             return Ok(Some(Hit { response: remark(&stored, &marked)?, stored_at, body: None }));
