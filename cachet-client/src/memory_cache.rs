@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use cachet_core::engine::EntryKey;
+use cachet_core::engine::{EntryKey, Invalidations};
 use cachet_core::handover::{HandedEntry, HandedRequest, HandedResponse, MAX_ENTRIES};
 use cachet_core::tags::is_hit;
 
@@ -31,6 +31,9 @@ pub(crate) struct MemoryCache {
     uses: u64,
     /// Bumped by every invalidation and clear: see [`MemoryCache::generation`].
     generation: u64,
+    /// The invalidations and clears begun, by tags: an answer stored after one that its request predates
+    /// is not kept (see `crate::page_engine`).
+    pub(crate) invalidations: Invalidations,
 }
 
 impl MemoryCache {
@@ -111,6 +114,7 @@ impl MemoryCache {
     /// Removes every entry carrying one of `tags`; returns how many.
     pub(crate) fn invalidate(&mut self, tags: &[String]) -> usize {
         self.generation += 1;
+        self.invalidations.note(Some(tags));
         let before = self.entries.len();
         self.entries.retain(|_, entry| !is_hit(&entry.tags, tags));
         before - self.entries.len()
@@ -119,6 +123,7 @@ impl MemoryCache {
     /// Removes everything (`clearAuth`, or another tab logged out).
     pub(crate) fn clear(&mut self) {
         self.generation += 1;
+        self.invalidations.note(None);
         self.entries.clear();
     }
 

@@ -45,7 +45,8 @@ impl Inner {
         let plugins = self.plugins_for(auth);
         let sent = Rc::new(RefCell::new(None));
         let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: Some(sent.clone()) };
-        let edge = PageStore { inner: self.clone(), handed, sent };
+        let begun = self.cache.borrow().invalidations.begun();
+        let edge = PageStore { inner: self.clone(), handed, sent, begun };
         let runner = Runner { store: edge.clone(), network, host: edge, plugins, method, url: url.clone() };
         match run(job, Rc::new(runner)).await {
             Ok(served) => Ok((served.response, served.source == Source::Cache)),
@@ -97,6 +98,9 @@ struct PageStore {
     inner: Rc<Inner>,
     handed: Option<HandedRequest>,
     sent: Rc<RefCell<Option<String>>>,
+    /// The memory cache's last invalidation when the job began: an answer whose request began before an
+    /// invalidation of its tags or a clear may predate it.
+    begun: u64,
 }
 
 impl Store<HttpResponse, Error> for PageStore {
@@ -116,6 +120,11 @@ impl Store<HttpResponse, Error> for PageStore {
         keep: u32,
         now: u64,
     ) -> Result<bool, Error> {
+        if self.inner.cache.borrow().invalidations.since(self.begun, tags) {
+            // Its tags invalidated, or everything cleared, since the request began (the answer is stored
+            // after it is given): not kept, as in the worker.
+            return Ok(false);
+        }
         let handed = self.handed.clone().map(|mut request| {
             request.authorization = self.sent.borrow().as_deref().map(auth_fingerprint);
             request

@@ -96,6 +96,8 @@ async fn queries_are_cached_by_tags_and_mutations_invalidate_them() {
     client.query_gql::<Value>(anonymous, None, GqlOptions::default()).await.unwrap();
     let tagged = GqlOptions { tags: Some(vec!["Dashboard".into()]), ..GqlOptions::default() };
     client.query_gql::<Value>("query Dashboard { stats }", None, tagged.clone()).await.unwrap();
+    // Answers are stored after they are given (in the background, as in the worker): let it run.
+    gloo::timers::future::TimeoutFuture::new(0).await;
     assert_eq!(client.memory_cache_len(), 3);
 
     let mut events = client.events();

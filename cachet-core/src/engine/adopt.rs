@@ -27,5 +27,5 @@ pub async fn adopt<R: 'static, E: Display, S: Store<R, E>, N, H: Host>(
         }
     }
     let call = Call { method: runner.method, url: &runner.url, job: Some(&job) };
-    keep(&call, fetched, &runner.store, &runner.host, &runner.plugins, stored_at.min(now)).await.map(Some)
+    Ok(Some(keep(&call, fetched, &runner.store, &runner.host, &runner.plugins, stored_at.min(now)).await))
 }

@@ -5,6 +5,8 @@
 //! - [`key`]: where an answer is stored (cache, entry URL), for both edges.
 //! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
 //!   an answer is stored and with which tags, what a background re-fetch announces.
+//! - [`commit`]: the storing step: decided as the answer arrives, carried out after it is given.
+//! - [`invalidations`]: the invalidations begun, which an answer stored after them may predate.
 //! - [`run`](mod@run): the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
 //! - [`response`]: what moves between store, network and plugins ([`Hit`], [`Fetched`], [`Source`],
 //!   [`Message`]).
@@ -12,6 +14,8 @@
 //! - [`adopt`](mod@adopt): an answer fetched elsewhere (a page's hand-over) stored by the runner's storing step.
 
 pub mod adopt;
+mod commit;
+pub mod invalidations;
 pub mod key;
 pub mod plan;
 pub mod plugin;
@@ -19,6 +23,7 @@ pub mod response;
 pub mod run;
 
 pub use adopt::adopt;
+pub use invalidations::Invalidations;
 pub use key::EntryKey;
 pub use plan::{Job, NotStored, Storing};
 pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};

@@ -124,7 +124,8 @@ pub trait Plugin<R: 'static> {
         Box::pin(std::future::ready(None))
     }
 
-    /// The answer, from `source`, just before it is returned.
+    /// The answer, from `source`, just before it is returned. A network answer may still be being stored
+    /// (in the background): return a new response rather than changing this one's headers in place.
     fn handler_will_respond(&self, _call: &Call<'_>, response: R, _source: Source) -> R {
         response
     }

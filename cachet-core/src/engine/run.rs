@@ -14,8 +14,9 @@ use std::rc::Rc;
 
 use crate::protocol::SwEvent;
 
+use super::commit;
 use super::key::EntryKey;
-use super::plan::{self, AfterLookup, AfterNetworkFailure, Answered, Job, NotStored, Start, Storing};
+use super::plan::{self, AfterLookup, AfterNetworkFailure, Job, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
 pub use super::response::{Fetched, Hit, Source};
 
@@ -155,7 +156,7 @@ impl<R: 'static, S, N, H> Runner<R, S, N, H> {
 /// Answers `job` with its strategy, through the runner's plugins.
 pub async fn run<R, E, S, N, H>(job: Job, runner: Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
-    R: 'static,
+    R: Clone + 'static,
     E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
@@ -223,7 +224,7 @@ async fn finish<R: 'static, E: Display>(
 /// The strategy's steps, before the last hooks.
 async fn answer<R, E, S, N, H>(job: &Rc<Job>, runner: &Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
-    R: 'static,
+    R: Clone + 'static,
     E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
@@ -250,10 +251,8 @@ where
             _ => {}
         }
     }
-    match fetch_and_store(job, runner).await {
-        Ok((fetched, storing)) => {
-            Ok(Served { response: fetched.response, source: Source::Network, storing: Some(storing) })
-        }
+    match fetch_then_store(job, runner).await {
+        Ok((response, storing)) => Ok(Served { response, source: Source::Network, storing: Some(storing) }),
         Err(error) if N::unreachable(&error) => {
             let (AfterNetworkFailure::FallBack, Some(entry)) =
                 (plan::after_network_failure(job, first), &job.entry)
@@ -275,13 +274,15 @@ where
 }
 
 /// The store's entry, as the plugins let it be used (`cached_response_will_be_used`: refused counts as
-/// absent).
+/// absent). A
+/// store of the entry still running in the background is waited for first ([`commit::settled`]).
 async fn lookup<R: 'static, E, S: Store<R, E>, N, H>(
     job: &Job,
     runner: &Runner<R, S, N, H>,
     entry: &EntryKey,
     read_body: bool,
 ) -> Result<Option<Hit<R>>, E> {
+    commit::settled(&entry.url).await;
     let Some(mut hit) = runner.store.lookup(entry, read_body).await? else { return Ok(None) };
     let call = runner.call(Some(job));
     for plugin in &runner.plugins {
@@ -331,7 +332,40 @@ where
     }
 }
 
-/// Asks the network, then stores the answer as [`keep`] decides.
+/// Asks the network and answers with what it said; the answer is stored, when [`commit::decide`] says so,
+/// in the background (Workbox's order: the store costs the answer nothing). The storing decided is
+/// returned; what the store made of it is reported to the host.
+async fn fetch_then_store<R, E, S, N, H>(
+    job: &Rc<Job>,
+    runner: &Rc<Runner<R, S, N, H>>,
+) -> Result<(R, Storing), E>
+where
+    R: Clone + 'static,
+    E: Display + 'static,
+    S: Store<R, E> + 'static,
+    N: Network<R, E> + 'static,
+    H: Host + 'static,
+{
+    let call = runner.call(Some(job));
+    let fetched = send(&call, &runner.network, &runner.plugins).await?;
+    let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
+    let (Storing::Store { .. }, Some(entry)) = (&storing, &job.entry) else {
+        return Ok((fetched.response, storing));
+    };
+    let response = fetched.response.clone();
+    let (url, decided, now) = (entry.url.clone(), storing.clone(), runner.host.now());
+    let (job, background) = (job.clone(), runner.clone());
+    let work = async move {
+        let (store, host) = (&background.store, &background.host);
+        let Some(entry) = &job.entry else { return };
+        commit::commit(entry, &job.announce_url, &fetched, decided, store, host, now).await;
+    };
+    commit::in_background(&runner.host, url, Box::pin(work));
+    Ok((response, storing))
+}
+
+/// Asks the network, then stores the answer as [`keep`] decides, before it returns (a background
+/// re-fetch: what it announces follows the store).
 async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E>, H: Host>(
     job: &Job,
     runner: &Runner<R, S, N, H>,
@@ -339,12 +373,12 @@ async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E
     let call = runner.call(Some(job));
     let fetched = send(&call, &runner.network, &runner.plugins).await?;
     let (store, host) = (&runner.store, &runner.host);
-    let storing = keep(&call, &fetched, store, host, &runner.plugins, host.now()).await?;
+    let storing = keep(&call, &fetched, store, host, &runner.plugins, host.now()).await;
     Ok((fetched, storing))
 }
 
-/// Stores `fetched` for `call`'s job at `now` when [`plan::storing`] and every plugin's `cache_will_update`
-/// agree: after a network answer, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
+/// Stores `fetched` for `call`'s job at `now` when [`commit::decide`] says so, and returns what became of
+/// it: for a background re-fetch, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
 pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, H: Host>(
     call: &Call<'_>,
     fetched: &Fetched<R>,
@@ -352,27 +386,12 @@ pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, H: Host>(
     host: &H,
     plugins: &[Rc<dyn Plugin<R>>],
     now: u64,
-) -> Result<Storing, E> {
-    let Some(job) = call.job else { return Ok(Storing::Skip(NotStored::Strategy)) };
-    let answered = Answered {
-        status: fetched.status,
-        auth_failure: fetched.auth_failure,
-        body: &fetched.body,
-        server_tags: fetched.server_tags.as_deref(),
+) -> Storing {
+    let storing = commit::decide(call, fetched, host, plugins);
+    let Some((job, entry)) = call.job.and_then(|job| Some((job, job.entry.as_ref()?))) else {
+        return storing;
     };
-    let storing = plan::storing(job, &answered);
-    let (Storing::Store { tags, keep, ignored_server_tags }, Some(entry)) = (&storing, &job.entry) else {
-        return Ok(storing);
-    };
-    if let Some(warning) = ignored_server_tags {
-        host.warn(warning);
-    }
-    Ok(if !plugins.iter().all(|plugin| plugin.cache_will_update(call, fetched)) {
-        Storing::Skip(NotStored::Plugin)
-    } else {
-        let stored = store.store(entry, fetched, tags, *keep, now).await;
-        plan::after_store(stored, storing, &job.announce_url, &|warning| host.warn(warning))
-    })
+    commit::commit(entry, &job.announce_url, fetched, storing, store, host, now).await
 }
 
 /// Stale-while-revalidate's re-fetch: stores the fresh answer and announces a change. A failure keeps the

@@ -178,6 +178,7 @@ fn a_plugin_moves_the_key_vetoes_a_store_and_refuses_a_cached_entry() {
     let fake = Rc::new(Fake::default());
     let plugins = probes(&log, Probe { key_suffix: Some("#v2"), ..Probe::default() }, Probe::default());
     block(run_with(get_job(Strategy::CacheFirst), &fake, Script::new(vec![OK]), plugins)).unwrap();
+    fake.settle();
     let stored: Vec<String> = fake.entries.borrow().keys().cloned().collect();
     assert_eq!(stored, ["https://app.test/api/notes#v2"], "stored under the key the plugin chose");
 

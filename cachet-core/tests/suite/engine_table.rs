@@ -12,7 +12,9 @@ use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::{CacheBounds, Config};
 use cachet_core::engine::plan::{self, Job, NotStored, Storing};
 use cachet_core::engine::plugin::{self, Message, Plugin};
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Hit, Host, Network, Runner, Source, Store};
+use cachet_core::engine::{
+    run, EntryKey, Failed, Fetched, Hit, Host, Invalidations, Network, Runner, Source, Store,
+};
 use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
 use cachet_core::strategy::Strategy;
@@ -87,8 +89,38 @@ pub(crate) async fn run_with<N: Network<Resp, Error> + 'static>(
     plugins.extend(extra);
     let method = if job.document { "POST" } else { "GET" };
     let url = job.announce_url.clone();
-    let runner = Runner { store: fake.clone(), network, host: fake.clone(), plugins, method, url };
+    let store = JobStore { begun: fake.invalidations.borrow().begun(), fake: fake.clone() };
+    let runner = Runner { store, network, host: fake.clone(), plugins, method, url };
     run(job, Rc::new(runner)).await
+}
+
+/// The fake store as one job sees it: an answer whose request began before an invalidation of its tags
+/// is not kept (as both edges' stores do).
+struct JobStore {
+    fake: Rc<Fake>,
+    begun: u64,
+}
+
+impl Store<Resp, Error> for JobStore {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<Resp>>, Error> {
+        self.fake.lookup(entry, read_body).await
+    }
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<Resp>,
+        tags: &[String],
+        keep: u32,
+        now: u64,
+    ) -> Result<bool, Error> {
+        if self.fake.invalidations.borrow().since(self.begun, tags) {
+            return Ok(false);
+        }
+        self.fake.store(entry, fetched, tags, keep, now).await
+    }
+    fn used(&self, entry: &EntryKey, now: u64) {
+        self.fake.used(entry, now)
+    }
 }
 
 /// Body, stored-at time, tags.
@@ -101,6 +133,15 @@ pub(crate) struct Fake {
     background: RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>,
     announced: RefCell<Vec<SwEvent>>,
     warnings: RefCell<Vec<String>>,
+    invalidations: RefCell<Invalidations>,
+}
+
+impl Fake {
+    /// Runs the background work handed so far (the stores after the answers), as a host does.
+    pub(crate) fn settle(&self) {
+        let background: Vec<_> = self.background.borrow_mut().drain(..).collect();
+        background.into_iter().for_each(futures::executor::block_on);
+    }
 }
 
 impl Store<Resp, Error> for Fake {
@@ -279,7 +320,10 @@ fn a_store_that_fails_costs_the_entry_never_the_answer() {
         let served = futures::executor::block_on(run(job, Rc::new(runner)));
         let served = served.unwrap_or_else(|_| panic!("{strategy:?}: the answer was lost with the store"));
         assert_eq!(served.response.body, "{\"data\":{}}");
-        assert_eq!(served.storing, Some(Storing::Skip(NotStored::StoreFailed)), "{strategy:?}");
+        // The answer is given before the store: the store, and its failure, come in the background.
+        assert!(matches!(served.storing, Some(Storing::Store { .. })), "{strategy:?}");
+        let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
+        background.into_iter().for_each(futures::executor::block_on);
         let warnings = fake.warnings.borrow();
         assert!(
             warnings
@@ -297,23 +341,23 @@ fn every_strategy_entry_and_network_answer() {
     #[rustfmt::skip]
     let table: Vec<(Strategy, Held, [&str; 5])> = vec![
         //                                     ok                      unreachable        auth failure (2xx)   error answer (500)     over-size
-        (Strategy::CacheFirst, Absent,        ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheFirst, Absent,        ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::CacheFirst, Fresh,         ["cache",               "cache",           "cache",             "cache",               "cache"]),
-        (Strategy::CacheFirst, Expired,       ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheFirst, Expired,       ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::CacheOnly, Absent,         ["ERR not-cached",      "ERR not-cached",  "ERR not-cached",    "ERR not-cached",      "ERR not-cached"]),
         (Strategy::CacheOnly, Fresh,          ["cache",               "cache",           "cache",             "cache",               "cache"]),
         (Strategy::CacheOnly, Expired,        ["ERR not-cached",      "ERR not-cached",  "ERR not-cached",    "ERR not-cached",      "ERR not-cached"]),
-        (Strategy::NetworkFirst, Absent,      ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
-        (Strategy::NetworkFirst, Fresh,       ["network stored",      "cache",           "network skip:auth", "network skip:status", "network skip:too-large"]),
-        (Strategy::NetworkFirst, Expired,     ["network stored",      "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
-        (Strategy::StaleWhileRevalidate, Absent, ["network stored",   "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkFirst, Absent,      ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkFirst, Fresh,       ["network stored ~ stored","cache",           "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::NetworkFirst, Expired,     ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::StaleWhileRevalidate, Absent, ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::StaleWhileRevalidate, Fresh,  ["cache ~ stored updated", "cache ~ kept", "cache ~ kept",   "cache ~ kept",        "cache ~ kept"]),
-        (Strategy::StaleWhileRevalidate, Expired, ["network stored",  "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::StaleWhileRevalidate, Expired, ["network stored ~ stored","ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::NetworkOnly, Absent,       ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
         (Strategy::NetworkOnly, Fresh,        ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
-        (Strategy::CacheAndNetwork, Absent, ["network stored",        "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheAndNetwork, Absent, ["network stored ~ stored",  "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::CacheAndNetwork, Fresh,  ["cache ~ stored updated", "cache ~ kept",   "cache ~ kept",      "cache ~ kept",        "cache ~ kept"]),
-        (Strategy::CacheAndNetwork, Expired, ["network stored",       "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
+        (Strategy::CacheAndNetwork, Expired, ["network stored ~ stored", "ERR unreachable", "network skip:auth", "network skip:status", "network skip:too-large"]),
         (Strategy::NetworkOnly, Expired,      ["network skip:strategy", "ERR unreachable", "network skip:strategy", "network skip:strategy", "network skip:strategy"]),
     ];
     assert_eq!(table.len(), Strategy::ALL.len() * 3, "every strategy × absent / fresh / expired");
@@ -480,10 +524,9 @@ impl parity::Edge for NativeEdge {
         }
     }
     async fn invalidate(&self, tags: &[&str]) {
-        self.fake
-            .entries
-            .borrow_mut()
-            .retain(|_, entry| !entry.2.iter().any(|tag| tags.contains(&tag.as_str())));
+        let tags: Vec<String> = tags.iter().map(|tag| (*tag).to_owned()).collect();
+        self.fake.invalidations.borrow_mut().note(Some(&tags));
+        self.fake.entries.borrow_mut().retain(|_, entry| !entry.2.iter().any(|tag| tags.contains(tag)));
     }
     async fn updated(&self, _expected: usize) -> usize {
         let background: Vec<_> = self.fake.background.borrow_mut().drain(..).collect();
@@ -499,4 +542,32 @@ fn the_parity_table_over_the_fakes() {
     let edge =
         NativeEdge { fake: Rc::new(Fake::default()), config: Config::from_json_str(parity::CONFIG).unwrap() };
     futures::executor::block_on(parity::run_all(&edge));
+}
+
+/// Workbox's order: a miss is answered before its answer is stored (the store runs in the background),
+/// yet the engine reads its own writes: a lookup of the entry while its store still runs waits for it.
+#[test]
+fn a_miss_is_answered_before_it_is_stored_and_a_lookup_waits_for_the_store() {
+    use futures::task::LocalSpawnExt;
+    for strategy in [Strategy::CacheFirst, Strategy::NetworkFirst, Strategy::StaleWhileRevalidate] {
+        let fake = Rc::new(Fake::default());
+        let job = get_job(strategy);
+        let url = job.announce_url.clone();
+        let network = Scripted { net: Net::Ok, body: "{\"data\":{}}".into(), server_tags: None };
+        let served = futures::executor::block_on(run_with(job, &fake, network, vec![]));
+        assert_eq!(served.map(|served| served.source).ok(), Some(Source::Network), "{strategy:?}");
+        assert!(fake.entries.borrow().get(&url).is_none(), "{strategy:?}: stored before the answer");
+        assert_eq!(fake.background.borrow().len(), 1, "{strategy:?}: the store is background work");
+
+        // The host runs its background work beside the next request, which comes first: offline, a
+        // cache-first lookup must find what the first answer is being stored as.
+        let mut pool = futures::executor::LocalPool::new();
+        for work in fake.background.borrow_mut().drain(..) {
+            pool.spawner().spawn_local(work).expect("spawn");
+        }
+        let offline = Scripted { net: Net::Unreachable, body: String::new(), server_tags: None };
+        let again = pool.run_until(run_with(get_job(Strategy::CacheFirst), &fake, offline, vec![]));
+        let again = again.unwrap_or_else(|error| panic!("{strategy:?}: the second request failed: {error}"));
+        assert_eq!((again.source, again.response.body.as_str()), (Source::Cache, "{\"data\":{}}"));
+    }
 }

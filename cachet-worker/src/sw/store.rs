@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use cachet_core::devtools::EntryDetails;
 use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
-use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
+use cachet_core::engine::{EntryKey, Fetched, Hit, Invalidations, Store};
 use cachet_core::generations::{stamp_header, GENERATION_HEADER};
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
@@ -278,50 +278,24 @@ pub async fn retire_old_caches(index: &TagIndex) -> Result<(), Error> {
     Ok(())
 }
 
-/// The invalidations begun by this worker instance: the number of the last one, and the recent ones.
-type Invalidations = (u64, std::collections::VecDeque<(u64, Option<Vec<String>>)>);
-
 thread_local! {
-    /// The invalidations this worker instance began: the number of the last one, and the most recent
-    /// ones as `(number, tags)`, `None` for a clear-all (every entry). A stopped worker's stores die with
-    /// it, so what began in another instance never matters.
+    /// The invalidations this worker instance began. A stopped worker's stores die with it, so what
+    /// began in another instance never matters.
     static INVALIDATIONS: std::cell::RefCell<Invalidations> = std::cell::RefCell::default();
 }
-
-/// How many recent invalidations are remembered; a store that began before all of them counts as missed.
-const INVALIDATIONS_REMEMBERED: usize = 256;
 
 /// The number of the last invalidation this worker instance began (a job notes it before it asks the
 /// network).
 pub(crate) fn invalidations_begun() -> u64 {
-    INVALIDATIONS.with(|log| log.borrow().0)
+    INVALIDATIONS.with(|log| log.borrow().begun())
 }
 
 /// Notes that an invalidation of `tags` (`None`: everything, a clear-all) begins.
 pub(crate) fn note_invalidation(tags: Option<&[String]>) {
-    INVALIDATIONS.with(|log| {
-        let (last, recent) = &mut *log.borrow_mut();
-        *last += 1;
-        recent.push_back((*last, tags.map(<[String]>::to_vec)));
-        if recent.len() > INVALIDATIONS_REMEMBERED {
-            recent.pop_front();
-        }
-    })
+    INVALIDATIONS.with(|log| log.borrow_mut().note(tags))
 }
 
 /// Whether an invalidation begun after number `since` covers an entry tagged `tags`.
 fn invalidated_since(since: u64, tags: &[String]) -> bool {
-    INVALIDATIONS.with(|log| {
-        let (last, recent) = &*log.borrow();
-        if *last == since {
-            return false;
-        }
-        if recent.front().is_none_or(|(oldest, _)| *oldest > since + 1) {
-            return true;
-        }
-        let covers = |invalidated: &Option<Vec<String>>| {
-            invalidated.as_ref().is_none_or(|invalidated| invalidated.iter().any(|tag| tags.contains(tag)))
-        };
-        recent.iter().filter(|(number, _)| *number > since).any(|(_, invalidated)| covers(invalidated))
-    })
+    INVALIDATIONS.with(|log| log.borrow().since(since, tags))
 }

@@ -1,0 +1,109 @@
+//! The storing step, in two halves: [`decide`] when the answer arrives (the planner's rules, the plugins'
+//! `cache_will_update`), [`commit`] when the store writes it. A network answer is given first and
+//! committed in the background ([`in_background`], as Workbox stores in `waitUntil`): what stays correct
+//! with that order is the store's business, and both stores keep it (an answer whose request began before
+//! an invalidation of its tags is stale whenever it lands: `cachet_core::generations` in the worker, the
+//! invalidation log in the page's memory cache).
+//!
+//! One instance of the engine reads its own writes: an entry whose store is still running is
+//! [`settled`] before it is looked up, so the request after a miss is a hit even when it comes before
+//! the store has finished.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use futures::future::{FutureExt, LocalBoxFuture, Shared};
+
+use super::key::EntryKey;
+use super::plan::{self, Answered, NotStored, Storing};
+use super::plugin::{Call, Plugin};
+use super::run::{Fetched, Host, Store};
+
+/// A store still running: whoever polls it first drives it (the host's background task, or a lookup
+/// that came before the background ran it), so a lookup never waits on a host that has not run it yet.
+type Running = Shared<LocalBoxFuture<'static, ()>>;
+
+/// The last store's number, and the stores still running by entry URL, each with its number.
+type Pending = (u64, HashMap<String, (u64, Running)>);
+
+thread_local! {
+    /// The stores still running in this instance of the engine (one worker, one page); a later store of
+    /// the same entry replaces an earlier one here.
+    static PENDING: RefCell<Pending> = RefCell::new((0, HashMap::new()));
+}
+
+/// Whether `fetched` is stored for `call`'s job: [`plan::storing`], then every plugin's
+/// `cache_will_update` (the first refusal is [`NotStored::Plugin`]). A malformed `X-SW-Cache-Tags` is
+/// reported to `host`.
+pub(super) fn decide<R: 'static, H: Host>(
+    call: &Call<'_>,
+    fetched: &Fetched<R>,
+    host: &H,
+    plugins: &[Rc<dyn Plugin<R>>],
+) -> Storing {
+    let Some(job) = call.job else { return Storing::Skip(NotStored::Strategy) };
+    let answered = Answered {
+        status: fetched.status,
+        auth_failure: fetched.auth_failure,
+        body: &fetched.body,
+        server_tags: fetched.server_tags.as_deref(),
+    };
+    let storing = plan::storing(job, &answered);
+    let Storing::Store { ignored_server_tags, .. } = &storing else { return storing };
+    if let Some(warning) = ignored_server_tags {
+        host.warn(warning);
+    }
+    if plugins.iter().all(|plugin| plugin.cache_will_update(call, fetched)) {
+        storing
+    } else {
+        Storing::Skip(NotStored::Plugin)
+    }
+}
+
+/// Carries out `storing` (a [`decide`] answer) of `fetched` at `entry`, stored at `now`: what it became
+/// ([`plan::after_store`]: a store that fails costs the entry, reported to `host`, never an error here).
+pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
+    entry: &EntryKey,
+    announce_url: &str,
+    fetched: &Fetched<R>,
+    storing: Storing,
+    store: &S,
+    host: &H,
+    now: u64,
+) -> Storing {
+    let Storing::Store { tags, keep, .. } = &storing else { return storing };
+    let stored = store.store(entry, fetched, tags, *keep, now).await;
+    plan::after_store(stored, storing, announce_url, &|warning| host.warn(warning))
+}
+
+/// Hands `work`, the store of `url`, to `host`'s background, known to [`settled`] until it finishes.
+pub(super) fn in_background<H: Host>(host: &H, url: String, work: Pin<Box<dyn Future<Output = ()>>>) {
+    let running = work.shared();
+    let number = PENDING.with(|pending| {
+        let (last, all) = &mut *pending.borrow_mut();
+        *last += 1;
+        all.insert(url.clone(), (*last, running.clone()));
+        *last
+    });
+    host.background(Box::pin(async move {
+        running.await;
+        PENDING.with(|pending| {
+            let all = &mut pending.borrow_mut().1;
+            if all.get(&url).is_some_and(|(mine, _)| *mine == number) {
+                all.remove(&url);
+            }
+        });
+    }));
+}
+
+/// Waits until the store of `url` still running in this instance, if any, has finished.
+pub(super) async fn settled(url: &str) {
+    let running = PENDING.with(|pending| pending.borrow().1.get(url).map(|(_, running)| running.clone()));
+    if let Some(running) = running {
+        running.await;
+    }
+}
