@@ -134,6 +134,9 @@ pub struct Consistency {
     pub records_without_entry: usize,
     /// Entries per cache.
     pub per_cache: BTreeMap<String, usize>,
+    /// A hash of every entry and record read (cache and URL), so that two reads agree only when nothing
+    /// changed between them, not only their counts.
+    pub state: u64,
 }
 
 /// Reads the caches and the entry index in the page and compares them. An entry invalidated but not yet
@@ -167,14 +170,19 @@ pub async fn consistency(harness: &Harness) -> Result<Consistency> {
         }
     }
     found.records_without_entry = records.keys().filter(|key| !seen.contains_key(*key)).count();
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&(records.keys().collect::<Vec<_>>(), seen.keys().collect::<Vec<_>>()), &mut hasher);
+    found.state = std::hash::Hasher::finish(&hasher);
     Ok(found)
 }
 
 /// [`consistency`] once the worker's background stores have settled: read again every 250 ms until two
-/// reads in a row agree (at most 15 s).
+/// reads in a row find the same entries and records (at most 45 s). Answers are stored after they are
+/// given, so after a burst of misses the stores go on for seconds; each writes its record, then its
+/// entry, and counts alone could agree between two reads taken in the middle of two stores.
 pub async fn settled_consistency(harness: &Harness) -> Result<Consistency> {
     let mut last = consistency(harness).await?;
-    for _ in 0..60 {
+    for _ in 0..180 {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
         let now = consistency(harness).await?;
         if now == last {
