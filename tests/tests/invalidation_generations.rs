@@ -151,8 +151,12 @@ async fn an_invalidation_holds_across_a_worker_stopped_between_the_ack_and_the_q
     let again = run_query(&harness, "a").await?;
     assert_eq!(again["source"], json!("network"), "the next worker knows: {again}");
     assert_eq!(harness.count("graphql GetTodos"), queries + 1);
+    // Stored after it was given (in `waitUntil`); a forced stop right now could cut that store short (a
+    // miss later, never a stale answer). The same worker asked again waits for its store.
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"), "stored by the same worker");
     harness.stop_service_workers().await?;
     assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"), "the fresh answer is current");
+    assert_eq!(harness.count("graphql GetTodos"), queries + 1);
     Ok(())
 }
 
