@@ -49,6 +49,7 @@ pub mod join;
 pub mod machines;
 pub mod partition;
 pub mod protocol;
+pub mod shared;
 pub mod strategy;
 pub mod tags;
 

@@ -171,7 +171,10 @@ pub async fn consistency(harness: &Harness) -> Result<Consistency> {
     }
     found.records_without_entry = records.keys().filter(|key| !seen.contains_key(*key)).count();
     let mut hasher = std::hash::DefaultHasher::new();
-    std::hash::Hash::hash(&(records.keys().collect::<Vec<_>>(), seen.keys().collect::<Vec<_>>()), &mut hasher);
+    std::hash::Hash::hash(
+        &(records.keys().collect::<Vec<_>>(), seen.keys().collect::<Vec<_>>()),
+        &mut hasher,
+    );
     found.state = std::hash::Hasher::finish(&hasher);
     Ok(found)
 }

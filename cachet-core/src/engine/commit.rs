@@ -10,30 +10,25 @@
 //! the store has finished.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use crate::shared::Shared;
 
 use super::key::EntryKey;
 use super::plan::{self, Answered, NotStored, Storing};
 use super::plugin::{Call, Plugin};
 use super::run::{Fetched, Host, Store};
 
-/// A store still running: whoever polls it first drives it (the host's background task, or a lookup
-/// that came before the background ran it), so a lookup never waits on a host that has not run it yet.
-type Running = Shared<LocalBoxFuture<'static, ()>>;
-
-/// The last store's number, and the stores still running by entry URL, each with its number.
-type Pending = (u64, HashMap<String, (u64, Running)>);
-
 thread_local! {
-    /// The stores still running in this instance of the engine (one worker, one page); a later store of
-    /// the same entry replaces an earlier one here.
-    static PENDING: RefCell<Pending> = RefCell::new((0, HashMap::new()));
+    /// The stores still running in this instance of the engine (one worker, one page): the last one's
+    /// number, and each with its number and entry URL. Whoever polls one first drives it (the host's
+    /// background task, or a lookup that came before the background ran it), so a lookup never waits on
+    /// a host that has not run it yet. A list: there are as many as misses answered at once, and a
+    /// `HashMap` of them cost the worker's wasm more than the scan.
+    static PENDING: RefCell<(u64, Vec<(u64, String, Shared)>)> = const { RefCell::new((0, Vec::new())) };
 }
 
 /// Whether `fetched` is stored for `call`'s job: [`plan::storing`], then every plugin's
@@ -82,27 +77,30 @@ pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
 
 /// Hands `work`, the store of `url`, to `host`'s background, known to [`settled`] until it finishes.
 pub(super) fn in_background<H: Host>(host: &H, url: String, work: Pin<Box<dyn Future<Output = ()>>>) {
-    let running = work.shared();
+    let running = Shared::new(work);
     let number = PENDING.with(|pending| {
         let (last, all) = &mut *pending.borrow_mut();
         *last += 1;
-        all.insert(url.clone(), (*last, running.clone()));
+        all.push((*last, url, running.clone()));
         *last
     });
     host.background(Box::pin(async move {
         running.await;
-        PENDING.with(|pending| {
-            let all = &mut pending.borrow_mut().1;
-            if all.get(&url).is_some_and(|(mine, _)| *mine == number) {
-                all.remove(&url);
-            }
-        });
+        PENDING.with(|pending| pending.borrow_mut().1.retain(|(mine, ..)| *mine != number));
     }));
 }
 
-/// Waits until the store of `url` still running in this instance, if any, has finished.
+/// Waits until the last store of `url` still running in this instance, if any, has finished.
 pub(super) async fn settled(url: &str) {
-    let running = PENDING.with(|pending| pending.borrow().1.get(url).map(|(_, running)| running.clone()));
+    let running = PENDING.with(|pending| {
+        pending
+            .borrow()
+            .1
+            .iter()
+            .rev()
+            .find(|(_, stored, _)| stored == url)
+            .map(|(.., running)| running.clone())
+    });
     if let Some(running) = running {
         running.await;
     }
