@@ -22,13 +22,16 @@ use super::plan::{self, Answered, NotStored, Storing};
 use super::plugin::{Call, Plugin};
 use super::run::{Fetched, Host, Store};
 
+/// The last store's number, and the stores still running, each with its number and entry URL.
+type Pending = (u64, Vec<(u64, String, Shared)>);
+
 thread_local! {
     /// The stores still running in this instance of the engine (one worker, one page): the last one's
     /// number, and each with its number and entry URL. Whoever polls one first drives it (the host's
     /// background task, or a lookup that came before the background ran it), so a lookup never waits on
     /// a host that has not run it yet. A list: there are as many as misses answered at once, and a
     /// `HashMap` of them cost the worker's wasm more than the scan.
-    static PENDING: RefCell<(u64, Vec<(u64, String, Shared)>)> = const { RefCell::new((0, Vec::new())) };
+    static PENDING: RefCell<Pending> = const { RefCell::new((0, Vec::new())) };
 }
 
 /// Whether `fetched` is stored for `call`'s job: [`plan::storing`], then every plugin's
