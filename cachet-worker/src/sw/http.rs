@@ -79,6 +79,14 @@ pub(crate) fn with_header(
     Request::new_with_request_and_init(request, &init).map(Some).map_err(|e| Error::js("new Request", e))
 }
 
+/// `request` with `body` (its own, already read) as its body: a request whose body was read can be sent
+/// only as such a copy.
+pub(crate) fn with_body(request: &Request, body: &[u8]) -> Result<Request, Error> {
+    let init = RequestInit::new();
+    init.set_body(&Uint8Array::from(body));
+    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
+}
+
 /// Sends `request` to the network as it is; a rejected fetch is [`Error::Network`].
 pub async fn fetch_raw(request: &Request) -> Result<Response, Error> {
     let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
@@ -131,7 +139,8 @@ pub async fn body_bytes(response: &Response) -> Result<Vec<u8>, Error> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// The whole body of `request` (consumes it: read a `Request.clone()` to keep the original usable).
+/// The whole body of `request` (consumes it: what is sent afterwards is rebuilt with these bytes,
+/// [`with_body`], [`without_cachet_headers`]).
 pub async fn request_bytes(request: &Request) -> Result<Vec<u8>, Error> {
     let promise = request.array_buffer().map_err(|e| Error::js("Request.arrayBuffer", e))?;
     let buffer = await_js("Request.arrayBuffer", promise).await?;

@@ -11,7 +11,7 @@ use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
 use super::engine::{respond, Target};
-use super::http::{fetch_raw, request_bytes};
+use super::http::{fetch_raw, request_bytes, with_body};
 use super::{graphql, plugins};
 use super::{identity, tag_index};
 use crate::Error;
@@ -46,13 +46,19 @@ pub async fn answer(
     let path = parsed.as_ref().map(web_sys::Url::pathname).unwrap_or_default();
     let origin = parsed.as_ref().map(web_sys::Url::origin).unwrap_or_default();
     let method = request.method();
+    // A POST's body is read from the request itself, not from a `Request.clone()` (the copy was a fifth
+    // of a 1 KB hit's time in the worker, BENCHMARKS.md): whatever goes to the network is rebuilt with
+    // these bytes. A navigation (a form's POST) cannot be rebuilt as it was: its copy is read.
+    let navigation = request.mode() == web_sys::RequestMode::Navigate;
     let read_body = async {
         if method != "POST" {
             return Ok(None);
         }
-        // Read a copy: the original keeps its body for a pass-through.
-        let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
-        request_bytes(&copy).await.map(Some)
+        if navigation {
+            let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
+            return request_bytes(&copy).await.map(Some);
+        }
+        request_bytes(&request).await.map(Some)
     };
     // At the same time: on a worker's first request the identity and the entry index are opened from
     // IndexedDB, and one after the other they doubled what a cold start waits for.
@@ -77,7 +83,7 @@ pub async fn answer(
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            return fetch_raw(&request).await;
+            return pass_on(&request, body.as_deref(), navigation).await;
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
@@ -96,6 +102,19 @@ pub async fn answer(
             let body = Rc::from(body.unwrap_or_default());
             graphql::handle(request, body, call, config, plugins, background).await
         }
-        _ => fetch_raw(&request).await,
+        _ => pass_on(&request, body.as_deref(), navigation).await,
+    }
+}
+
+/// Sends `request` to the network untouched: as it is when its body was not read (a GET, a navigation),
+/// else rebuilt with the `body` read from it (same headers, credentials, mode, everything else).
+async fn pass_on(
+    request: &web_sys::Request,
+    body: Option<&[u8]>,
+    navigation: bool,
+) -> Result<Response, Error> {
+    match body {
+        Some(body) if !navigation => fetch_raw(&with_body(request, body)?).await,
+        _ => fetch_raw(request).await,
     }
 }
