@@ -73,6 +73,11 @@ pub fn to_js_error(error: &Error) -> JsValue {
             extra["url"] = json!(url);
         }
         Error::Network { url, .. } => extra["url"] = json!(url),
+        Error::NotQueued { url, reason } => {
+            extra["status"] = json!(cachet_core::machines::queue::NOT_QUEUED_STATUS);
+            extra["url"] = json!(url);
+            extra["reason"] = json!(reason.as_str());
+        }
         Error::PushUnavailable { name, .. } => extra["browserError"] = json!(name),
         Error::Graphql { errors, data } => {
             extra["errors"] = json!(errors);

@@ -31,8 +31,8 @@
 //! Devtools (`getSnapshot`, `deadLetters`, `retryDeadLetters`, `discardDeadLetters`, `dropEntries`,
 //! `replayQueue`, `clearCaches`): see [`devtools`].
 //!
-//! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`,
-//! `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `push-needs-cookie-auth`,
+//! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`, `not-queued`
+//! (with `reason`: `queue-full`, `storage-full` or `unwritable`), `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `push-needs-cookie-auth`,
 //! `push-unavailable`, `storage` or `browser`, with `status`, `url`, `errors`, `data` and `browserError` where
 //! they apply.
 

@@ -32,6 +32,16 @@ pub enum Error {
         /// The body as text (at most 2 KiB, cut on a character boundary), for diagnostics.
         body: String,
     },
+    /// A `queueOffline` mutation that could be neither sent nor queued: the Service Worker answered 507
+    /// with `X-Cachet-Not-Queued` (the queue is full, the browser's storage is full, or the queue could
+    /// not be written). Nothing was kept and nothing was sent: retry it later, or tell the user.
+    #[error("not queued, not sent: {url} ({})", reason.as_str())]
+    NotQueued {
+        /// The request URL.
+        url: String,
+        /// Why: `queue-full`, `storage-full` or `unwritable`.
+        reason: cachet_core::machines::queue::NotQueued,
+    },
     /// The answer is an auth failure (by `features.auth.failure` of the config) and refreshing did not
     /// help: there is no session, the refresh was refused, or the retry failed again.
     #[error("not authenticated: {url} answered {status}")]
@@ -126,12 +136,13 @@ impl Error {
     }
 
     /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
-    /// `network`, `http`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`,
-    /// `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
+    /// `network`, `http`, `not-queued`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`,
+    /// `feature-off`, `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Network { .. } => "network",
             Error::Http { .. } => "http",
+            Error::NotQueued { .. } => "not-queued",
             Error::Unauthorized { .. } => "unauthorized",
             Error::Graphql { .. } => "graphql",
             Error::Decode { .. } => "decode",

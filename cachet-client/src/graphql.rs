@@ -150,6 +150,9 @@ impl Client {
         if self.inner.is_auth_failure(&response) {
             return Err(Error::Unauthorized { url, status: response.status });
         }
+        if let Some(reason) = not_queued(&response) {
+            return Err(Error::NotQueued { url, reason });
+        }
         if !response.ok() {
             return Err(Error::Http { url, status: response.status, body: truncate(&response.text(), 2048) });
         }
@@ -208,4 +211,15 @@ fn data_of<T: DeserializeOwned>(mut result: Value) -> Result<T, Error> {
     }
     serde_json::from_value(data)
         .map_err(|error| Error::Decode { what: "the GraphQL `data`".to_owned(), message: error.to_string() })
+}
+
+/// The reason of the worker's 507 for a `queueOffline` mutation it could neither send nor queue
+/// (`X-Cachet-Not-Queued`); `None` for any other answer, a server's own 507 included.
+fn not_queued(response: &crate::http::HttpResponse) -> Option<cachet_core::machines::queue::NotQueued> {
+    if response.status != cachet_core::machines::queue::NOT_QUEUED_STATUS {
+        return None;
+    }
+    cachet_core::machines::queue::NotQueued::parse(
+        &response.header(cachet_core::machines::queue::NOT_QUEUED_HEADER)?,
+    )
 }

@@ -20,6 +20,13 @@ fn graphql_server() -> FakeServer {
             Reply::json(200, json!({"data": null, "errors": [{"message": "boom", "path": ["todos"]}]}))
         }
         "Down" => Reply::text(503, "maintenance"),
+        // As the worker answers a `queueOffline` mutation it can neither send nor queue.
+        "Refused" => Reply {
+            headers: vec![("x-cachet-not-queued".into(), "storage-full".into())],
+            ..Reply::json(507, json!({"data": null, "errors": [{"message": "not queued, not sent"}]}))
+        },
+        // A server's own 507, without cachet's header: an HTTP error like any other.
+        "Insufficient" => Reply::text(507, "disk full"),
         "Garbled" => Reply::text(200, "<html>not json</html>"),
         "Unreachable" => Reply::network_failure(),
         _ => Reply::json(200, json!({"data": {"anonymous": true}})),
@@ -173,6 +180,19 @@ async fn errors_say_which_stage_failed() {
     match client.query_gql::<Value>(&query("Down"), None, GqlOptions::default()).await {
         Err(Error::Http { status: 503, body, .. }) => assert_eq!(body, "maintenance"),
         other => panic!("expected HTTP 503, got {other:?}"),
+    }
+    let mutation = |name: &str| format!("mutation {name} {{ createTodo {{ id }} }}");
+    let queued = GqlOptions { queue_offline: true, ..GqlOptions::default() };
+    match client.mutate_gql::<Value>(&mutation("Refused"), None, queued.clone()).await {
+        Err(error @ Error::NotQueued { .. }) => {
+            assert_eq!(error.kind(), "not-queued");
+            assert!(error.to_string().contains("storage-full"), "{error}");
+        }
+        other => panic!("expected a typed not-queued refusal, got {other:?}"),
+    }
+    match client.mutate_gql::<Value>(&mutation("Insufficient"), None, queued).await {
+        Err(Error::Http { status: 507, body, .. }) => assert_eq!(body, "disk full"),
+        other => panic!("expected HTTP 507, got {other:?}"),
     }
     match client.query_gql::<Value>(&query("Broken"), None, GqlOptions::default()).await {
         Err(error @ Error::Graphql { .. }) => {

@@ -54,6 +54,13 @@ impl NotQueued {
             NotQueued::Unwritable => "unwritable",
         }
     }
+
+    /// The reason a [`NOT_QUEUED_HEADER`] value names; `None` for anything else.
+    pub fn parse(value: &str) -> Option<Self> {
+        [NotQueued::QueueFull, NotQueued::StorageFull, NotQueued::Unwritable]
+            .into_iter()
+            .find(|reason| reason.as_str() == value.trim())
+    }
 }
 
 /// The body of the [`NOT_QUEUED_STATUS`] answer: a GraphQL result with no data and one error whose
@@ -370,4 +377,20 @@ pub struct QueueState {
     pub online: bool,
     /// The next id to hand out.
     pub next_id: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NotQueued;
+
+    #[test]
+    fn a_not_queued_reason_reads_back_from_its_header_value_and_nothing_else_does() {
+        for reason in [NotQueued::QueueFull, NotQueued::StorageFull, NotQueued::Unwritable] {
+            assert_eq!(NotQueued::parse(reason.as_str()), Some(reason));
+            assert_eq!(NotQueued::parse(&format!(" {} ", reason.as_str())), Some(reason));
+        }
+        for other in ["", "full", "Queue-Full", "queue-full, storage-full"] {
+            assert_eq!(NotQueued::parse(other), None, "{other:?}");
+        }
+    }
 }
