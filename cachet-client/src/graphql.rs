@@ -17,7 +17,9 @@
 //! | `data` not of type `T` | | [`Error::Decode`] |
 //! | mutation queued offline (202, `X-Cachet-Queued`) | `Ok`, `queued: Some(id)` | `Ok`, `data: None`, `queued: Some(id)` |
 
-use cachet_core::machines::queue::{QUEUED_HEADER, QUEUE_OFFLINE_HEADER};
+use cachet_core::machines::queue::{
+    NotQueued, NOT_QUEUED_HEADER, NOT_QUEUED_STATUS, QUEUED_HEADER, QUEUE_OFFLINE_HEADER,
+};
 use cachet_core::partition::AUTH_HEADER;
 use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 use cachet_core::tags::{format_tag_list, INVALIDATE_HEADER, TAGS_HEADER};
@@ -215,11 +217,9 @@ fn data_of<T: DeserializeOwned>(mut result: Value) -> Result<T, Error> {
 
 /// The reason of the worker's 507 for a `queueOffline` mutation it could neither send nor queue
 /// (`X-Cachet-Not-Queued`); `None` for any other answer, a server's own 507 included.
-fn not_queued(response: &crate::http::HttpResponse) -> Option<cachet_core::machines::queue::NotQueued> {
-    if response.status != cachet_core::machines::queue::NOT_QUEUED_STATUS {
+fn not_queued(response: &crate::http::HttpResponse) -> Option<NotQueued> {
+    if response.status != NOT_QUEUED_STATUS {
         return None;
     }
-    cachet_core::machines::queue::NotQueued::parse(
-        &response.header(cachet_core::machines::queue::NOT_QUEUED_HEADER)?,
-    )
+    NotQueued::parse(response.header(NOT_QUEUED_HEADER)?)
 }
