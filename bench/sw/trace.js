@@ -79,7 +79,17 @@
     };
   }
 
-  for (const method of ['open', 'match', 'delete', 'keys', 'has']) wrapPromise(CacheStorage.prototype, method, `caches.${method}`);
+  for (const method of ['open', 'delete', 'keys', 'has']) wrapPromise(CacheStorage.prototype, method, `caches.${method}`);
+  // On the timeline, named by the cache it reads (a build hash left out).
+  const cachesMatch = CacheStorage.prototype.match;
+  CacheStorage.prototype.match = function (request, options, ...rest) {
+    const started = performance.now();
+    const result = cachesMatch.call(this, request, options, ...rest);
+    const cache = ((options && options.cacheName) || 'every cache').replace(/-[0-9a-f]{8,}$/, '-<build>');
+    result.then(() => add('caches.match', started, `caches.match (${cache})`), () => add('caches.match (failed)', started));
+    track(result);
+    return result;
+  };
   for (const method of ['match', 'put', 'delete', 'keys']) wrapPromise(Cache.prototype, method, `cache.${method}`);
   for (const method of ['arrayBuffer', 'text', 'json']) {
     wrapPromise(Request.prototype, method, `request.${method}()`);
