@@ -41,9 +41,7 @@ pub async fn run(browser: &Browser, sites: &[Site], rounds: u64) -> Result<Vec<C
         let Some(inner) = site.variant.sw_url() else { continue };
         let origin = &site.cold;
         browser.open_with(&origin.url, site.variant, Some(&format!("/traced-sw.js?inner={inner}"))).await?;
-        // Stored, then read once more (Workbox stores after answering).
-        browser.call("bench.once(21, 1024)").await?;
-        browser.call("bench.once(21, 1024)").await?;
+        crate::workloads::stored_for_cold_starts(browser, site.variant, origin, 21).await?;
         let mut steps: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
         for _ in 0..rounds {
             browser.stop_service_workers().await?;
@@ -152,4 +150,61 @@ pub fn table(all: &[ColdSteps]) -> String {
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round(origin: f64, events: Value) -> Value {
+        json!({ "started": 1000.0, "ended": 1030.0, "timeline": { "origin": origin, "events": events } })
+    }
+
+    #[test]
+    fn steps_are_placed_on_the_page_clock_first_occurrence_only() -> Result<()> {
+        let out = round(
+            1002.5,
+            json!([
+                ["fetch event dispatched", 10.0, 10.0],
+                ["caches.match (x)", 11.0, 12.5],
+                ["caches.match (x)", 20.0, 21.0]
+            ]),
+        );
+        let steps = round_steps(Variant::Cachet, &out)?;
+        let find = |name: &str| steps.iter().find(|step| step.0 == name).map(|step| (step.1, step.2));
+        assert_eq!(find("worker's time origin (the browser started it)"), Some((2.5, 0.0)));
+        assert_eq!(find("page: body read (the whole cold start)"), Some((0.0, 30.0)));
+        assert_eq!(find("fetch event dispatched"), Some((12.5, 0.0)));
+        // The second read of the same name is the background's, not the start path's.
+        assert_eq!(find("caches.match (x)"), Some((13.5, 1.5)));
+        assert_eq!(steps.iter().filter(|step| step.0 == "caches.match (x)").count(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_worker_older_than_the_fetch_or_a_malformed_event_fails_the_round() {
+        // Started before the page's fetch: it was not stopped, so this is no cold start.
+        assert!(round_steps(Variant::Cachet, &round(990.0, json!([]))).is_err());
+        assert!(round_steps(Variant::Cachet, &round(1001.0, json!([["no times"]]))).is_err());
+        assert!(round_steps(Variant::Cachet, &json!({ "started": 1000.0 })).is_err());
+    }
+
+    #[test]
+    fn the_table_orders_steps_by_cachet_start_and_counts_missing_rounds() {
+        let steps = |pairs: &[(&str, Vec<(f64, f64)>)]| -> BTreeMap<String, Vec<(f64, f64)>> {
+            pairs.iter().map(|(name, times)| ((*name).to_owned(), times.clone())).collect()
+        };
+        let cachet = ColdSteps {
+            variant: Variant::Cachet,
+            rounds: 2,
+            steps: steps(&[("late", vec![(9.0, 1.0), (11.0, 1.0)]), ("early", vec![(1.0, 2.0)])]),
+        };
+        let table = table(&[cachet]);
+        let early = table.find("| early |").expect("early row");
+        let late = table.find("| late |").expect("late row");
+        assert!(early < late, "{table}");
+        assert!(table.contains("| early | 1.00 | 2.00 (in 1 of 2) |"), "{table}");
+        assert!(table.contains("| late | 9.00 | 1.00 |"), "{table}");
+    }
 }

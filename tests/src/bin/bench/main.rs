@@ -59,6 +59,11 @@ struct Args {
     /// How many cold starts to time, and to trace step by step (default 20 and 15; quick 3 and 3).
     #[arg(long)]
     cold: Option<u64>,
+    /// A flag for Chromium, after the usual ones (repeatable), e.g.
+    /// `--chromium-flag=--js-flags=--no-wasm-lazy-compilation`. The results are then printed only,
+    /// unless `--out` is given.
+    #[arg(long = "chromium-flag", allow_hyphen_values = true)]
+    chromium_flags: Vec<String>,
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -83,7 +88,10 @@ async fn main() -> Result<()> {
         (settings.cold, settings.cold_traced) = (cold, cold);
     }
     let rows = workloads::Rows::new(&args.rows);
-    let custom = args.cached.is_some() || args.cold.is_some() || !args.rows.is_empty();
+    let custom = args.cached.is_some()
+        || args.cold.is_some()
+        || !args.rows.is_empty()
+        || !args.chromium_flags.is_empty();
     let command = if args.quick { "cargo xtask bench --quick" } else { "cargo xtask bench" };
     let started = Instant::now();
     let load_before = first_line("uptime", &[]);
@@ -123,7 +131,7 @@ async fn main() -> Result<()> {
         );
         sites.push(site);
     }
-    let browser = browser::Browser::start().await?;
+    let browser = browser::Browser::start(&args.chromium_flags).await?;
     let progress = |line: &str| println!("[bench] {line}");
     let (measured, notes) = workloads::run_all(&browser, &sites, settings, &rows, &progress).await?;
     let mut cold_steps = Vec::new();
