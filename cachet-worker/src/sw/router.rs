@@ -50,19 +50,13 @@ pub async fn answer(
     let path = parsed.as_ref().map(web_sys::Url::pathname).unwrap_or_default();
     let origin = parsed.as_ref().map(web_sys::Url::origin).unwrap_or_default();
     let method = request.method();
-    let headers = request.headers();
-    let lookup = |name: &str| headers.get(name).ok().flatten();
-    // The body read and classified (the GraphQL document parsed), which needs nothing stored, while
-    // the stored state is read.
-    let classified = async {
+    let read_body = async {
         if method != "POST" {
-            return Ok((None, classify_request(&method, &path, &lookup, None, config)));
+            return Ok(None);
         }
         // Read a copy: the original keeps its body for a pass-through.
         let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
-        let body = request_bytes(&copy).await?;
-        let class = classify_request(&method, &path, &lookup, Some(&body), config);
-        Ok::<_, Error>((Some(body), class))
+        request_bytes(&copy).await.map(Some)
     };
     // At the same time: on a worker's first request the identity and the entry index are opened from
     // IndexedDB, and the generations read as soon as the index is open; one after the other they
@@ -73,8 +67,10 @@ pub async fn answer(
         let _ = generations::loaded(&index).await;
         Ok::<_, Error>(index)
     };
-    let (classified, identity, index) = futures::join!(classified, identity::current(), index);
-    let (body, class) = classified?;
+    let (body, identity, index) = futures::join!(read_body, identity::current(), index);
+    let body = body?;
+    let headers = request.headers();
+    let lookup = |name: &str| headers.get(name).ok().flatten();
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
     let partition = match identity {
@@ -86,7 +82,7 @@ pub async fn answer(
     };
     let auth = AuthRetry::for_request(config, is_marked(&lookup), &request, client_id);
     let plugins = plugins::for_request(auth);
-    let class = match class {
+    let class = match classify_request(&method, &path, &lookup, body.as_deref(), config) {
         Ok(class) => class,
         Err(error) => {
             web_sys::console::warn_1(
