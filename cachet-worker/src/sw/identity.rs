@@ -26,27 +26,13 @@ thread_local! {
     static KNOWN: RefCell<Option<Option<Identity>>> = const { RefCell::new(None) };
 }
 
-/// Held by the first read and by every write: a caller arriving while the worker's start reads the
-/// identity ([`super::warm_up`]) waits for that read instead of opening the database again, and a read
-/// never lands after a write it began before. A worker is one thread: `Sync` is only the static's
-/// requirement.
-static ACCESS: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
-
-fn known() -> Option<Option<Identity>> {
-    KNOWN.with(|known| known.borrow().clone())
-}
-
 async fn open() -> Result<Rexie, Error> {
     open_single_store(DATABASE, STORE, "open the identity store").await
 }
 
 /// The signed-in user, `None` when nobody is; an unreadable record is [`cachet_core::Error::StoredState`].
 pub async fn current() -> Result<Option<Identity>, Error> {
-    if let Some(known) = known() {
-        return Ok(known);
-    }
-    let _access = ACCESS.lock().await;
-    if let Some(known) = known() {
+    if let Some(known) = KNOWN.with(|known| known.borrow().clone()) {
         return Ok(known);
     }
     let database = open().await?;
@@ -94,7 +80,6 @@ pub async fn forget() -> Result<(), Error> {
 }
 
 async fn write(identity: Option<Identity>) -> Result<(), Error> {
-    let _access = ACCESS.lock().await;
     let database = open().await?;
     let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("identity"))?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;

@@ -83,9 +83,6 @@ pub fn install() {
         web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
         return;
     };
-    // Before anything else: the reads run in the browser while this thread parses the config and
-    // compiles what the first event runs.
-    wasm_bindgen_futures::spawn_local(warm_up());
     let build = build_stamp();
     let config = std::rc::Rc::new(read_config(&scope));
     #[cfg(not(feature = "push"))]
@@ -173,20 +170,6 @@ pub fn install() {
     sync.forget();
     push.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
-}
-
-/// What a stopped worker's first answer reads before it can look anything up: the identity (the
-/// request's partition), the entry index and the generations (whether an entry is current). Begun as
-/// the engine is installed, so that they are read while the rest of the start runs; each is read once
-/// per worker instance, and a request arriving meanwhile waits for the same read. A failure is left to
-/// the request that needs the value, which reads again and reports it as it always did.
-async fn warm_up() {
-    let index_and_generations = async {
-        if let Ok(index) = tag_index::shared().await {
-            let _ = generations::loaded(&index).await;
-        }
-    };
-    let _ = futures::join!(identity::current(), index_and_generations);
 }
 
 /// [`install`], with the app's auth-failure check (SPEC §5.5): give it the function the page client got

@@ -265,19 +265,9 @@ thread_local! {
     static SHARED: std::cell::RefCell<Option<std::rc::Rc<TagIndex>>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Held while the worker's index is being opened: a caller arriving meanwhile (the first request while
-/// the worker's start opens it, [`super::warm_up`]) waits for that open instead of opening another
-/// connection. A worker is one thread: `Sync` is only the static's requirement.
-static OPENING: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
-
 /// The worker's tag index, opened on first use.
 pub async fn shared() -> Result<std::rc::Rc<TagIndex>, Error> {
-    let opened = || SHARED.with(|shared| shared.borrow().clone());
-    if let Some(index) = opened() {
-        return Ok(index);
-    }
-    let _opening = OPENING.lock().await;
-    if let Some(index) = opened() {
+    if let Some(index) = SHARED.with(|shared| shared.borrow().clone()) {
         return Ok(index);
     }
     let index = std::rc::Rc::new(TagIndex::open().await?);
