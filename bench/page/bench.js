@@ -169,7 +169,7 @@ function traceCommand(command) {
     channel.onmessage = (event) => {
       clearTimeout(timer);
       channel.close();
-      resolve(command === 'report' ? JSON.parse(event.data) : event.data);
+      resolve(command === 'reset' ? event.data : JSON.parse(event.data));
     };
     channel.postMessage(command);
   });
@@ -471,6 +471,17 @@ window.bench = {
       }
     }
     return { samples, toEvent, first, last: revision() };
+  },
+
+  // A cold start against a traced worker (the runner stops it first): the query as `once` times it, with
+  // the page's fetch start and body end on the clock the worker's timeline uses (Unix ms,
+  // performance.timeOrigin based), and that timeline (see bench/sw/trace.js).
+  async traceCold(id, size) {
+    const started = performance.timeOrigin + performance.now();
+    const [elapsed, source] = await timedQuery(id, size, 'bench-cold');
+    const ended = performance.timeOrigin + performance.now();
+    const timeline = await traceCommand('timeline');
+    return { started, ended, samples: [elapsed], sources: sourceCounts([source]), timeline };
   },
 
   // One query timed alone: the runner stops the worker before each call (cold start).

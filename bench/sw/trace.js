@@ -6,8 +6,21 @@
 // through the wrappers like Workbox's JS does. Controlled over BroadcastChannel('bench-trace'):
 // 'reset' (answered 'reset-done') and 'report' (answered with {name: {count, ms, wall}} as JSON, once
 // every traced operation has settled).
+//
+// For a cold start it also keeps the timeline of this worker instance from its start ('timeline',
+// answered with {origin, events: [[name, start, end]]}, times in ms since `origin`, the worker's
+// performance.timeOrigin): every span above (IndexedDB opens named by database), each importScripts,
+// WebAssembly's compile and instantiate calls, the fetch event's dispatch, and the moments the engine
+// reads its config (`self.CACHET_CONFIG`) and installs itself (`self.__cachet_engine`).
 (() => {
   let spans = new Map();
+  const timeline = [];
+  // Bounded: a worker traced through thousands of operations keeps its first ones (its start).
+  const mark = (name, started, ended = started) => {
+    if (timeline.length < 2000) timeline.push([name, started, ended]);
+  };
+  mark('trace.js evaluated', performance.now());
+  self.benchTraceMark = (name) => mark(name, performance.now());
   const inFlight = new Set();
   const track = (promise) => {
     const settledPromise = Promise.resolve(promise).then(() => {}, () => {});
@@ -15,14 +28,15 @@
     settledPromise.then(() => inFlight.delete(settledPromise));
   };
   // Per operation: how many, their summed durations, and their intervals (for the wall time they cover
-  // together: concurrent calls overlap).
-  const add = (name, started) => {
+  // together: concurrent calls overlap); `as`: its name on the timeline (`null`: none).
+  const add = (name, started, as = name) => {
     const ended = performance.now();
     const span = spans.get(name) || { count: 0, ms: 0, intervals: [] };
     span.count += 1;
     span.ms += ended - started;
     span.intervals.push([started, ended]);
     spans.set(name, span);
+    if (as !== null) mark(as, started, ended);
   };
   const wall = (intervals) => {
     let total = 0;
@@ -65,7 +79,17 @@
     };
   }
 
-  for (const method of ['open', 'match', 'delete', 'keys', 'has']) wrapPromise(CacheStorage.prototype, method, `caches.${method}`);
+  for (const method of ['open', 'delete', 'keys', 'has']) wrapPromise(CacheStorage.prototype, method, `caches.${method}`);
+  // On the timeline, named by the cache it reads (a build hash left out).
+  const cachesMatch = CacheStorage.prototype.match;
+  CacheStorage.prototype.match = function (request, options, ...rest) {
+    const started = performance.now();
+    const result = cachesMatch.call(this, request, options, ...rest);
+    const cache = ((options && options.cacheName) || 'every cache').replace(/-[0-9a-f]{8,}$/, '-<build>');
+    result.then(() => add('caches.match', started, `caches.match (${cache})`), () => add('caches.match (failed)', started));
+    track(result);
+    return result;
+  };
   for (const method of ['match', 'put', 'delete', 'keys']) wrapPromise(Cache.prototype, method, `cache.${method}`);
   for (const method of ['arrayBuffer', 'text', 'json']) {
     wrapPromise(Request.prototype, method, `request.${method}()`);
@@ -73,7 +97,38 @@
   }
   wrapPromise(SubtleCrypto.prototype, 'digest', 'crypto.subtle.digest');
   wrapPromise(self, 'fetch', 'fetch (to the server)');
-  wrapRequest(IDBFactory.prototype, 'open', 'indexedDB.open');
+  const open = IDBFactory.prototype.open;
+  IDBFactory.prototype.open = function (name, ...rest) {
+    const started = performance.now();
+    const request = open.call(this, name, ...rest);
+    track(new Promise((resolve) => {
+      request.addEventListener('success', () => { add('indexedDB.open', started, `indexedDB.open ${name}`); resolve(); });
+      request.addEventListener('error', resolve);
+    }));
+    return request;
+  };
+  for (const method of ['compile', 'compileStreaming', 'instantiate', 'instantiateStreaming']) {
+    wrapPromise(WebAssembly, method, `WebAssembly.${method}`);
+  }
+  const importScripts = self.importScripts;
+  self.importScripts = function (...urls) {
+    const started = performance.now();
+    try {
+      return importScripts.apply(this, urls);
+    } finally {
+      mark(`importScripts ${urls.join(', ')}`, started, performance.now());
+    }
+  };
+  // The moments the engine reads its config and installs itself (wasm-bindgen's Reflect calls).
+  for (const name of ['CACHET_CONFIG', '__cachet_engine']) {
+    let value;
+    Object.defineProperty(self, name, {
+      configurable: true,
+      get() { if (name === 'CACHET_CONFIG') mark('engine reads self.CACHET_CONFIG', performance.now()); return value; },
+      set(next) { if (name === '__cachet_engine') mark('engine installed (self.__cachet_engine set)', performance.now()); value = next; },
+    });
+  }
+  self.addEventListener('fetch', () => mark('fetch event dispatched', performance.now()));
   for (const method of ['get', 'put', 'add', 'delete', 'getAll', 'getAllKeys', 'count', 'clear']) {
     wrapRequest(IDBObjectStore.prototype, method, `idb store.${method}`);
   }
@@ -86,7 +141,8 @@
     const created = transaction.apply(this, args);
     track(new Promise((resolve) => {
       created.addEventListener('complete', () => {
-        add(`idb transaction (${created.mode})`, started);
+        const stores = [...created.objectStoreNames].join(', ');
+        add(`idb transaction (${created.mode})`, started, `idb transaction (${created.mode}: ${stores})`);
         resolve();
       });
       created.addEventListener('abort', resolve);
@@ -113,7 +169,12 @@
   channel.onmessage = async (event) => {
     if (event.data === 'reset') {
       spans = new Map();
+      timeline.length = 0;
       channel.postMessage('reset-done');
+    }
+    if (event.data === 'timeline') {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+      channel.postMessage(JSON.stringify({ origin: performance.timeOrigin, events: timeline }));
     }
     if (event.data === 'report') {
       while (inFlight.size > 0) await Promise.all([...inFlight]);

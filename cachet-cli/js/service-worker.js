@@ -26,13 +26,14 @@ const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
 
 // The .wasm is not stored with the SW script (importScripts files are; fetched files are not), so it
 // is kept in Cache Storage under the build hash: a stopped SW restarts even while the server is down.
+// One read when it is there (caches.match naming the cache opens nothing); the Response goes to
+// wasm-bindgen as it is, which compiles it while it streams (WebAssembly.instantiateStreaming).
 async function wasmSource() {
-  const cache = await caches.open(WASM_CACHE);
-  const stored = await cache.match(WASM_URL);
+  const stored = await caches.match(WASM_URL, { cacheName: WASM_CACHE });
   if (stored) return stored;
   const fetched = await fetch(WASM_URL, { cache: 'no-store' });
   if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
-  await cache.put(WASM_URL, fetched.clone());
+  await (await caches.open(WASM_CACHE)).put(WASM_URL, fetched.clone());
   return fetched;
 }
 
@@ -47,6 +48,10 @@ function engine() {
   }
   return enginePromise;
 }
+
+// Loaded as the script is evaluated, not at the first event: the browser starts a stopped worker for
+// an event, and the wasm's read and compile then run while the event is being dispatched.
+engine();
 
 // The rule of cachet_core::config::SwRoutes: same origin, and either a GET not at or below a
 // pass-through path, or a POST to a GraphQL endpoint.

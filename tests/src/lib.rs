@@ -340,6 +340,12 @@ async fn status_ready(port: u16) -> bool {
 /// Opens a headless Chromium session with a fresh profile at `profile` through the chromedriver at
 /// `driver_url`.
 pub async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client> {
+    connect_browser_with(driver_url, profile, &[]).await
+}
+
+/// [`connect_browser`], with `extra` Chromium flags after the usual ones (the bench's `--chromium-flag`,
+/// e.g. `--js-flags=--no-wasm-lazy-compilation` to see what compiling on first call costs).
+pub async fn connect_browser_with(driver_url: &str, profile: &Path, extra: &[String]) -> Result<Client> {
     let args = [
         "--headless",
         "--no-sandbox",
@@ -353,6 +359,7 @@ pub async fn connect_browser(driver_url: &str, profile: &Path) -> Result<Client>
         "--window-size=1280,900",
     ];
     let mut args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    args.extend(extra.iter().cloned());
     args.push(format!("--user-data-dir={}", profile.display()));
     let mut capabilities = serde_json::Map::new();
     capabilities.insert(

@@ -24,8 +24,9 @@ const YEW_APPS: [&str; 2] = ["bare", "with-cachet"];
 /// The `use_cachet_gql` app the bench invalidates (mutation → hook re-rendered).
 const HOOK_APP: &str = "hook-rerender";
 
-/// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone.
-pub fn bench(root: &Path, quick: bool) -> Result<()> {
+/// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone; `rest` goes
+/// to the bench binary as it is (`--rows`, `--only`, `--cold`, ...).
+pub fn bench(root: &Path, quick: bool, rest: &[String]) -> Result<()> {
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
     run::step("install Workbox and esbuild (npm ci --prefix bench)", || {
@@ -61,6 +62,7 @@ pub fn bench(root: &Path, quick: bool) -> Result<()> {
         if quick {
             args.push("--quick");
         }
+        args.extend(rest.iter().map(String::as_str));
         run::cargo(&path, &args)
     })
 }

@@ -62,6 +62,10 @@ enum Command {
         /// Few iterations, small caches: check that everything runs; BENCHMARKS.md is left alone.
         #[arg(long)]
         quick: bool,
+        /// Passed on to the bench binary after `--`, e.g. `-- --rows cold --only cachet,workbox` (see
+        /// `cargo run -p cachet-e2e --bin bench -- --help`).
+        #[arg(last = true)]
+        rest: Vec<String>,
     },
 }
 
@@ -79,7 +83,7 @@ fn main() -> Result<()> {
         }
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
-        Command::Bench { quick } => bench::bench(&root, quick),
+        Command::Bench { quick, rest } => bench::bench(&root, quick, &rest),
         Command::Chaos { quick, fuzz_cases, runs } => chaos::chaos(&root, quick, fuzz_cases, runs),
         Command::Screenshot { out } => screenshot(&root, &out),
     }

@@ -17,7 +17,8 @@
 //!
 //! The first event a worker instance handles also replays the mutation queue ([`queue`]), in the
 //! background: the browser starts the worker again after stopping it, and that is one of the queue's
-//! triggers.
+//! triggers. A `fetch` starts it once its answer is ready (a stopped worker's first answer does not wait
+//! for the queue's database); the other events start it as they begin.
 //!
 //! The shim decides synchronously which requests reach the engine (same origin, GET, not at or below a
 //! pass-through path of `cachet_core::config::SwRoutes`); everything else never gets a `respondWith` and
@@ -109,9 +110,7 @@ pub fn install() {
     let fetch_config = config.clone();
     let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
         let config = fetch_config.clone();
-        queue::start_once(&config, &|promise| {
-            let _ = event.wait_until(&promise);
-        });
+        // The queue's start replay begins after the first answer (`router::handle_fetch`).
         wasm_bindgen_futures::future_to_promise(async move {
             router::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
         })

@@ -27,7 +27,7 @@
 //! | trigger | event for the reducer |
 //! |---|---|
 //! | a mutation queued after a network failure | `Offline`, then `Enqueue` |
-//! | the first event a worker instance handles (start, restart after being stopped) | `Online` if `navigator.onLine`, else nothing |
+//! | the first event a worker instance handles (start, restart after being stopped; a `fetch` once its answer is ready) | `Online` if `navigator.onLine`, else nothing |
 //! | page message `connectivity-changed {online: true}` / `replay-queue` | `Online` |
 //! | page message `connectivity-changed {online: false}` | `Offline` |
 //! | Background Sync `sync` with tag `cachet-queue` (registered at each enqueue where the API exists) | `Online`; the event fails, so the browser tries again later, while items remain |

@@ -12,7 +12,7 @@ use web_sys::{FetchEvent, Response};
 use super::auth_retry::AuthRetry;
 use super::engine::{respond, Target};
 use super::http::{fetch_raw, request_bytes, with_body};
-use super::{graphql, plugins};
+use super::{generations, graphql, plugins};
 use super::{identity, tag_index};
 use crate::Error;
 
@@ -20,7 +20,11 @@ use crate::Error;
 /// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
 /// untouched, so the server answers it as it would without cachet.
-pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<Response, Error> {
+///
+/// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
+/// sweep of what earlier instances left) begins after its first answer, in the event's `waitUntil`: a
+/// stopped worker's first answer waits for nothing but what it reads ([`answer`]).
+pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Rc<Config>) -> Result<Response, Error> {
     let event_for_background = event.clone();
     let background: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
@@ -28,7 +32,7 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Config) -> Result<
     });
     let answered =
         answer(event.request(), event.client_id().unwrap_or_default(), config, background.clone()).await;
-    // After the first answer of this worker instance: the sweep of what earlier instances left.
+    super::queue::start_once(config, &*background);
     super::sweep::start_once(&*background);
     answered
 }
@@ -61,8 +65,15 @@ pub async fn answer(
         request_bytes(&request).await.map(Some)
     };
     // At the same time: on a worker's first request the identity and the entry index are opened from
-    // IndexedDB, and one after the other they doubled what a cold start waits for.
-    let (body, identity, index) = futures::join!(read_body, identity::current(), tag_index::shared());
+    // IndexedDB, and the generations read as soon as the index is open; one after the other they
+    // doubled what a cold start waits for. A failed read of the generations is not reported here: the
+    // engine reads them again before it uses them, and fails the request as it always did.
+    let index = async {
+        let index = tag_index::shared().await?;
+        let _ = generations::loaded(&index).await;
+        Ok::<_, Error>(index)
+    };
+    let (body, identity, index) = futures::join!(read_body, identity::current(), index);
     let body = body?;
     let headers = request.headers();
     let lookup = |name: &str| headers.get(name).ok().flatten();

@@ -21,11 +21,11 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless Chromium with a fresh profile.
-    pub async fn start() -> Result<Self> {
+    /// Starts chromedriver and a headless Chromium with a fresh profile and the `extra` flags.
+    pub async fn start(extra: &[String]) -> Result<Self> {
         let profile = tempfile::tempdir()?;
         let (mut chromedriver, driver_url) = cachet_e2e::start_chromedriver().await?;
-        let client = match cachet_e2e::connect_browser(&driver_url, profile.path()).await {
+        let client = match cachet_e2e::connect_browser_with(&driver_url, profile.path(), extra).await {
             Ok(client) => client,
             Err(error) => {
                 let _ = chromedriver.kill();

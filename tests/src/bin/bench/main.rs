@@ -10,6 +10,7 @@
 mod browser;
 mod cdp;
 mod checks;
+mod cold_trace;
 mod invalidation;
 mod profile;
 mod report;
@@ -50,6 +51,19 @@ struct Args {
     /// Entries stored for the small and the large invalidation case (default 1000,10000; quick 300,600).
     #[arg(long, value_delimiter = ',')]
     cached: Option<Vec<u64>>,
+    /// Run only the rows whose title contains one of these (case-insensitive), e.g. `--rows cold` for the
+    /// cold start and its step-by-step trace; `profile` names the profile phase. The results are then
+    /// printed only, unless `--out` is given.
+    #[arg(long, value_delimiter = ',')]
+    rows: Vec<String>,
+    /// How many cold starts to time, and to trace step by step (default 20 and 15; quick 3 and 3).
+    #[arg(long)]
+    cold: Option<u64>,
+    /// A flag for Chromium, after the usual ones (repeatable), e.g.
+    /// `--chromium-flag=--js-flags=--no-wasm-lazy-compilation`. The results are then printed only,
+    /// unless `--out` is given.
+    #[arg(long = "chromium-flag", allow_hyphen_values = true)]
+    chromium_flags: Vec<String>,
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -67,7 +81,17 @@ async fn main() -> Result<()> {
         }
         settings.cached = (small, large);
     }
-    let custom = args.cached.is_some();
+    if let Some(cold) = args.cold {
+        if cold == 0 {
+            anyhow::bail!("--cold 0: expected at least one cold start");
+        }
+        (settings.cold, settings.cold_traced) = (cold, cold);
+    }
+    let rows = workloads::Rows::new(&args.rows);
+    let custom = args.cached.is_some()
+        || args.cold.is_some()
+        || !args.rows.is_empty()
+        || !args.chromium_flags.is_empty();
     let command = if args.quick { "cargo xtask bench --quick" } else { "cargo xtask bench" };
     let started = Instant::now();
     let load_before = first_line("uptime", &[]);
@@ -94,9 +118,10 @@ async fn main() -> Result<()> {
         let site = Site {
             variant,
             main: server::serve(dir.clone()).await?,
-            fresh: server::serve(dir).await?,
+            fresh: server::serve(dir.clone()).await?,
             traced: server::serve(traced_dir.clone()).await?,
             profiled: server::serve(traced_dir).await?,
+            cold: server::serve(dir).await?,
         };
         println!(
             "[bench] {:<8} {} (and {} for the invalidation runs)",
@@ -106,11 +131,20 @@ async fn main() -> Result<()> {
         );
         sites.push(site);
     }
-    let browser = browser::Browser::start().await?;
+    let browser = browser::Browser::start(&args.chromium_flags).await?;
     let progress = |line: &str| println!("[bench] {line}");
-    let (measured, notes) = workloads::run_all(&browser, &sites, settings, &progress).await?;
-    progress("profile phase: traced workers");
-    let (breakdowns, cpu_profiles) = profile::run(&browser, &sites, settings.cached.1).await?;
+    let (measured, notes) = workloads::run_all(&browser, &sites, settings, &rows, &progress).await?;
+    let mut cold_steps = Vec::new();
+    if rows.wants(cold_trace::TITLE) {
+        progress("cold starts, step by step: traced workers");
+        cold_steps = cold_trace::run(&browser, &sites, settings.cold_traced).await?;
+        println!("\n{}", cold_trace::table(&cold_steps));
+    }
+    let (mut breakdowns, mut cpu_profiles) = (Vec::new(), Vec::new());
+    if rows.wants("profile") {
+        progress("profile phase: traced workers");
+        (breakdowns, cpu_profiles) = profile::run(&browser, &sites, settings.cached.1).await?;
+    }
     drop(browser);
 
     let machine = report::Machine {
@@ -123,7 +157,7 @@ async fn main() -> Result<()> {
     };
     let iterations = format!(
         "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, hook {}+{}, invalidate-tags {}+{} \
-         (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {}; \
+         (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {} (traced step by step: {}); \
          the two cache sizes: {} and {} entries",
         settings.hit.0,
         settings.hit.1,
@@ -140,11 +174,17 @@ async fn main() -> Result<()> {
         settings.miss_at_size.0,
         settings.miss_at_size.1,
         settings.cold,
+        settings.cold_traced,
         settings.cached.0,
         settings.cached.1
     );
     let attribution = sizes::attribution(&root)?;
-    let breakdowns = format!("{}\n{}", profile::tables(&breakdowns), profile::cpu_tables(&cpu_profiles));
+    let breakdowns = format!(
+        "{}\n{}\n{}",
+        cold_trace::table(&cold_steps),
+        profile::tables(&breakdowns),
+        profile::cpu_tables(&cpu_profiles)
+    );
     let generated = report::render(&report::Run {
         machine: &machine,
         command,

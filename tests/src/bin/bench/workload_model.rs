@@ -103,6 +103,8 @@ pub struct Settings {
     pub miss_at_size: (u64, u64),
     /// Cold starts (no warm-up: each one is a first answer).
     pub cold: u64,
+    /// Cold starts traced step by step (`crate::cold_trace`).
+    pub cold_traced: u64,
     /// Entries stored for the small and the large invalidation case.
     pub cached: (u64, u64),
 }
@@ -118,6 +120,7 @@ impl Settings {
         invalidate: (20, 2),
         miss_at_size: (20, 2),
         cold: 20,
+        cold_traced: 15,
         cached: (1_000, 10_000),
     };
 
@@ -131,6 +134,7 @@ impl Settings {
         invalidate: (3, 1),
         miss_at_size: (5, 1),
         cold: 3,
+        cold_traced: 3,
         cached: (300, 600),
     };
 }
@@ -158,4 +162,22 @@ pub struct Site {
     pub traced: Origin,
     /// Its origin for the CPU profiles (the worker itself; cachet's wasm with function names).
     pub profiled: Origin,
+    /// Its origin for the cold starts traced step by step (a traced copy of its worker, its real wasm).
+    pub cold: Origin,
+}
+
+/// Which rows a run measures (`--rows`): those whose title contains one of the filters, or all.
+pub struct Rows(Vec<String>);
+
+impl Rows {
+    /// Every row when `filters` is empty.
+    pub fn new(filters: &[String]) -> Rows {
+        Rows(filters.iter().map(|filter| filter.to_lowercase()).collect())
+    }
+
+    /// Whether the row titled `title` runs.
+    pub fn wants(&self, title: &str) -> bool {
+        let title = title.to_lowercase();
+        self.0.is_empty() || self.0.iter().any(|filter| title.contains(filter.as_str()))
+    }
 }
