@@ -17,10 +17,11 @@ use std::rc::Rc;
 
 use crate::shared::Shared;
 
+use super::edge::{Host, Store};
 use super::key::EntryKey;
 use super::plan::{self, Answered, NotStored, Storing};
 use super::plugin::{Call, Plugin};
-use super::run::{Fetched, Host, Store};
+use super::response::Fetched;
 
 /// The last store's number, and the stores still running, each with its number and entry URL.
 type Pending = (u64, Vec<(u64, String, Shared)>);

@@ -1,6 +1,6 @@
 //! The invalidations an instance of the engine (one worker, one page) has begun, so that a store can tell
 //! whether the answer it is about to keep may predate one of them. Answers are stored after they are given
-//! ([`super::commit`]), so a request that began before an invalidation of its tags can land after it: such
+//! (`engine::commit`), so a request that began before an invalidation of its tags can land after it: such
 //! an answer is not kept. Both edges' stores ask this one log.
 
 use std::collections::VecDeque;

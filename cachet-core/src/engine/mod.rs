@@ -5,9 +5,10 @@
 //! - [`key`]: where an answer is stored (cache, entry URL), for both edges.
 //! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
 //!   an answer is stored and with which tags, what a background re-fetch announces.
-//! - [`commit`]: the storing step: decided as the answer arrives, carried out after it is given.
+//! - `commit`: the storing step: decided as the answer arrives, carried out after it is given.
 //! - [`invalidations`]: the invalidations begun, which an answer stored after them may predate.
-//! - [`run`](mod@run): the runner over the [`run::Store`], [`run::Network`] and [`run::Host`] traits.
+//! - [`edge`]: the [`Store`], [`Network`] and [`Host`] traits each edge implements for the runner.
+//! - [`run`](mod@run): the runner over them.
 //! - [`response`]: what moves between store, network and plugins ([`Hit`], [`Fetched`], [`Source`],
 //!   [`Message`]).
 //! - [`plugin`]: the hooks an app changes the engine with, and [`CacheControl`], installed by default.
@@ -15,6 +16,7 @@
 
 pub mod adopt;
 mod commit;
+pub mod edge;
 pub mod invalidations;
 pub mod key;
 pub mod plan;

@@ -8,93 +8,14 @@
 //! storage-full is handled inside [`Store::store`].
 
 use std::fmt::Display;
-use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 
-use crate::protocol::SwEvent;
-
 use super::commit;
+pub use super::edge::{Host, Network, Store};
 use super::key::EntryKey;
 use super::plan::{self, AfterLookup, AfterNetworkFailure, Job, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
 pub use super::response::{Fetched, Hit, Source};
-
-/// Where entries live.
-#[allow(async_fn_in_trait)] // single-threaded wasm: no `Send` bound wanted
-pub trait Store<R, E> {
-    /// The entry at `entry`, with its body when `read_body`.
-    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E>;
-    /// Stores `fetched` at `entry` with `tags` (recorded for invalidation), stored at `now`, then keeps at
-    /// most `keep` entries in `entry.cache`, least recently used evicted first. `Ok(false)`: storage refused
-    /// it (full even after the store's own eviction).
-    async fn store(
-        &self,
-        entry: &EntryKey,
-        fetched: &Fetched<R>,
-        tags: &[String],
-        keep: u32,
-        now: u64,
-    ) -> Result<bool, E>;
-    /// A hit at `now` on `entry`: mark it used (least-recently-used eviction).
-    fn used(&self, entry: &EntryKey, now: u64);
-}
-
-/// Where answers come from.
-#[allow(async_fn_in_trait)]
-pub trait Network<R, E> {
-    /// Sends the request (again, for a retry or a background re-fetch) with `headers` set on it (the
-    /// plugins' `request_will_fetch`), and reads the answer.
-    async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<R>, E>;
-    /// Whether `error` means the network could not be reached (network-first then falls back).
-    fn unreachable(error: &E) -> bool;
-}
-
-/// Work in the background, the clock, announcements.
-pub trait Host {
-    /// Now, Unix milliseconds.
-    fn now(&self) -> u64;
-    /// Keeps `work` running after the answer is given (`waitUntil`, `spawn_local`).
-    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>);
-    /// Tells every page (the worker's broadcast, the client's listeners).
-    fn announce(&self, event: SwEvent);
-    /// Reports something ignored (a console warning).
-    fn warn(&self, message: &str);
-}
-
-impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
-    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E> {
-        (**self).lookup(entry, read_body).await
-    }
-    async fn store(
-        &self,
-        entry: &EntryKey,
-        fetched: &Fetched<R>,
-        tags: &[String],
-        keep: u32,
-        now: u64,
-    ) -> Result<bool, E> {
-        (**self).store(entry, fetched, tags, keep, now).await
-    }
-    fn used(&self, entry: &EntryKey, now: u64) {
-        (**self).used(entry, now)
-    }
-}
-
-impl<T: Host> Host for Rc<T> {
-    fn now(&self) -> u64 {
-        (**self).now()
-    }
-    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
-        (**self).background(work)
-    }
-    fn announce(&self, event: SwEvent) {
-        (**self).announce(event)
-    }
-    fn warn(&self, message: &str) {
-        (**self).warn(message)
-    }
-}
 
 /// What the runner answered, and what it did on the way (the parity suite compares these).
 #[derive(Debug, Clone)]
@@ -274,8 +195,8 @@ where
 }
 
 /// The store's entry, as the plugins let it be used (`cached_response_will_be_used`: refused counts as
-/// absent). A
-/// store of the entry still running in the background is waited for first ([`commit::settled`]).
+/// absent). A store of the entry still running in the background is waited for first
+/// (`commit::settled`).
 async fn lookup<R: 'static, E, S: Store<R, E>, N, H>(
     job: &Job,
     runner: &Runner<R, S, N, H>,
@@ -332,7 +253,7 @@ where
     }
 }
 
-/// Asks the network and answers with what it said; the answer is stored, when [`commit::decide`] says so,
+/// Asks the network and answers with what it said; the answer is stored, when `commit::decide` says so,
 /// in the background (Workbox's order: the store costs the answer nothing). The storing decided is
 /// returned; what the store made of it is reported to the host.
 async fn fetch_then_store<R, E, S, N, H>(
@@ -377,7 +298,7 @@ async fn fetch_and_store<R: 'static, E: Display, S: Store<R, E>, N: Network<R, E
     Ok((fetched, storing))
 }
 
-/// Stores `fetched` for `call`'s job at `now` when [`commit::decide`] says so, and returns what became of
+/// Stores `fetched` for `call`'s job at `now` when `commit::decide` says so, and returns what became of
 /// it: for a background re-fetch, and for a hand-over ([`super::adopt()`]; one copy for both: wasm size).
 pub(super) async fn keep<R: 'static, E: Display, S: Store<R, E>, H: Host>(
     call: &Call<'_>,

@@ -1,0 +1,89 @@
+//! The three small traits an edge implements for the runner ([`super::run()`]): where entries live
+//! ([`Store`]), where answers come from ([`Network`]), and background work, the clock and announcements
+//! ([`Host`]). The Service Worker implements them over Cache Storage, `fetch` and `waitUntil`; the page
+//! with no worker over its memory cache, its HTTP client and `spawn_local`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use crate::protocol::SwEvent;
+
+use super::key::EntryKey;
+use super::response::{Fetched, Hit};
+
+/// Where entries live.
+#[allow(async_fn_in_trait)] // single-threaded wasm: no `Send` bound wanted
+pub trait Store<R, E> {
+    /// The entry at `entry`, with its body when `read_body`.
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E>;
+    /// Stores `fetched` at `entry` with `tags` (recorded for invalidation), stored at `now`, then keeps at
+    /// most `keep` entries in `entry.cache`, least recently used evicted first. `Ok(false)`: storage refused
+    /// it (full even after the store's own eviction).
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<R>,
+        tags: &[String],
+        keep: u32,
+        now: u64,
+    ) -> Result<bool, E>;
+    /// A hit at `now` on `entry`: mark it used (least-recently-used eviction).
+    fn used(&self, entry: &EntryKey, now: u64);
+}
+
+/// Where answers come from.
+#[allow(async_fn_in_trait)]
+pub trait Network<R, E> {
+    /// Sends the request (again, for a retry or a background re-fetch) with `headers` set on it (the
+    /// plugins' `request_will_fetch`), and reads the answer.
+    async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<R>, E>;
+    /// Whether `error` means the network could not be reached (network-first then falls back).
+    fn unreachable(error: &E) -> bool;
+}
+
+/// Work in the background, the clock, announcements.
+pub trait Host {
+    /// Now, Unix milliseconds.
+    fn now(&self) -> u64;
+    /// Keeps `work` running after the answer is given (`waitUntil`, `spawn_local`).
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>);
+    /// Tells every page (the worker's broadcast, the client's listeners).
+    fn announce(&self, event: SwEvent);
+    /// Reports something ignored (a console warning).
+    fn warn(&self, message: &str);
+}
+
+impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
+    async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E> {
+        (**self).lookup(entry, read_body).await
+    }
+    async fn store(
+        &self,
+        entry: &EntryKey,
+        fetched: &Fetched<R>,
+        tags: &[String],
+        keep: u32,
+        now: u64,
+    ) -> Result<bool, E> {
+        (**self).store(entry, fetched, tags, keep, now).await
+    }
+    fn used(&self, entry: &EntryKey, now: u64) {
+        (**self).used(entry, now)
+    }
+}
+
+impl<T: Host> Host for Rc<T> {
+    fn now(&self) -> u64 {
+        (**self).now()
+    }
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
+        (**self).background(work)
+    }
+    fn announce(&self, event: SwEvent) {
+        (**self).announce(event)
+    }
+    fn warn(&self, message: &str) {
+        (**self).warn(message)
+    }
+}
