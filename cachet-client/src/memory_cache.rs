@@ -29,10 +29,8 @@ struct Entry {
 pub(crate) struct MemoryCache {
     entries: HashMap<EntryKey, Entry>,
     uses: u64,
-    /// Bumped by every invalidation and clear: see [`MemoryCache::generation`].
-    generation: u64,
     /// The invalidations and clears begun, by tags: an answer stored after one that its request predates
-    /// is not kept (see `crate::page_engine`).
+    /// is not kept (see `crate::page_engine`); their count is [`MemoryCache::generation`].
     pub(crate) invalidations: Invalidations,
 }
 
@@ -113,7 +111,6 @@ impl MemoryCache {
 
     /// Removes every entry carrying one of `tags`; returns how many.
     pub(crate) fn invalidate(&mut self, tags: &[String]) -> usize {
-        self.generation += 1;
         self.invalidations.note(Some(tags));
         let before = self.entries.len();
         self.entries.retain(|_, entry| !is_hit(&entry.tags, tags));
@@ -122,7 +119,6 @@ impl MemoryCache {
 
     /// Removes everything (`clearAuth`, or another tab logged out).
     pub(crate) fn clear(&mut self) {
-        self.generation += 1;
         self.invalidations.note(None);
         self.entries.clear();
     }
@@ -130,7 +126,7 @@ impl MemoryCache {
     /// How many invalidations and clears this page has seen: a read asked after one must not share the
     /// answer of an identical read sent before it (`crate::dedup`), which may predate the change.
     pub(crate) fn generation(&self) -> u64 {
-        self.generation
+        self.invalidations.begun()
     }
 
     /// How many entries are held.

@@ -53,6 +53,13 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Whether `self` and `other` are clones of the same work.
+    pub fn same(&self, other: &Shared) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 impl Future for Shared {
     type Output = ();
 

@@ -1,9 +1,8 @@
 //! The storing step, in two halves: [`decide`] when the answer arrives (the planner's rules, the plugins'
 //! `cache_will_update`), [`commit`] when the store writes it. A network answer is given first and
-//! committed in the background ([`in_background`], as Workbox stores in `waitUntil`): what stays correct
-//! with that order is the store's business, and both stores keep it (an answer whose request began before
-//! an invalidation of its tags is stale whenever it lands: `cachet_core::generations` in the worker, the
-//! invalidation log in the page's memory cache).
+//! committed in the background ([`in_background`], as Workbox stores in `waitUntil`). An answer whose
+//! request began before an invalidation of its tags is then not kept: each store asks the one log of
+//! [`super::invalidations`] (and the worker's generation stamp says the same across a stopped worker).
 //!
 //! One instance of the engine reads its own writes: an entry whose store is still running is
 //! [`settled`] before it is looked up, so the request after a miss is a hit even when it comes before
@@ -23,16 +22,13 @@ use super::plan::{self, Answered, NotStored, Storing};
 use super::plugin::{Call, Plugin};
 use super::response::Fetched;
 
-/// The last store's number, and the stores still running, each with its number and entry URL.
-type Pending = (u64, Vec<(u64, String, Shared)>);
-
 thread_local! {
-    /// The stores still running in this instance of the engine (one worker, one page): the last one's
-    /// number, and each with its number and entry URL. Whoever polls one first drives it (the host's
-    /// background task, or a lookup that came before the background ran it), so a lookup never waits on
-    /// a host that has not run it yet. A list: there are as many as misses answered at once, and a
-    /// `HashMap` of them cost the worker's wasm more than the scan.
-    static PENDING: RefCell<Pending> = const { RefCell::new((0, Vec::new())) };
+    /// The stores still running in this instance of the engine (one worker, one page), each with its
+    /// entry URL. Whoever polls one first drives it (the host's background task, or a lookup that came
+    /// before the background ran it), so a lookup never waits on a host that has not run it yet. A list:
+    /// there are as many as misses answered at once, and a `HashMap` of them cost the worker's wasm more
+    /// than the scan.
+    static PENDING: RefCell<Vec<(String, Shared)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether `fetched` is stored for `call`'s job: [`plan::storing`], then every plugin's
@@ -82,28 +78,17 @@ pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
 /// Hands `work`, the store of `url`, to `host`'s background, known to [`settled`] until it finishes.
 pub(super) fn in_background<H: Host>(host: &H, url: String, work: Pin<Box<dyn Future<Output = ()>>>) {
     let running = Shared::new(work);
-    let number = PENDING.with(|pending| {
-        let (last, all) = &mut *pending.borrow_mut();
-        *last += 1;
-        all.push((*last, url, running.clone()));
-        *last
-    });
+    PENDING.with(|pending| pending.borrow_mut().push((url, running.clone())));
     host.background(Box::pin(async move {
-        running.await;
-        PENDING.with(|pending| pending.borrow_mut().1.retain(|(mine, ..)| *mine != number));
+        running.clone().await;
+        PENDING.with(|pending| pending.borrow_mut().retain(|(_, other)| !other.same(&running)));
     }));
 }
 
 /// Waits until the last store of `url` still running in this instance, if any, has finished.
 pub(super) async fn settled(url: &str) {
     let running = PENDING.with(|pending| {
-        pending
-            .borrow()
-            .1
-            .iter()
-            .rev()
-            .find(|(_, stored, _)| stored == url)
-            .map(|(.., running)| running.clone())
+        pending.borrow().iter().rev().find(|(stored, _)| stored == url).map(|(_, running)| running.clone())
     });
     if let Some(running) = running {
         running.await;

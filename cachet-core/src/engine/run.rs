@@ -274,12 +274,11 @@ where
         return Ok((fetched.response, storing));
     };
     let response = fetched.response.clone();
-    let (url, decided, now) = (entry.url.clone(), storing.clone(), runner.host.now());
-    let (job, background) = (job.clone(), runner.clone());
+    let (entry, decided, now) = (entry.clone(), storing.clone(), runner.host.now());
+    let (url, job, background) = (entry.url.clone(), job.clone(), runner.clone());
     let work = async move {
         let (store, host) = (&background.store, &background.host);
-        let Some(entry) = &job.entry else { return };
-        commit::commit(entry, &job.announce_url, &fetched, decided, store, host, now).await;
+        commit::commit(&entry, &job.announce_url, &fetched, decided, store, host, now).await;
     };
     commit::in_background(&runner.host, url, Box::pin(work));
     Ok((response, storing))
