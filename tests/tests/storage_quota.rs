@@ -33,11 +33,20 @@ async fn a_full_storage_evicts_and_retries_and_every_answer_reaches_the_page() -
                  const r = await fetch('/cachet-sw_bg.wasm?n=' + n, {{headers: {{'X-SW-Strategy': 'cache-first'}}}});
                  lengths.push((await r.arrayBuffer()).byteLength);
                }}
-               done(lengths);
+               // Answers are stored after they are given: the newest asked again of the same worker
+               // waits for its store.
+               const again = await fetch('/cachet-sw_bg.wasm?n=' + ({FETCHES} - 1), {{headers: {{'X-SW-Strategy': 'cache-first'}}}});
+               await again.arrayBuffer();
+               done({{lengths, again: again.headers.get('x-cachet-source')}});
              }})();"
         ))
         .await?;
-    assert_eq!(answers, json!(vec![size; FETCHES as usize]), "every answer reached the page whole");
+    assert_eq!(
+        answers["lengths"],
+        json!(vec![size; FETCHES as usize]),
+        "every answer reached the page whole"
+    );
+    assert_eq!(answers["again"], json!("cache"), "the newest answer was stored after the eviction");
 
     let stored = harness
         .run_async(

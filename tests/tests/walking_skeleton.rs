@@ -18,12 +18,18 @@ async fn a_get_is_cached_by_the_rust_sw_and_served_with_the_backend_down() -> Re
     harness.client.find(Locator::Css("#fetch-hello")).await?.click().await?;
     let first = harness.text_of("#hello[data-completed='1']").await?;
     assert!(first.contains("count 1, from network"), "first answer: {first}");
+    // Stored after it was given (in the worker's `waitUntil`): looked for until it is there, at most
+    // 200 reads 25 ms apart.
     let stored = harness
         .run_async(
-            "caches.open('cachet-runtime-v1')
-               .then((cache) => cache.match('/api/hello'))
-               .then((response) => response ? response.json() : null)
-               .then((body) => done(body && body.count));",
+            "(async () => {
+               for (let read = 0; read < 200; read++) {
+                 const response = await (await caches.open('cachet-runtime-v1')).match('/api/hello');
+                 if (response) return done((await response.json()).count);
+                 await new Promise((resolve) => setTimeout(resolve, 25));
+               }
+               done(null);
+             })();",
         )
         .await?;
     assert_eq!(stored, serde_json::json!(1), "Cache Storage holds the first answer");
