@@ -7,16 +7,21 @@
 //! - [`AgentMode::Worker`]: the link holds the yew-agent worker (spawned as `ReactorProvider` does:
 //!   at once, one held bridge) and every hook's bridge is a fork of it, i.e. one reactor instance in
 //!   the worker — what `use_reactor_bridge` does, without a hook, so both modes share one hook order.
-//! - [`AgentMode::InPage`]: every hook's bridge is a pair of in-memory channels, and
-//!   [`cachet_worker::agent::serve_bridge`] — the reactor's very body — serves it in the page
+//! - `AgentMode::InPage` (cargo feature `in-page-agent`): every hook's bridge is a pair of in-memory
+//!   channels, and
+//!   `cachet_worker::agent::serve_bridge` — the reactor's very body — serves it in the page
 //!   (`spawn_local`), over the same hub (a `cachet` BroadcastChannel, online/offline, the registry).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::protocol::{decode_message, encode_message, AgentRequest, AgentResponse};
-use cachet_worker::agent::{serve_bridge, CachetAgent};
-use futures::channel::{mpsc, oneshot};
+#[cfg(feature = "in-page-agent")]
+use cachet_worker::agent::serve_bridge;
+use cachet_worker::agent::CachetAgent;
+#[cfg(feature = "in-page-agent")]
+use futures::channel::mpsc;
+use futures::channel::oneshot;
 use futures::stream::{LocalBoxStream, StreamExt};
 use yew::prelude::*;
 use yew_agent::reactor::{ReactorBridge, ReactorSpawner};
@@ -31,7 +36,10 @@ pub enum AgentMode {
     #[default]
     Worker,
     /// The same hub run in the page itself: for an app that cannot host a worker binary, a page without a
-    /// bundler, and tests (a `wasm-bindgen-test` binary cannot start a yew-agent worker).
+    /// bundler, and tests (a `wasm-bindgen-test` binary cannot start a yew-agent worker). Only with the
+    /// cargo feature `in-page-agent`: the hub's code (about 15 KB of gzipped wasm) is then linked into the
+    /// page, which an app hosting the worker does not need.
+    #[cfg(feature = "in-page-agent")]
     InPage,
 }
 
@@ -47,6 +55,7 @@ enum LinkKind {
         /// Dropped with the link: the task ends and lets the held bridge (and the worker) go.
         _close: oneshot::Sender<()>,
     },
+    #[cfg(feature = "in-page-agent")]
     InPage,
 }
 
@@ -68,6 +77,7 @@ impl AgentLink {
                 pump(responses_of(held.clone()), closed, drop);
                 LinkKind::Worker { held, _close: close }
             }
+            #[cfg(feature = "in-page-agent")]
             AgentMode::InPage => LinkKind::InPage,
         }))
     }
@@ -80,6 +90,7 @@ impl AgentLink {
                 let sender = bridge.clone();
                 (Rc::new(move |wire| sender.borrow().send_input(wire)), responses_of(bridge))
             }
+            #[cfg(feature = "in-page-agent")]
             LinkKind::InPage => {
                 let (requests, inputs) = mpsc::unbounded::<String>();
                 let (outputs, responses) = mpsc::unbounded::<String>();

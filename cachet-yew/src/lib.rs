@@ -28,13 +28,15 @@
 //!
 //! - [`AgentMode::Worker`] (the default): a yew-agent worker, hosted by the app as a two-line binary that
 //!   trunk builds with it. The hub's listeners and bookkeeping stay off the main thread, as the design asks.
-//! - [`AgentMode::InPage`]: the same hub, serving the same protocol, in the page. For apps that cannot host
-//!   a worker binary, pages without a bundler, and tests: a `wasm-bindgen-test` binary cannot start a
-//!   yew-agent worker (its generated JS has no default wasm path and `#[wasm_bindgen(start)]` does not run
-//!   there), so `cachet-yew/tests/hooks.rs` drives the hooks against the in-page hub.
+//! - `AgentMode::InPage`, with the cargo feature `in-page-agent`: the same hub, serving the same protocol,
+//!   in the page. For apps that cannot host a worker binary, pages without a bundler, and tests: a
+//!   `wasm-bindgen-test` binary cannot start a yew-agent worker (its generated JS has no default wasm path
+//!   and `#[wasm_bindgen(start)]` does not run there), so `cachet-yew/tests/hooks.rs` drives the hooks
+//!   against the in-page hub. The feature is off by default: an app in the worker mode would otherwise
+//!   carry the hub's code twice, in the agent's wasm and in its own (about 15 KB gzipped).
 //!
 //! Why two modes rather than a fake: both run the same code. The reactor in the worker is a one-line call
-//! to [`cachet_worker::agent::serve_bridge`], and the in-page mode calls it over an in-memory channel pair
+//! to `cachet_worker::agent::serve_bridge`, and the in-page mode calls it over an in-memory channel pair
 //! per hook; the hooks reach either through one crate-private bridge (send an `AgentRequest`, hear
 //! `AgentResponse`s) and do not know which one they talk to. What the in-page tests do not cover — the
 //! worker transport itself — is covered by cachet-worker's `dedicated_worker` test (the hub in a real

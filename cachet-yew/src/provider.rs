@@ -57,7 +57,7 @@ pub struct CachetProviderProps {
     #[prop_or(IString::from("/service-worker.js"))]
     pub sw_path: IString,
     /// Where the agent hub runs: [`AgentMode::Worker`] (default), the yew-agent worker at `agent_path`,
-    /// or [`AgentMode::InPage`], the same hub in the page (no worker script needed).
+    /// or `AgentMode::InPage` (cargo feature `in-page-agent`), the same hub in the page (no worker script).
     #[prop_or_default]
     pub agent: AgentMode,
     /// URL of the yew-agent worker script (default `/cachet-agent.js`), in [`AgentMode::Worker`]. Its

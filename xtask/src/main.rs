@@ -225,9 +225,12 @@ fn test(root: &std::path::Path) -> Result<()> {
         run::cargo(&path, &args)
     })?;
     // Alone, cachet-worker is built without its optional features (`devtools`, `push`), which the app
-    // above turns on: check that build too, as an app without them gets it.
-    run::step("clippy (wasm32, cachet-worker without its optional features)", || {
+    // above turns on: check that build too, as an app without them gets it. cachet-yew's library likewise
+    // (`in-page-agent`, which its own tests turn on).
+    run::step("clippy (wasm32, cachet-worker and cachet-yew without their optional features)", || {
         let args = ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
+        run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+        let args = ["clippy", "--target", "wasm32-unknown-unknown", "--lib", "-p", "cachet-yew"];
         run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())
     })?;
     run::step("native tests", || {
