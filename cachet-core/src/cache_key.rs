@@ -117,7 +117,7 @@ fn write_value(text: &mut String, value: &Value) {
 
 fn write_object(text: &mut String, object: &Map<String, Value>) {
     let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-    entries.sort_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
+    entries.sort_unstable_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
     text.push('{');
     for (index, (key, value)) in entries.into_iter().enumerate() {
         if index > 0 {
