@@ -6,7 +6,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ConfigSource {
-    /// No config was given: [`Config::default`].
+    /// No config was given: [`Config::default()`](cachet_core::config::Config).
     #[default]
     Default,
     /// `ClientBuilder::config` (or `configure({ config })`).

@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | controlled by the Service Worker | one the SW routes (same origin; a GET outside the auth routes, or a POST to a GraphQL endpoint) | the SW, headers as they are; it caches, invalidates, refreshes and retries; `from_cache` is `X-Cachet-Source: cache` |
 //! | controlled | any other | the network, with the page's refresh-and-retry |
-//! | not controlled (first visit, hard reload) | any | the page: cachet's headers removed; a GET or a query is a core [`Job`] answered by the core's runner over the [`MemoryCache`](crate::memory_cache) ([`crate::page_engine`]), the same runner the worker runs; refresh-and-retry in the page |
+//! | not controlled (first visit, hard reload) | any | the page: cachet's headers removed; a GET or a query is a core [`Job`] answered by the core's runner over the `MemoryCache` (`crate::memory_cache`) (`crate::page_engine`), the same runner the worker runs; refresh-and-retry in the page |
 //!
 //! Refresh-and-retry in the page (urql's `authExchange` contract, decided by
 //! [`cachet_core::machines::refresh`]): a request sent with `auth: true` whose answer is an auth failure

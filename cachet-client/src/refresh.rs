@@ -2,7 +2,7 @@
 //!
 //! Within a tab, [`cachet_core::machines::refresh::RefreshState`] decides: the first auth failure starts
 //! a refresh, later ones wait behind it, each request is retried once, a clear rejects every waiter.
-//! Across tabs, the refresh itself ([`Inner::refresh_once`]) runs under the Web Lock `cachet-refresh`:
+//! Across tabs, the refresh itself (`Inner::refresh_once`) runs under the Web Lock `cachet-refresh`:
 //!
 //! 1. the tab's current `Authorization` differs from the one that failed: someone already refreshed (this
 //!    tab, or another whose token arrived over `cachet-auth`): done, retry with the current one;

@@ -1,4 +1,4 @@
-//! [`TabMessage`]: what one tab tells the others of its origin over the `cachet-auth` BroadcastChannel.
+//! `TabMessage`: what one tab tells the others of its origin over the `cachet-auth` BroadcastChannel.
 //!
 //! Tabs share the auth held in memory: a login, a refresh or a clear in one tab reaches every other tab,
 //! which adopts it and fires `sw-auth-state-change` with the same `type`. A bearer token crosses between

@@ -249,8 +249,10 @@ fn test(root: &std::path::Path) -> Result<()> {
             args.extend(["-p", krate]);
         }
         run::cargo(&path, &args)?;
-        run::cargo(&path, &["doc", "--no-deps", "-p", "cachet-core", "-p", "cachet-cli"])?;
-        let mut args = vec!["doc", "--no-deps", "--target", "wasm32-unknown-unknown"];
+        // Warnings denied: a broken or private intra-doc link is a wrong page on docs.rs.
+        let deny = "build.rustdocflags=[\"-D\", \"warnings\"]";
+        run::cargo(&path, &["doc", "--config", deny, "--no-deps", "-p", "cachet-core", "-p", "cachet-cli"])?;
+        let mut args = vec!["doc", "--config", deny, "--no-deps", "--target", "wasm32-unknown-unknown"];
         for krate in ["cachet-client", "cachet-worker", "cachet-yew", "cachet-kit"] {
             args.extend(["-p", krate]);
         }

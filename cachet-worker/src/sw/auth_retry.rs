@@ -4,7 +4,7 @@
 //!
 //! | Auth type | On an auth failure |
 //! |---|---|
-//! | bearer, custom | ask the page that made the request for fresh auth ([`page_auth::refresh_shared`]: one question for all concurrent failures of the same token); with it, send the request once more with the new `Authorization` and answer with that; without it (refused, failed, no page, timeout), answer with the original failure and broadcast `sw-auth-state-change {type: 'logout'}` once |
+//! | bearer, custom | ask the page that made the request for fresh auth (`page_auth::refresh_shared`: one question for all concurrent failures of the same token); with it, send the request once more with the new `Authorization` and answer with that; without it (refused, failed, no page, timeout), answer with the original failure and broadcast `sw-auth-state-change {type: 'logout'}` once |
 //! | cookie | no refresh (the server owns the session): answer with the failure and broadcast `logout` |
 //!
 //! A request is retried at most once; a retry that fails again is answered as it is. The new header

@@ -1,6 +1,6 @@
 //! The Service Worker's side of the engine: a [`Target`] (one request and its core [`Job`]) answered by
-//! the core's runner ([`cachet_core::engine::run`]) over Cache Storage ([`CacheStore`]), `fetch` with
-//! refresh-and-retry ([`WorkerNetwork`]) and `waitUntil` / the `cachet` BroadcastChannel ([`WorkerHost`]).
+//! the core's runner ([`cachet_core::engine::run()`]) over Cache Storage (`CacheStore`), `fetch` with
+//! refresh-and-retry (`WorkerNetwork`) and `waitUntil` / the `cachet` BroadcastChannel (`WorkerHost`).
 //! Every decision is the core's (`cachet_core::engine::plan`); what is here only executes.
 //!
 //! Every response the engine returns carries `X-Cachet-Source: cache` or `X-Cachet-Source: network`, so

@@ -46,7 +46,7 @@ pub(crate) async fn loaded(index: &TagIndex) -> Result<u64, Error> {
 
 /// Reads the stored generations again, replacing what this worker instance holds, and returns the
 /// records that did not decode ([`cachet_core::generations::GenerationError`], each naming its record:
-/// already accounted for on the safe side and repaired in IndexedDB). What [`loaded`] does once per
+/// already accounted for on the safe side and repaired in IndexedDB). What `loaded` does once per
 /// worker instance; for tests, and for an embedder that changed the store from elsewhere.
 pub async fn reload(index: &TagIndex) -> Result<Vec<GenerationError>, Error> {
     read(index, true).await

@@ -5,7 +5,7 @@
 //!
 //! A mutation always goes to the network, through the engine's plugins ([`cachet_core::engine::pass`]):
 //! refresh-and-retry when it is marked as authenticated, the offline queue when it is marked
-//! `X-Cachet-Queue-Offline: 1` ([`super::queue_plugin`]), the app's own. When the server answers 2xx,
+//! `X-Cachet-Queue-Offline: 1` (`super::queue_plugin`), the app's own. When the server answers 2xx,
 //! every entry carrying one of its invalidation tags is invalidated (the whole entry: there is no per-field
 //! patching; absent from then on, deleted in the background: [`super::invalidate::invalidate_tags`]) and
 //! `cache-invalidated {tags}` is broadcast to every page. The invalidation runs on any 2xx

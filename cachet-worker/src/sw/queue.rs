@@ -44,7 +44,7 @@
 //!
 //! The stored request has no token. Before each send of a mutation marked `X-Cachet-Auth: 1` under
 //! bearer (or custom) auth, a page is asked for its current `Authorization`
-//! (`refresh-request {failed: null}`, see [`super::page_auth`]), which rides on that one send and is
+//! (`refresh-request {failed: null}`, see `super::page_auth`), which rides on that one send and is
 //! dropped. On an auth failure the page is asked to refresh the token that failed
 //! (`refresh-request {failed: <fingerprint>}`); with fresh auth the mutation is sent once more at once,
 //! without, it backs off. With no page open (a `sync` event with every tab closed) it is not sent: it

@@ -37,7 +37,7 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Rc<Config>) -> Res
     answered
 }
 
-/// Answers `request` from the page `client_id` as a `fetch` event would be ([`handle_fetch`]), with
+/// Answers `request` from the page `client_id` as a `fetch` event would be (`handle_fetch`), with
 /// background work handed to `background`: the whole engine path, for tests and embedders.
 pub async fn answer(
     request: web_sys::Request,

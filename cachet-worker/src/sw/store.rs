@@ -1,5 +1,5 @@
 //! The Service Worker's store: Cache Storage for the answers, the IndexedDB entry index
-//! ([`TagIndex`]) for their tags and last use. [`CacheStore`] is the engine runner's
+//! ([`TagIndex`]) for their tags and last use. `CacheStore` is the engine runner's
 //! [`cachet_core::engine::Store`] here; the sweep after an invalidation, clear-all and the retirement of
 //! old caches delete through the same helpers.
 //!

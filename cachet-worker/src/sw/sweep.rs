@@ -3,14 +3,14 @@
 //! An invalidation only bumps generations ([`super::invalidate::invalidate_tags`]); the entries it made stale
 //! are already absent to every lookup, and are deleted here, in the background (`waitUntil`):
 //!
-//! - [`after_invalidation`]: the stale entries of the invalidated tags (found by the tag index), at most
+//! - `after_invalidation`: the stale entries of the invalidated tags (found by the tag index), at most
 //!   [`BUDGET`] per invalidation.
-//! - [`start_once`]: once per worker instance, after its first answer, one pass over the whole index
+//! - `start_once`: once per worker instance, after its first answer, one pass over the whole index
 //!   and cachet's caches (state outlives the worker, its timers do not: what a stopped worker left
 //!   unswept is swept by the next). It deletes stale entries with their records, heals records whose
 //!   entry is gone and entries no record names (an entry no invalidation could find), at most
 //!   [`BUDGET`] deletions; when it got through everything, the tags it covered are forgotten
-//!   ([`super::generations::prune`]): no stale entry of theirs is left, and none can appear (every
+//!   (`super::generations::prune`): no stale entry of theirs is left, and none can appear (every
 //!   store records before it writes).
 //!
 //! Until it is swept a stale entry still counts toward its cache's `maxEntries` (it occupies the
@@ -89,7 +89,7 @@ impl SweepReport {
     }
 }
 
-/// Deletes stale entries with their records, holding [`exclusive_writes`] throughout (a store waits
+/// Deletes stale entries with their records, holding `exclusive_writes` throughout (a store waits
 /// until it is done; a store that replaced a stale entry before is current and kept), at most
 /// [`BUDGET`] deletions:
 ///
