@@ -2,6 +2,9 @@
 //! and `drop-entries {urls}`. What is shown, and how entries are filtered and paged, is the core's
 //! (`cachet_core::devtools`); this module only reads the stores.
 //!
+//! An entry whose tags were invalidated after it was stored is not shown: the engine already treats it
+//! as absent (generations), and the sweep deletes it later. A page lists what a lookup would answer.
+//!
 //! A page costs at most [`SCAN_BUDGET`] index records read in key order from the query's cursor, however
 //! many entries the index holds, and at most [`MAX_TAGS`] tags counted. A record that does not decode is
 //! skipped and named in `problems`; so are an unreadable queue or identity: the rest of the snapshot is
@@ -18,8 +21,8 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::http::await_js;
 use super::store::open_cache;
-use super::tag_index::{TagIndex, TAGS_INDEX};
-use super::{identity, queue_store, tag_index};
+use super::tag_index::{Indexed, TagIndex, TAGS_INDEX};
+use super::{generations, identity, queue_store, tag_index};
 use crate::error::idb;
 use crate::Error;
 use cachet_core::engine::key::CACHES;
@@ -80,6 +83,7 @@ async fn entry_page(
     query: &SnapshotQuery,
     unreadable: &mut Vec<String>,
 ) -> Result<EntryPage, Error> {
+    generations::loaded(index).await?;
     let (_transaction, store) = index.entries(TransactionMode::ReadOnly)?;
     let size = query.page_size() as usize;
     let mut page = EntryPage::default();
@@ -99,8 +103,14 @@ async fn entry_page(
             after = key.as_string();
             let text =
                 js_sys::JSON::stringify(&record).ok().and_then(|text| text.as_string()).unwrap_or_default();
+            // A record that does not decode is named first; one that decodes but is stale is left out.
+            let current = || {
+                Indexed::read(&record).is_some_and(|indexed| {
+                    generations::is_current(indexed.generation, indexed.tags.iter().map(String::as_str))
+                })
+            };
             match EntryView::from_record_json(&text) {
-                Ok(entry) if query.matches(&entry) => page.items.push(entry),
+                Ok(entry) if query.matches(&entry) && current() => page.items.push(entry),
                 Ok(_) => {}
                 Err(error) => unreadable.push(format!("{}: {error}", after.clone().unwrap_or_default())),
             }

@@ -62,7 +62,7 @@ pub struct Indexed {
 
 impl Indexed {
     /// The record's fields; `None` when it has no URL.
-    fn read(record: &JsValue) -> Option<Indexed> {
+    pub(crate) fn read(record: &JsValue) -> Option<Indexed> {
         let field = |name: &str| js_sys::Reflect::get(record, &name.into()).ok();
         let url = field("url")?.as_string()?;
         let generation = field("generation")
