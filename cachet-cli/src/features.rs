@@ -1,7 +1,8 @@
 //! Which cargo features of `cachet-kit` an app's config needs: the worker links server push only with
-//! `push` (its size is a headline figure), so a config that turns push on needs the feature in the
-//! app's `Cargo.toml`. One rule, used by `cachet init --trunk` (the dependency it adds), `cachet add push`
-//! (the feature it adds to an existing dependency) and `cachet doctor` (a dependency without it).
+//! `push` and the page links auth only with `auth` (their size is a headline figure), so a config that
+//! turns one on needs the feature in the app's `Cargo.toml`. One rule, used by `cachet init --trunk` (the
+//! dependency it adds), `cachet add auth` and `cachet add push` (the feature they add to an existing
+//! dependency) and `cachet doctor` (a dependency without it).
 
 use std::path::Path;
 
@@ -13,6 +14,9 @@ use crate::{CliError, CARGO_TOML};
 /// The `cachet-kit` features `config` needs.
 pub fn kit_features(config: &Config) -> Vec<&'static str> {
     let mut features = Vec::new();
+    if config.features.auth.enabled {
+        features.push("auth");
+    }
     if config.features.push.enabled {
         features.push("push");
     }

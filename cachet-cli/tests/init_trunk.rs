@@ -206,3 +206,27 @@ fn a_config_with_push_gets_the_push_feature_of_cachet_kit_and_doctor_names_its_a
     assert_eq!(cachet(fresh.path(), &["init", "--trunk"]).0, 0);
     assert_eq!(kit_features(fresh.path()).as_deref().map(str::trim), Some(r#"["push"]"#));
 }
+
+/// The page links auth only with `cachet-kit`'s `auth` feature: `cachet add auth` adds it to the app's
+/// dependency, and `cachet doctor` names a dependency without it.
+#[test]
+fn a_config_with_auth_gets_the_auth_feature_of_cachet_kit_and_doctor_names_its_absence() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
+    let kit_features = |app: &Path| {
+        let manifest: toml_edit::DocumentMut = read(app, "Cargo.toml").parse().unwrap();
+        manifest["dependencies"]["cachet-kit"].get("features").map(|features| features.to_string())
+    };
+    assert_eq!(kit_features(app), None, "no auth, no feature");
+    let without_auth = read(app, "Cargo.toml");
+    let (code, text) = cachet(app, &["add", "auth"]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(kit_features(app).as_deref().map(str::trim), Some(r#"["auth"]"#));
+    assert_eq!(cachet(app, &["doctor"]).0, 0);
+    std::fs::write(app.join("Cargo.toml"), &without_auth).unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("Cargo.toml: cachet-kit without its `auth` feature"), "{text}");
+}

@@ -1,6 +1,7 @@
 //! The auth API of SPEC §4: `set_auth`, `get_auth`, `clear_auth`, `clear_memory_auth`,
 //! `is_auth_valid`, `ensure_valid_auth`, `with_auth_headers`, `is_auth_url`, `AUTH_WITH_CREDENTIALS`,
-//! `get_auth_state`.
+//! `get_auth_state`. All but `is_auth_url` and the state (`get_auth_state`, `auth_state`: never
+//! authenticated, and the connectivity) come with the cargo feature `auth`.
 
 use cachet_core::machines::auth::AuthEvent;
 use cachet_core::machines::refresh::RejectReason;
@@ -24,6 +25,7 @@ pub struct AuthSnapshot {
 }
 
 impl Client {
+    #[cfg(feature = "auth")]
     /// `setAuth(data)`, after a login: keeps `auth` in memory (the token only there), persists the user and
     /// expiry, tells the Service Worker the user's cache partition (and awaits its `ack`, so the next
     /// request lands in it), and signals `login` (or `refresh` when already authenticated) here and in
@@ -39,6 +41,7 @@ impl Client {
         identity
     }
 
+    #[cfg(feature = "auth")]
     /// `getAuth()`: the adapter's `get_auth`, else the auth in memory, else the persisted record (user
     /// and expiry, no token), else the adapter's `fetch_user` (the server's `/api/me`). Auth found by the
     /// adapter or the server becomes the current auth when there is none (quietly: no event fires).
@@ -62,6 +65,7 @@ impl Client {
         Ok(fetched)
     }
 
+    #[cfg(feature = "auth")]
     /// `clearAuth()`: purges memory auth, the persisted record, the in-page cache, every cachet cache and
     /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, ends this
     /// browser's push subscription ([`Client::unsubscribe_push`]), and logs out every other tab (`clear`). Every step runs even when one fails; the first failure is returned.
@@ -72,6 +76,7 @@ impl Client {
         self.inner.apply_auth(AuthEvent::ClearAuth, Origin::Page).await
     }
 
+    #[cfg(feature = "auth")]
     /// `clearMemoryAuth()`: forgets the auth held in memory; IndexedDB, the caches and the other tabs are
     /// untouched.
     pub async fn clear_memory_auth(&self) {
@@ -79,11 +84,13 @@ impl Client {
         let _ = self.inner.apply_auth(AuthEvent::ClearMemoryAuth, Origin::Page).await;
     }
 
+    #[cfg(feature = "auth")]
     /// `isAuthValid()`: auth is held in memory and its `expires_at` (if any) is in the future.
     pub fn is_auth_valid(&self) -> bool {
         self.inner.auth.borrow().as_ref().is_some_and(|auth| auth.is_valid_at(now_ms()))
     }
 
+    #[cfg(feature = "auth")]
     /// `ensureValidAuth()`: the current auth, refreshed first when it expires within
     /// [`crate::ClientOptions::refresh_margin`] (the same single flight as a request's auth failure, so
     /// tabs and requests share it). `Ok(None)` without auth or when the server ended the session; cookie
@@ -102,6 +109,7 @@ impl Client {
         self.refresh_auth().await
     }
 
+    #[cfg(feature = "auth")]
     /// Refreshes now, whatever the expiry (the same single flight as `ensure_valid_auth`).
     pub async fn refresh_auth(&self) -> Result<Option<AuthData>, Error> {
         let inner = &self.inner;
@@ -119,11 +127,13 @@ impl Client {
         }
     }
 
+    #[cfg(feature = "auth")]
     /// The adapter's headers for the current auth (`Authorization: Bearer <token>` in bearer mode).
     pub fn auth_headers(&self) -> Vec<(String, String)> {
         self.inner.adapter().get_headers(self.inner.auth.borrow().as_ref())
     }
 
+    #[cfg(feature = "auth")]
     /// `withAuthHeaders(request)`: `request` with the adapter's headers, the `X-Cachet-Auth: 1` mark (the
     /// Service Worker caches its answer in the user's partition) and, for cookie auth, credentials.
     pub fn with_auth_headers(&self, request: &HttpRequest) -> HttpRequest {
@@ -143,6 +153,7 @@ impl Client {
         same_origin && self.inner.config().is_auth_route(&parsed.pathname())
     }
 
+    #[cfg(feature = "auth")]
     /// `AUTH_WITH_CREDENTIALS`: whether auth requests send cookies (`credentials: 'include'`): true for
     /// cookie and custom auth, false for bearer.
     pub fn auth_with_credentials(&self) -> bool {

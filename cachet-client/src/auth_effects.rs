@@ -24,6 +24,7 @@ use crate::{AuthData, ClientEvent, Error};
 impl Inner {
     /// Feeds the auth machine `event` and carries out its effects, all of them even when one fails; the
     /// first failure is returned.
+    #[cfg(feature = "auth")]
     pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, origin: Origin) -> Result<(), Error> {
         let (next, effects) = self.state.get().reduce(event);
         self.state.set(next);
@@ -51,6 +52,21 @@ impl Inner {
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// Without the cargo feature `auth` only connectivity reaches the machine (`Online`, `Offline`), and
+    /// its one effect then is `Publish`; the purge, the reload and the tabs' broadcast are not linked.
+    #[cfg(not(feature = "auth"))]
+    pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, _origin: Origin) -> Result<(), Error> {
+        let (next, effects) = self.state.get().reduce(event);
+        self.state.set(next);
+        self.wake_auth_watchers();
+        for effect in effects {
+            if let AuthEffect::Publish(state) = effect {
+                self.emit(ClientEvent::StateChanged(state));
+            }
+        }
+        Ok(())
     }
 
     /// Keeps `auth` in memory and persists its non-secret part.

@@ -93,12 +93,15 @@ impl ClientBuilder {
     }
 
     /// The auth adapter; default: the SPEC's adapter for `features.auth.type` (required for `custom`).
+    /// With the cargo feature `auth`.
+    #[cfg(feature = "auth")]
     pub fn adapter(mut self, adapter: impl AuthAdapter + 'static) -> Self {
         self.adapter = Some(Rc::new(adapter));
         self
     }
 
-    /// An adapter already shared.
+    /// An adapter already shared. With the cargo feature `auth`.
+    #[cfg(feature = "auth")]
     pub fn shared_adapter(mut self, adapter: Rc<dyn AuthAdapter>) -> Self {
         self.adapter = Some(adapter);
         self
@@ -148,6 +151,9 @@ impl ClientBuilder {
             .ok_or_else(|| Error::Usage("cachet-client runs in a page (no window here)".into()))?;
         let config_source = self.config_source_ref();
         let config = self.config.unwrap_or_default();
+        if config.features.auth.enabled && !cfg!(feature = "auth") {
+            return Err(crate::checks::auth_not_built("a config with features.auth.enabled"));
+        }
         let adapter_from_config = self.adapter.is_none();
         let adapter: Rc<dyn AuthAdapter> = match self.adapter {
             Some(adapter) => adapter,
@@ -161,7 +167,12 @@ impl ClientBuilder {
             cache: RefCell::new(MemoryCache::default()),
             store: AuthStore::new(&self.options.database),
             events_channel: Some(channel(&self.options.events_channel)?),
-            auth_channel: Some(channel(&self.options.auth_channel)?),
+            // Without auth no tab has anything to say on it.
+            auth_channel: if cfg!(feature = "auth") {
+                Some(channel(&self.options.auth_channel)?)
+            } else {
+                None
+            },
             http: self.http.unwrap_or_else(Http::browser),
             state: Cell::new(AuthState::new(online, false)),
             auth: RefCell::new(None),

@@ -28,6 +28,9 @@ pub(crate) fn refuse_when_off(
             enable: "`cachet add graphql`, then `cachet generate`",
         });
     }
+    if auth && !cfg!(feature = "auth") {
+        return Err(auth_not_built(call));
+    }
     if auth && !config.features.auth.enabled {
         return Err(Error::FeatureOff {
             call,
@@ -36,4 +39,14 @@ pub(crate) fn refuse_when_off(
         });
     }
     Ok(())
+}
+
+/// [`Error::FeatureOff`] for `call`, which needs auth, in a build without the cargo feature `auth` (a
+/// config with auth on, or an `auth: true` request).
+pub(crate) fn auth_not_built(call: &'static str) -> Error {
+    Error::FeatureOff {
+        call,
+        key: "the cargo feature `auth` of cachet-client",
+        enable: "`auth` of cachet-kit (`cachet add auth` adds it), or of cachet-client",
+    }
 }

@@ -105,6 +105,10 @@ impl Inner {
         } else {
             web_sys::console::warn_1(&message.into());
         }
+        if worker_config.features.auth.enabled && !cfg!(feature = "auth") {
+            let error = crate::checks::auth_not_built("the Service Worker's config, which turns auth on");
+            web_sys::console::error_1(&format!("cachet: {error}; requests with auth are refused").into());
+        }
         let new_kind = worker_config.features.auth.kind;
         if self.adapter_from_config {
             match config_adapter(new_kind) {

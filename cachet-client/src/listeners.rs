@@ -58,6 +58,7 @@ impl Inner {
                 }),
             ));
         }
+        #[cfg(feature = "auth")]
         if let Some(channel) = &self.auth_channel {
             listeners.push(EventListener::new(
                 channel,
@@ -93,8 +94,8 @@ impl Inner {
                     // partitions them by the user it knows.
                     let inner = inner.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        let signed_in = inner.auth.borrow().is_some();
-                        if signed_in {
+                        #[cfg(feature = "auth")]
+                        if inner.auth.borrow().is_some() {
                             if let Err(error) = inner.sync_identity().await {
                                 web_sys::console::warn_1(
                                     &format!("cachet: telling the new service worker the user: {error}")
@@ -134,6 +135,7 @@ impl Inner {
         match event {
             SwEvent::CacheInvalidated { tags } => self.invalidate_locally(&tags, false),
             SwEvent::CacheUpdated { url } => self.emit(ClientEvent::CacheUpdated { url }),
+            #[cfg(feature = "auth")]
             SwEvent::AuthStateChange { kind } => {
                 let inner = self.clone();
                 wasm_bindgen_futures::spawn_local(async move { inner.on_remote_auth(kind, None).await });
@@ -166,6 +168,7 @@ impl Inner {
     }
 
     /// Restores the persisted auth (see the module docs).
+    #[cfg(feature = "auth")]
     pub(crate) async fn restore(self: Rc<Self>) {
         // A purge interrupted before the worker acknowledged its `clear-all` is finished first: nothing
         // of the signed-out user may be served to this page.
@@ -207,4 +210,8 @@ impl Inner {
             }
         }
     }
+
+    /// Without the cargo feature `auth` there is no persisted auth to restore.
+    #[cfg(not(feature = "auth"))]
+    pub(crate) async fn restore(self: Rc<Self>) {}
 }

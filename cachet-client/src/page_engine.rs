@@ -78,6 +78,10 @@ impl Inner {
     /// The plugins of one request: [`PageAuth`] when `auth`, then the installed ones.
     fn plugins_for(self: &Rc<Self>, auth: bool) -> Plugins<HttpResponse> {
         let mut plugins: Plugins<HttpResponse> = Vec::with_capacity(self.plugins.len() + 1);
+        // Without the cargo feature `auth`, no request is sent with auth (`refuse_when_off`).
+        #[cfg(not(feature = "auth"))]
+        let _ = auth;
+        #[cfg(feature = "auth")]
         if auth {
             plugins.push(Rc::new(PageAuth {
                 inner: self.clone(),
@@ -203,6 +207,7 @@ impl Network<HttpResponse, Error> for PageNetwork {
 /// [`cachet_core::machines::refresh`]): `request_will_fetch` puts the adapter's headers on each send;
 /// after an auth failure, `fetch_did_succeed` waits for the one refresh in flight and asks for the retry,
 /// whose answer is final (a second failure is reported to the machine, never a refresh loop).
+#[cfg(feature = "auth")]
 struct PageAuth {
     inner: Rc<Inner>,
     /// The refresh generation at the last send.
@@ -211,6 +216,7 @@ struct PageAuth {
     sent: RefCell<Option<String>>,
 }
 
+#[cfg(feature = "auth")]
 impl Plugin<HttpResponse> for PageAuth {
     fn request_will_fetch(&self, _call: &Call<'_>, headers: &mut Vec<(String, String)>) {
         self.generation.set(self.inner.refresh.generation());

@@ -139,6 +139,7 @@ impl Inner {
     }
 
     /// `(ok, authorization)` for a `refresh-request` whose failed request carried the fingerprint `failed`.
+    #[cfg(feature = "auth")]
     pub(crate) async fn answer_refresh_request(
         self: &Rc<Self>,
         failed: Option<String>,
@@ -157,5 +158,14 @@ impl Inner {
             }
             RefreshOutcome::Reject(_) => (false, None),
         }
+    }
+
+    /// Without the cargo feature `auth` this page holds no auth: a worker asking is told so.
+    #[cfg(not(feature = "auth"))]
+    pub(crate) async fn answer_refresh_request(
+        self: &Rc<Self>,
+        _failed: Option<String>,
+    ) -> (bool, Option<String>) {
+        (false, None)
     }
 }

@@ -7,7 +7,9 @@ use yew::prelude::*;
 use crate::agent_bridge::use_agent_bridge;
 use crate::use_cachet_client::use_cachet_context;
 
-/// The handle of [`use_cachet_auth`]: `{ authenticated, auth, online, set_auth, clear_auth }`.
+/// The handle of [`use_cachet_auth`]: `{ authenticated, auth, online, set_auth, clear_auth }`; `set_auth`
+/// and `clear_auth` with the cargo feature `auth` (without it the state says who is signed in: nobody,
+/// and the connectivity).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UseCachetAuthHandle {
     /// Whether auth is present.
@@ -17,8 +19,10 @@ pub struct UseCachetAuthHandle {
     /// Connectivity.
     pub online: bool,
     /// `setAuth(data)` after the app's login request; every tab follows.
+    #[cfg(feature = "auth")]
     pub set_auth: Callback<AuthData>,
     /// `clearAuth()`: purges auth, caches and the mutation queue; every tab follows.
+    #[cfg(feature = "auth")]
     pub clear_auth: Callback<()>,
     /// The error of the last `set_auth` / `clear_auth`, if it failed.
     pub error: Option<Error>,
@@ -62,6 +66,7 @@ pub fn use_cachet_auth() -> UseCachetAuthHandle {
             }
         });
     }
+    #[cfg(feature = "auth")]
     let set_auth = use_memo(client.clone(), |client| {
         let (client, error) = (client.clone(), error.setter());
         Callback::from(move |auth: AuthData| {
@@ -69,6 +74,7 @@ pub fn use_cachet_auth() -> UseCachetAuthHandle {
             wasm_bindgen_futures::spawn_local(async move { error.set(client.set_auth(auth).await.err()) });
         })
     });
+    #[cfg(feature = "auth")]
     let clear_auth = use_memo(client, |client| {
         let (client, error) = (client.clone(), error.setter());
         Callback::from(move |()| {
@@ -80,7 +86,9 @@ pub fn use_cachet_auth() -> UseCachetAuthHandle {
         authenticated: snapshot.authenticated,
         auth: snapshot.auth.clone(),
         online: snapshot.online,
+        #[cfg(feature = "auth")]
         set_auth: (*set_auth).clone(),
+        #[cfg(feature = "auth")]
         clear_auth: (*clear_auth).clone(),
         error: (*error).clone(),
     }

@@ -225,14 +225,27 @@ fn test(root: &std::path::Path) -> Result<()> {
         run::cargo(&path, &args)
     })?;
     // Alone, cachet-worker is built without its optional features (`devtools`, `push`), which the app
-    // above turns on: check that build too, as an app without them gets it. cachet-yew's library likewise
-    // (`in-page-agent`, which its own tests turn on).
-    run::step("clippy (wasm32, cachet-worker and cachet-yew without their optional features)", || {
-        let args = ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
-        run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
-        let args = ["clippy", "--target", "wasm32-unknown-unknown", "--lib", "-p", "cachet-yew"];
-        run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())
-    })?;
+    // above turns on: check that build too, as an app without them gets it. The libraries of cachet-client
+    // and cachet-yew likewise (`auth`, `in-page-agent`, which their own tests turn on).
+    run::step(
+        "clippy (wasm32, cachet-worker, cachet-client and cachet-yew without their optional features)",
+        || {
+            let args =
+                ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
+            run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+            let args = [
+                "clippy",
+                "--target",
+                "wasm32-unknown-unknown",
+                "--lib",
+                "-p",
+                "cachet-client",
+                "-p",
+                "cachet-yew",
+            ];
+            run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())
+        },
+    )?;
     run::step("native tests", || {
         let mut args = vec!["test"];
         args.extend(native_only);
@@ -252,7 +265,18 @@ fn test(root: &std::path::Path) -> Result<()> {
         // Warnings denied: a broken or private intra-doc link is a wrong page on docs.rs.
         let deny = "build.rustdocflags=[\"-D\", \"warnings\"]";
         run::cargo(&path, &["doc", "--config", deny, "--no-deps", "-p", "cachet-core", "-p", "cachet-cli"])?;
-        let mut args = vec!["doc", "--config", deny, "--no-deps", "--target", "wasm32-unknown-unknown"];
+        // With the features docs.rs documents (see each crate's `package.metadata.docs.rs`).
+        let features = "cachet-client/auth,cachet-yew/auth,cachet-yew/in-page-agent";
+        let mut args = vec![
+            "doc",
+            "--config",
+            deny,
+            "--no-deps",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--features",
+            features,
+        ];
         for krate in ["cachet-client", "cachet-worker", "cachet-yew", "cachet-kit"] {
             args.extend(["-p", krate]);
         }
@@ -261,7 +285,7 @@ fn test(root: &std::path::Path) -> Result<()> {
     // Doc examples are not compiled for wasm32 (rustdoc skips a cross target's doctests): compile the
     // hooks' examples natively (`no_run`: yew builds for the host too), so that every one stays true.
     run::step("doc examples of cachet-yew compile (native, no_run)", || {
-        run::cargo(&path, &["test", "--doc", "-p", "cachet-yew"])
+        run::cargo(&path, &["test", "--doc", "-p", "cachet-yew", "--features", "auth"])
     })?;
     run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
         run::cargo(
@@ -278,6 +302,11 @@ fn test(root: &std::path::Path) -> Result<()> {
                 "cachet-client",
             ],
         )
+    })?;
+    // Alone, so that no other crate's tests turn on the features an app leaves out (cachet-client's own
+    // tests need `auth`): what an app without auth gets.
+    run::step("wasm-bindgen tests of cachet-kit without its optional features (headless Chromium)", || {
+        run::cargo(&path, &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-kit"])
     })?;
     build_app(&path)?;
     run::step("end-to-end tests (real app, real backend, headless Chromium)", || {

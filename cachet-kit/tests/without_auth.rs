@@ -1,0 +1,37 @@
+//! An app whose config has auth off and whose `cachet-kit` leaves out the `auth` feature, as `cachet init`
+//! writes it (`cargo xtask test` runs this crate's tests on their own, so that no other crate's tests turn
+//! the feature on): a config with auth on, or a request with `auth: true`, is refused by name.
+#![cfg(not(feature = "auth"))]
+#![allow(clippy::unwrap_used)]
+
+use cachet_kit::client::{Client, Error, FetchOptions, GqlOptions};
+use cachet_kit::core::config::Config;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn names_the_feature(error: &Error) -> bool {
+    matches!(error, Error::FeatureOff { key, .. } if key.contains("cargo feature `auth`"))
+}
+
+#[wasm_bindgen_test]
+async fn a_config_or_a_request_with_auth_is_refused_naming_the_cargo_feature() {
+    let with_auth = r#"{"features": {"auth": {"enabled": true, "type": "bearer"}}}"#;
+    let refused = Client::builder().config(Config::from_json_str(with_auth).unwrap()).build();
+    let error = refused.err().expect("a config with auth on needs the auth feature");
+    assert!(names_the_feature(&error), "{error}");
+    assert_eq!(error.kind(), "feature-off");
+
+    let without_auth = r#"{"features": {"graphql": {"enabled": true}}}"#;
+    let client = Client::builder().config(Config::from_json_str(without_auth).unwrap()).build().unwrap();
+    let state = client.get_auth_state().await;
+    assert!(!state.authenticated && state.auth.is_none(), "{state:?}");
+    let fetched =
+        client.fetch_with_cache("/nothing-is-sent", FetchOptions { auth: true, ..FetchOptions::new() });
+    let error = fetched.await.err().expect("an auth request needs the auth feature");
+    assert!(names_the_feature(&error), "{error}");
+    let queried =
+        client.query_gql::<serde_json::Value>("query Me { me { id } }", None, GqlOptions::with_auth(true));
+    let error = queried.await.err().expect("an auth query needs the auth feature");
+    assert!(names_the_feature(&error), "{error}");
+}
