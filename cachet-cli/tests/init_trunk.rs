@@ -166,19 +166,27 @@ fn doctor_names_each_missing_piece_of_a_broken_app_and_build() {
     assert!(text.contains("cachet.config.json") && text.contains("cachet init"), "{text}");
 }
 
+/// A fresh app set up by `cachet init --trunk` on [`MANIFEST`].
+fn trunk_app() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    std::fs::write(temp.path().join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(temp.path(), &["init", "--trunk"]).0, 0);
+    temp
+}
+
+/// The `features` of the app's `cachet-kit` dependency, as written.
+fn kit_features(app: &Path) -> Option<String> {
+    let manifest: toml_edit::DocumentMut = read(app, "Cargo.toml").parse().unwrap();
+    manifest["dependencies"]["cachet-kit"].get("features").map(|features| features.to_string())
+}
+
 /// The worker links server push only with cachet-kit's `push` feature: `cachet add push` adds it to the
 /// app's dependency, `cachet init --trunk` adds it for a config that has push on, and `cachet doctor`
 /// names a dependency without it.
 #[test]
 fn a_config_with_push_gets_the_push_feature_of_cachet_kit_and_doctor_names_its_absence() {
-    let temp = tempfile::tempdir().unwrap();
+    let temp = trunk_app();
     let app = temp.path();
-    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
-    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
-    let kit_features = |app: &Path| {
-        let manifest: toml_edit::DocumentMut = read(app, "Cargo.toml").parse().unwrap();
-        manifest["dependencies"]["cachet-kit"].get("features").map(|features| features.to_string())
-    };
     assert_eq!(kit_features(app), None, "no push, no feature");
     let without_push = read(app, "Cargo.toml");
 
@@ -211,14 +219,8 @@ fn a_config_with_push_gets_the_push_feature_of_cachet_kit_and_doctor_names_its_a
 /// dependency, and `cachet doctor` names a dependency without it.
 #[test]
 fn a_config_with_auth_gets_the_auth_feature_of_cachet_kit_and_doctor_names_its_absence() {
-    let temp = tempfile::tempdir().unwrap();
+    let temp = trunk_app();
     let app = temp.path();
-    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
-    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
-    let kit_features = |app: &Path| {
-        let manifest: toml_edit::DocumentMut = read(app, "Cargo.toml").parse().unwrap();
-        manifest["dependencies"]["cachet-kit"].get("features").map(|features| features.to_string())
-    };
     assert_eq!(kit_features(app), None, "no auth, no feature");
     let without_auth = read(app, "Cargo.toml");
     let (code, text) = cachet(app, &["add", "auth"]);

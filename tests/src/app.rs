@@ -71,6 +71,21 @@ impl Harness {
         }
     }
 
+    /// [`Harness::stored`] once `ready` holds for it (read again every 25 ms, at most 200 times; the last
+    /// read is returned either way, for the caller's assertion to name). Answers are stored after they are
+    /// given, in the worker's `waitUntil`: the UI can show an answer before its entry is written.
+    pub async fn stored_when(&self, ready: impl Fn(&Stored) -> bool) -> Result<Stored> {
+        let mut stored = self.stored().await?;
+        for _ in 0..200 {
+            if ready(&stored) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            stored = self.stored().await?;
+        }
+        Ok(stored)
+    }
+
     /// Every bearer token the backend handed out so far (login and refresh).
     pub fn issued_tokens(&self) -> Vec<String> {
         self.server.as_ref().map(todo_backend::RunningServer::issued_tokens).unwrap_or_default()

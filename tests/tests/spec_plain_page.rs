@@ -251,7 +251,7 @@ async fn no_users_answer_ever_reaches_another_user() -> Result<()> {
         cachet_core::cache_key::partition_id(&id)
     };
     let (alice_partition, bob_partition) = (partition(&alice), partition(&bob));
-    let stored = harness.stored().await?;
+    let stored = harness.stored_when(|stored| stored.text().contains("alice's secret")).await?;
     let entries = stored.records(&format!("cache:{}", cachet_core::engine::key::DOCUMENT_CACHE));
     let holding_secret: Vec<&Value> =
         entries.iter().filter(|entry| entry.to_string().contains("alice's secret")).collect();

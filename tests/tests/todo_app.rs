@@ -348,7 +348,7 @@ async fn no_token_is_at_rest_after_a_bearer_session() -> Result<()> {
 
     let tokens = harness.issued_tokens();
     assert_eq!(tokens.len(), 2, "a login and a refresh: {tokens:?}");
-    let stored = harness.stored().await?.text();
+    let stored = harness.stored_when(|stored| stored.text().contains("eggs")).await?.text();
     // The reader sees what is stored: the user, and the cached list (in the SW's cache).
     assert!(stored.contains("alice"), "the user is persisted: {stored}");
     assert!(stored.contains("eggs"), "the cached GetTodos is read: {stored}");
