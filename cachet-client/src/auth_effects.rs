@@ -23,8 +23,8 @@ use crate::{AuthData, ClientEvent, Error};
 
 impl Inner {
     /// Feeds the auth machine `event` and carries out its effects, all of them even when one fails; the
-    /// first failure is returned.
-    #[cfg(feature = "auth")]
+    /// first failure is returned. Without the cargo feature `auth` only connectivity reaches the machine
+    /// (`Online`, `Offline`), whose one effect then is `Publish`: the other effects' code is not linked.
     pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, origin: Origin) -> Result<(), Error> {
         let (next, effects) = self.state.get().reduce(event);
         self.state.set(next);
@@ -32,18 +32,27 @@ impl Inner {
         let mut first_error = None;
         for effect in effects {
             let outcome = match effect {
+                AuthEffect::Publish(state) => {
+                    self.emit(ClientEvent::StateChanged(state));
+                    Ok(())
+                }
+                #[cfg(feature = "auth")]
                 AuthEffect::PurgeAll => self.purge().await,
+                #[cfg(feature = "auth")]
                 AuthEffect::DropMemoryAuth => {
                     self.drop_memory_auth();
                     Ok(())
                 }
+                #[cfg(feature = "auth")]
                 AuthEffect::ReloadAuth => self.reload_auth().await,
+                #[cfg(feature = "auth")]
                 AuthEffect::Broadcast(kind) => {
                     self.announce(kind, origin);
                     Ok(())
                 }
-                AuthEffect::Publish(state) => {
-                    self.emit(ClientEvent::StateChanged(state));
+                #[cfg(not(feature = "auth"))]
+                _ => {
+                    let _ = origin;
                     Ok(())
                 }
             };
@@ -52,21 +61,6 @@ impl Inner {
             }
         }
         first_error.map_or(Ok(()), Err)
-    }
-
-    /// Without the cargo feature `auth` only connectivity reaches the machine (`Online`, `Offline`), and
-    /// its one effect then is `Publish`; the purge, the reload and the tabs' broadcast are not linked.
-    #[cfg(not(feature = "auth"))]
-    pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, _origin: Origin) -> Result<(), Error> {
-        let (next, effects) = self.state.get().reduce(event);
-        self.state.set(next);
-        self.wake_auth_watchers();
-        for effect in effects {
-            if let AuthEffect::Publish(state) = effect {
-                self.emit(ClientEvent::StateChanged(state));
-            }
-        }
-        Ok(())
     }
 
     /// Keeps `auth` in memory and persists its non-secret part.

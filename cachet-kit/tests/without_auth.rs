@@ -18,7 +18,7 @@ fn names_the_feature(error: &Error) -> bool {
 async fn a_config_or_a_request_with_auth_is_refused_naming_the_cargo_feature() {
     let with_auth = r#"{"features": {"auth": {"enabled": true, "type": "bearer"}}}"#;
     let refused = Client::builder().config(Config::from_json_str(with_auth).unwrap()).build();
-    let error = refused.err().expect("a config with auth on needs the auth feature");
+    let Err(error) = refused else { panic!("a config with auth on needs the auth feature") };
     assert!(names_the_feature(&error), "{error}");
     assert_eq!(error.kind(), "feature-off");
 
@@ -28,10 +28,10 @@ async fn a_config_or_a_request_with_auth_is_refused_naming_the_cargo_feature() {
     assert!(!state.authenticated && state.auth.is_none(), "{state:?}");
     let fetched =
         client.fetch_with_cache("/nothing-is-sent", FetchOptions { auth: true, ..FetchOptions::new() });
-    let error = fetched.await.err().expect("an auth request needs the auth feature");
+    let Err(error) = fetched.await else { panic!("an auth request needs the auth feature") };
     assert!(names_the_feature(&error), "{error}");
     let queried =
         client.query_gql::<serde_json::Value>("query Me { me { id } }", None, GqlOptions::with_auth(true));
-    let error = queried.await.err().expect("an auth query needs the auth feature");
+    let Err(error) = queried.await else { panic!("an auth query needs the auth feature") };
     assert!(names_the_feature(&error), "{error}");
 }
