@@ -221,9 +221,20 @@ async fn wait_for_notifications(harness: &Harness) -> Result<Value> {
 
 /// The bodies of the cached GraphQL documents.
 async fn cached_documents(harness: &Harness) -> Result<Vec<String>> {
-    let stored = harness.stored().await?;
+    Ok(documents(&harness.stored().await?))
+}
+
+/// [`cached_documents`] once one holds `text`: an answer is stored after it is given (at most 200
+/// reads, 25 ms apart; the last read is returned for the caller's assertion).
+async fn cached_documents_holding(harness: &Harness, text: &str) -> Result<Vec<String>> {
+    let stored =
+        harness.stored_when(|stored| documents(stored).iter().any(|body| body.contains(text))).await?;
+    Ok(documents(&stored))
+}
+
+fn documents(stored: &cachet_e2e::app::Stored) -> Vec<String> {
     let entries = stored.records(&format!("cache:{}", cachet_core::engine::key::DOCUMENT_CACHE));
-    Ok(entries.iter().map(|entry| entry[3].as_str().unwrap_or_default().to_owned()).collect())
+    entries.iter().map(|entry| entry[3].as_str().unwrap_or_default().to_owned()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -286,7 +297,7 @@ async fn with_no_tab_of_the_app_open_a_push_drops_the_entries_and_refetches_what
     harness
         .eval("(window.__heard = [], new BroadcastChannel('cachet').onmessage = (e) => window.__heard.push(e.data), true)")
         .await?;
-    let before = cached_documents(&harness).await?;
+    let before = cached_documents_holding(&harness, "\"todos\":[]").await?;
     assert!(before.iter().any(|body| body.contains("\"todos\":[]")), "the list is cached: {before:?}");
     add_from_another_device(&harness, "eggs").await?;
     let runs = harness.count("graphql GetTodos");
@@ -403,7 +414,7 @@ async fn subscribing_is_a_typed_error_where_it_cannot_work() -> Result<()> {
         .await?;
     assert_eq!(signed_in, json!({ "todos": [] }));
     let registration = registration_id(&harness).await?;
-    let before = cached_documents(&harness).await?;
+    let before = cached_documents_holding(&harness, "\"todos\":[]").await?;
     assert_eq!(before.len(), 1, "{before:?}");
     harness.stop_service_workers().await?;
     deliver_push(&harness, &registration, r#"{"v":1,"type":"invalidate","tags":["todos"]}"#).await?;
