@@ -1,8 +1,8 @@
 //! cachet's page client, free of Yew: what an app calls, in any Rust/wasm front end.
 //!
-//! - **Auth** (SPEC §2–§5), with the cargo feature `auth`: an [`AuthAdapter`] ([`CookieAdapter`], [`BearerAdapter`], or your own for
-//!   `custom`), [`Client::set_auth`], [`Client::get_auth`], [`Client::clear_auth`],
-//!   [`Client::clear_memory_auth`], [`Client::is_auth_valid`], [`Client::ensure_valid_auth`],
+//! - **Auth** (SPEC §2–§5), with the cargo feature `auth`: an [`AuthAdapter`] ([`CookieAdapter`],
+//!   [`BearerAdapter`], or your own for `custom`), [`Client::set_auth`], [`Client::get_auth`],
+//!   [`Client::clear_auth`], [`Client::clear_memory_auth`], [`Client::is_auth_valid`], [`Client::ensure_valid_auth`],
 //!   [`Client::with_auth_headers`], [`Client::is_auth_url`], [`Client::auth_with_credentials`]
 //!   (`AUTH_WITH_CREDENTIALS`), [`Client::get_auth_state`]. Headers are injected only for requests made
 //!   with `auth: true`; an auth failure (THE check: [`Client::is_auth_failure_response`], the config's

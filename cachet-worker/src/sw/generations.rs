@@ -14,7 +14,7 @@ use cachet_core::join::all_at_once;
 use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
-use super::tag_index::TagIndex;
+use super::tag_index::{Indexed, TagIndex};
 use crate::error::{commit, idb};
 use crate::Error;
 
@@ -150,6 +150,11 @@ pub(crate) fn is_current_stamp(header: Option<&str>) -> bool {
 pub(crate) fn is_current<'t>(generation: Option<u64>, tags: impl IntoIterator<Item = &'t str>) -> bool {
     CURRENT
         .with(|current| current.borrow().as_ref().is_some_and(|current| current.is_current(generation, tags)))
+}
+
+/// [`is_current`] of an entry index record: whether a lookup would answer with its entry.
+pub(crate) fn is_current_record(record: &Indexed) -> bool {
+    is_current(record.generation, record.tags.iter().map(String::as_str))
 }
 
 /// The generations this worker instance holds.

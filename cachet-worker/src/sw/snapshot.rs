@@ -104,11 +104,8 @@ async fn entry_page(
             let text =
                 js_sys::JSON::stringify(&record).ok().and_then(|text| text.as_string()).unwrap_or_default();
             // A record that does not decode is named first; one that decodes but is stale is left out.
-            let current = || {
-                Indexed::read(&record).is_some_and(|indexed| {
-                    generations::is_current(indexed.generation, indexed.tags.iter().map(String::as_str))
-                })
-            };
+            let current =
+                || Indexed::read(&record).is_some_and(|indexed| generations::is_current_record(&indexed));
             match EntryView::from_record_json(&text) {
                 Ok(entry) if query.matches(&entry) && current() => page.items.push(entry),
                 Ok(_) => {}

@@ -156,7 +156,7 @@ pub async fn sweep(tags: Option<&[String]>) -> Result<SweepReport, Error> {
     budget -= take;
     let stale: Vec<(String, String)> = with_entry
         .into_iter()
-        .filter(|record| !current(record))
+        .filter(|record| !generations::is_current_record(record))
         .map(|record| (record.url.clone(), record.cache.clone()))
         .collect();
     let take_stale = stale.len().min(budget);
@@ -169,8 +169,4 @@ pub async fn sweep(tags: Option<&[String]>) -> Result<SweepReport, Error> {
         generations::prune(&index, up_to).await?;
     }
     Ok(report)
-}
-
-fn current(record: &Indexed) -> bool {
-    generations::is_current(record.generation, record.tags.iter().map(String::as_str))
 }
