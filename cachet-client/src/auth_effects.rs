@@ -30,7 +30,12 @@ impl Inner {
         self.state.set(next);
         self.wake_auth_watchers();
         let mut first_error = None;
+        // The requests waiting for a refresh are rejected after every effect, so that a call failing
+        // because the session ended settles after its `sw-auth-state-change` was dispatched: the event
+        // and `getAuthState()` never disagree with what the call saw (issue 31).
+        let mut dropped_auth = false;
         for effect in effects {
+            dropped_auth |= matches!(effect, AuthEffect::PurgeAll | AuthEffect::DropMemoryAuth);
             let outcome = match effect {
                 AuthEffect::Publish(state) => {
                     self.emit(ClientEvent::StateChanged(state));
@@ -60,6 +65,9 @@ impl Inner {
                 first_error.get_or_insert(error);
             }
         }
+        if dropped_auth {
+            self.reset_refresh();
+        }
         first_error.map_or(Ok(()), Err)
     }
 
@@ -83,10 +91,11 @@ impl Inner {
         }
     }
 
+    /// Forgets the memory auth; a refresh finishing later is dropped (the epoch). The requests waiting
+    /// for a refresh are rejected by [`Inner::apply_auth`], after the other effects.
     fn drop_memory_auth(&self) {
         self.epoch.set(self.epoch.get() + 1);
         self.set_memory_auth(None);
-        self.reset_refresh();
     }
 
     async fn reload_auth(&self) -> Result<(), Error> {

@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use cachet_core::config::{rule_check, Config, FailureCheck};
-use cachet_core::engine::plugin::{self, Plugin, Plugins};
+use cachet_core::engine::plugin::{Plugin, Plugins};
 use cachet_core::machines::auth::AuthState;
 use futures::future::FutureExt;
 use web_sys::BroadcastChannel;
@@ -32,7 +32,6 @@ pub struct ClientBuilder {
     options: ClientOptions,
     failure_check: Option<FailureCheck>,
     plugins: Plugins<HttpResponse>,
-    no_default_plugins: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -131,13 +130,6 @@ impl ClientBuilder {
         self
     }
 
-    /// Leaves out the default plugins ([`cachet_core::engine::CacheControl`]: `no-store` answers are then
-    /// stored like any other).
-    pub fn without_default_plugins(mut self) -> Self {
-        self.no_default_plugins = true;
-        self
-    }
-
     /// Tuning and names.
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
@@ -189,11 +181,7 @@ impl ClientBuilder {
             adapter_from_config,
             options: self.options,
             failure_check: self.failure_check.unwrap_or(rule_check),
-            plugins: if self.no_default_plugins {
-                self.plugins
-            } else {
-                [plugin::defaults(), self.plugins].concat()
-            },
+            plugins: self.plugins,
         });
         inner.listen(&window);
         let restoring = inner.clone();

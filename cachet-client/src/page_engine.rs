@@ -5,8 +5,8 @@
 //! job (a mutation) goes through the same plugins ([`cachet_core::engine::pass`]). The same runner answers
 //! in the Service Worker (`cachet_worker::sw::engine`): every decision is the core planner's.
 //!
-//! Plugins, in order: refresh-and-retry for a request sent with auth ([`PageAuth`]), the defaults (unless
-//! left out), the app's (`ClientBuilder::plugin`).
+//! Plugins, in order: refresh-and-retry for a request sent with auth ([`PageAuth`]), then the app's
+//! (`ClientBuilder::plugin`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -16,10 +16,11 @@ use std::rc::Rc;
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin, Plugins};
 use cachet_core::engine::{
-    pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Runner, Served, Source, Store,
+    pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Runner, Served, Source, Store, Storing,
 };
 use cachet_core::handover::HandedRequest;
 use cachet_core::protocol::SwEvent;
+use cachet_core::protocol::NOT_STORED_HEADER;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 
 use crate::client::Inner;
@@ -49,7 +50,15 @@ impl Inner {
         let edge = PageStore { inner: self.clone(), handed, sent, begun };
         let runner = Runner { store: edge.clone(), network, host: edge, plugins, method, url: url.clone() };
         match run(job, Rc::new(runner)).await {
-            Ok(served) => Ok((served.response, served.source == Source::Cache)),
+            Ok(mut served) => {
+                // Why it was not stored, as the worker says it: on the answer and on the console.
+                if let Some(Storing::Skip(reason)) = &served.storing {
+                    served.response.headers.push((NOT_STORED_HEADER.to_owned(), reason.code().to_owned()));
+                    let line = ["cachet: not stored ", &url, ": ", reason.describe()].concat();
+                    web_sys::console::debug_1(&line.into());
+                }
+                Ok((served.response, served.source == Source::Cache))
+            }
             Err(Failed::NotCached) => {
                 Err(Error::Network { url, message: "cache-only: nothing cached".to_owned() })
             }
@@ -193,6 +202,7 @@ impl Network<HttpResponse, Error> for PageNetwork {
             status: response.status,
             body: response.body.clone(),
             server_tags: response.header(CACHE_TAGS_HEADER).map(str::to_owned),
+            cache_control: response.header("cache-control").map(str::to_owned),
             auth_failure,
             response,
         })

@@ -3,9 +3,12 @@
 //! | Class | When | The Service Worker then |
 //! |---|---|---|
 //! | [`RequestClass::AuthRoute`] | auth is enabled and the path is under a `features.auth.routePaths` entry (any method) | passes it to the network, never caches it |
-//! | [`RequestClass::Graphql`] | GraphQL is enabled, the method is POST, the path is a configured endpoint and the body is GraphQL | queries: caches by key and tags; mutations: invalidates tags; subscriptions: passes through |
-//! | [`RequestClass::Get`] | any other GET (GraphQL over GET included, cached by URL) | applies the strategy |
-//! | [`RequestClass::Other`] | anything else, including a POST to an endpoint whose body is not GraphQL | passes it through |
+//! | [`RequestClass::Graphql`] | GraphQL is enabled, the path is a configured endpoint, and the request is GraphQL: a POST whose body is, or a GET whose search has a `query` (GraphQL over HTTP) that is a query | queries: caches by key and tags; mutations: invalidates tags; subscriptions: passes through |
+//! | [`RequestClass::Get`] | any other GET | applies the strategy |
+//! | [`RequestClass::Other`] | anything else, including a POST to an endpoint whose body is not GraphQL, and a mutation or subscription sent as GET (GraphQL over HTTP refuses it: the server answers) | passes it through |
+//!
+//! A query's cache key, tags and partition do not depend on how it was sent: the GET
+//! `/graphql?query=…&variables=…` of a query has the entry of the same query posted.
 //!
 //! A request that should be handled but carries something wrong (a malformed GraphQL document, an
 //! unknown `X-SW-Strategy`, a bad `X-Cachet-Tags` / `X-Cachet-Invalidate`) is an [`Error`]; the Service
@@ -19,7 +22,7 @@
 
 use crate::cache_key::cache_key;
 use crate::config::Config;
-use crate::graphql::{parse_body, OperationKind};
+use crate::graphql::{parse_body, parse_search, GraphqlRequest, OperationKind};
 use crate::strategy::{Strategy, STRATEGY_HEADER};
 use crate::tags::{
     invalidation_tags, merge_tags, parse_tag_list, query_tags, INVALIDATE_HEADER, TAGS_HEADER,
@@ -88,7 +91,17 @@ pub fn classify_request(
     if config.is_auth_route(path) {
         return Ok(RequestClass::AuthRoute);
     }
+    let endpoint = config.graphql_endpoint_index(path);
     if method.eq_ignore_ascii_case("GET") {
+        let search = path.split_once('?').map(|(_, search)| search.split('#').next().unwrap_or_default());
+        if let (Some(endpoint_index), Some(search)) = (endpoint, search) {
+            if let Some(request) = parse_search(search)? {
+                if request.operation.kind != OperationKind::Query {
+                    return Ok(RequestClass::Other);
+                }
+                return graphql_call(endpoint_index, request, headers, config);
+            }
+        }
         let strategy = strategy_from(headers, config.strategy.default)?;
         let tags = match headers(TAGS_HEADER) {
             Some(value) => tags_from(TAGS_HEADER, &value)?,
@@ -96,13 +109,22 @@ pub fn classify_request(
         };
         return Ok(RequestClass::Get { strategy, tags });
     }
-    let endpoint = config.graphql_endpoint_index(path);
     let (Some(endpoint_index), true) = (endpoint, method.eq_ignore_ascii_case("POST")) else {
         return Ok(RequestClass::Other);
     };
     let Some(request) = parse_body(body.unwrap_or_default())? else {
         return Ok(RequestClass::Other);
     };
+    graphql_call(endpoint_index, request, headers, config)
+}
+
+/// The class of a GraphQL `request` sent to endpoint `endpoint_index`, posted or as a GET.
+fn graphql_call(
+    endpoint_index: usize,
+    request: GraphqlRequest,
+    headers: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<RequestClass, Error> {
     let kind = request.operation.kind;
     let operation_name = request.operation.name;
     let action = match kind {

@@ -159,23 +159,8 @@ pub enum Refused {
     #[error("already held")]
     Held,
     /// The planner (or a plugin's `cache_will_update`) would not store it.
-    #[error("not stored: {}", not_stored(.0))]
+    #[error("not stored: {}", .0.describe())]
     NotStored(NotStored),
-}
-
-/// Why the planner did not store, in words (written out rather than `Debug`, which would cost the
-/// worker its formatting code).
-fn not_stored(reason: &NotStored) -> &'static str {
-    match reason {
-        NotStored::Strategy => "the strategy never stores",
-        NotStored::Status(_) => "not a 2xx",
-        NotStored::AuthFailure => "an auth failure",
-        NotStored::TooLarge { .. } => "over cache.maxBodyBytes",
-        NotStored::NotAResult => "not a GraphQL result without errors",
-        NotStored::StoreFull => "storage is full",
-        NotStored::StoreFailed => "the store failed",
-        NotStored::Plugin => "a plugin refused it",
-    }
 }
 
 /// Refuses a hand-over of more than [`MAX_ENTRIES`] entries.

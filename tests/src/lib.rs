@@ -13,9 +13,11 @@ use std::time::{Duration, Instant};
 pub mod app;
 mod cdp;
 pub mod chaos;
+pub mod foreign;
 mod server_state;
 
 pub use cdp::devtools;
+pub use foreign::{Foreign, ForeignServer};
 
 use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -29,6 +31,10 @@ pub struct Harness {
     /// The browser session.
     pub client: Client,
     server: Option<RunningServer>,
+    /// The foreign GraphQL server the app is served by instead of the todo backend (the interop matrix).
+    foreign: Option<(Foreign, ForeignServer)>,
+    /// The foreign server [`Harness::stop_server`] stopped, started again by [`Harness::restart_server`].
+    foreign_stopped: Option<Foreign>,
     server_config: ServerConfig,
     chromedriver: Child,
     _scratch: tempfile::TempDir,
@@ -52,6 +58,25 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A copy of the built app in `scratch/dist`, with the harness's bare page and, when `config` is given
+/// (a `cachet.config.json` text), the Service Worker settings generated from it by the CLI's generator.
+fn served_copy(scratch: &Path, config: Option<&str>) -> Result<PathBuf> {
+    let built = workspace_root().join("dist");
+    if !built.join("index.html").exists() {
+        bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", built.display());
+    }
+    // Always a copy, so that the harness can add its bare page (and, when asked, the SW settings).
+    let dist = scratch.join("dist");
+    copy_dir(&built, &dist)?;
+    std::fs::write(dist.join(BARE_PAGE.trim_start_matches('/')), BARE_PAGE_HTML)?;
+    if let Some(text) = config {
+        let config = cachet_core::config::Config::from_json_str(text)
+            .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
+        std::fs::write(dist.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
+    }
+    Ok(dist)
 }
 
 /// The workspace root (this crate lives in `tests/`).
@@ -82,21 +107,42 @@ impl Harness {
         Self::start_full(auth_mode, config, None).await
     }
 
-    async fn start_full(auth_mode: AuthMode, config: Option<&str>, profile: Option<&Path>) -> Result<Self> {
-        let built = workspace_root().join("dist");
-        if !built.join("index.html").exists() {
-            bail!("{} has no built app: run `cargo xtask test` (it builds the app first)", built.display());
-        }
+    /// Starts everything with `foreign` (a GraphQL server of the interop matrix, with its defaults)
+    /// serving a copy of the built app whose Service Worker runs on `config`, in place of the todo
+    /// backend. [`Harness::url`], [`Harness::stop_server`] and [`Harness::restart_server`] act on it.
+    pub async fn start_foreign(foreign: Foreign, config: &str) -> Result<Self> {
         let scratch = tempfile::tempdir()?;
-        // Always a copy, so that the harness can add its bare page (and, when asked, the SW settings).
-        let dist = scratch.path().join("dist");
-        copy_dir(&built, &dist)?;
-        std::fs::write(dist.join(BARE_PAGE.trim_start_matches('/')), BARE_PAGE_HTML)?;
-        if let Some(text) = config {
-            let config = cachet_core::config::Config::from_json_str(text)
-                .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
-            std::fs::write(dist.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
-        }
+        let dist = served_copy(scratch.path(), Some(config))?;
+        let server = ForeignServer::start(foreign, &dist, 0).await?;
+        let server_config = ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], server.port())),
+            static_dir: Some(dist),
+            db_path: scratch.path().join("unused.sqlite"),
+            auth_mode: AuthMode::Bearer,
+            token_ttl: Duration::from_secs(900),
+            test_hooks: true,
+        };
+        let (chromedriver, driver_url) = start_chromedriver().await?;
+        let client = connect_browser(&driver_url, &scratch.path().join("chromium-profile")).await?;
+        Ok(Harness {
+            client,
+            server: None,
+            foreign: Some((foreign, server)),
+            foreign_stopped: None,
+            server_config,
+            chromedriver,
+            _scratch: scratch,
+        })
+    }
+
+    /// The foreign server the app is served by, if any ([`Harness::start_foreign`]).
+    pub fn foreign(&self) -> Option<&ForeignServer> {
+        self.foreign.as_ref().map(|(_, server)| server)
+    }
+
+    async fn start_full(auth_mode: AuthMode, config: Option<&str>, profile: Option<&Path>) -> Result<Self> {
+        let scratch = tempfile::tempdir()?;
+        let dist = served_copy(scratch.path(), config)?;
         let server_config = ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             static_dir: Some(dist),
@@ -110,7 +156,15 @@ impl Harness {
         let (chromedriver, driver_url) = start_chromedriver().await?;
         let profile = profile.map_or_else(|| scratch.path().join("chromium-profile"), Path::to_path_buf);
         let client = connect_browser(&driver_url, &profile).await?;
-        Ok(Harness { client, server: Some(server), server_config, chromedriver, _scratch: scratch })
+        Ok(Harness {
+            client,
+            server: Some(server),
+            foreign: None,
+            foreign_stopped: None,
+            server_config,
+            chromedriver,
+            _scratch: scratch,
+        })
     }
 
     /// A new deployment of the Service Worker's settings: rewrites the served `cachet-sw-config.js` from
@@ -144,11 +198,22 @@ impl Harness {
         if let Some(server) = self.server.take() {
             server.stop().await;
         }
+        if let Some((kind, server)) = self.foreign.take() {
+            server.stop().await;
+            self.foreign_stopped = Some(kind);
+        }
     }
 
-    /// Starts the backend again on the same port (same origin) with the same database.
+    /// Starts the backend again on the same port (same origin) with the same database (a foreign server
+    /// starts empty: its data lives in its memory).
     pub async fn restart_server(&mut self) -> Result<()> {
         self.stop_server().await;
+        if let Some(kind) = self.foreign_stopped.take() {
+            let dist = self.server_config.static_dir.clone().unwrap_or_default();
+            let server = ForeignServer::start(kind, &dist, self.server_config.addr.port()).await?;
+            self.foreign = Some((kind, server));
+            return Ok(());
+        }
         self.server = Some(todo_backend::start(self.server_config.clone()).await?);
         Ok(())
     }

@@ -5,6 +5,7 @@
 
 mod bench;
 mod chaos;
+mod matrix;
 mod run;
 mod tools;
 
@@ -34,8 +35,15 @@ enum Command {
     /// Run everything: fmt, clippy (native and wasm32), native tests, wasm tests in headless Chromium,
     /// and the end-to-end tests.
     Test,
-    /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium).
+    /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium, the interop
+    /// matrix's servers and clients).
     Setup,
+    /// Rewrite the README's interop matrix from the last run of `tests/tests/interop.rs`
+    /// (`target/interop`); `cargo xtask test` does it after the end-to-end tests.
+    Matrix,
+    /// Build the example app into `dist/` as the end-to-end tests use it (then `cargo test -p cachet-e2e
+    /// --test NAME` runs one story file).
+    BuildApp,
     /// The fault campaign (fuzzing at scale, workers stopped mid-write...) against the real backend in
     /// headless Chromium; bounded in count; writes its figures into RELIABILITY.md.
     Chaos {
@@ -78,9 +86,12 @@ fn main() -> Result<()> {
     std::env::set_current_dir(&root)?;
     match cli.command {
         Command::Setup => {
-            tools::ensure_build_tools(&root)?;
-            tools::ensure_browser()
+            let path = tools::ensure_build_tools(&root)?;
+            tools::ensure_browser()?;
+            tools::ensure_interop(&root, &path)
         }
+        Command::Matrix => matrix::write_readme_table(&root, &root.join("target/interop")),
+        Command::BuildApp => build_app(&tools::ensure_build_tools(&root)?),
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
         Command::Bench { quick, rest } => bench::bench(&root, quick, &rest),
@@ -173,6 +184,7 @@ fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
+    tools::ensure_interop(root, &path)?;
     let wasm_crates = [
         "-p",
         "cachet-worker",
@@ -312,8 +324,14 @@ fn test(root: &std::path::Path) -> Result<()> {
         run::cargo(&path, &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-kit"])
     })?;
     build_app(&path)?;
+    // The interop matrix writes its rows here; stale ones of an earlier run must not reach the README.
+    let matrix_runs = root.join("target/interop");
+    let _ = std::fs::remove_dir_all(&matrix_runs);
     run::step("end-to-end tests (real app, real backend, headless Chromium)", || {
         run::cargo(&path, &["test", "-p", "cachet-e2e", "--", "--test-threads=1"])
+    })?;
+    run::step("the README's interop matrix, from the run (target/interop)", || {
+        matrix::write_readme_table(root, &matrix_runs)
     })?;
     println!("[xtask] all tests passed in {:.0?}", started.elapsed());
     Ok(())

@@ -7,6 +7,7 @@
 //! | trunk | 0.21.14 (0.22 needs a newer rustc) | `cargo install trunk --locked` |
 //! | wasm-opt | binaryen 132 (older ones cannot parse wasm-bindgen 0.2.130 output) | `npm ci --prefix tools` |
 //! | Chromium + chromedriver | Debian's | `apt-get install chromium chromium-driver` (as root) |
+//! | the interop matrix's servers and clients | `tests/interop/package-lock.json` (Apollo Server, graphql-yoga, graphql-http, urql, Apollo Client, graphql-request, esbuild) | `npm ci --prefix tests/interop` |
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -74,6 +75,18 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
         || run::command(&path, "npm", &["ci", "--prefix", "tools", "--no-audit", "--no-fund"]),
     )?;
     Ok(path)
+}
+
+/// Installs the interop matrix's foreign GraphQL servers and clients (`tests/interop`, pinned in its
+/// `package-lock.json`) unless what is installed is as new as the lockfile.
+pub fn ensure_interop(root: &Path, path: &OsString) -> Result<()> {
+    let lock = root.join("tests/interop/package-lock.json");
+    let installed = root.join("tests/interop/node_modules/.package-lock.json");
+    let modified = |file: &Path| std::fs::metadata(file).and_then(|meta| meta.modified()).ok();
+    let current = matches!((modified(&installed), modified(&lock)), (Some(at), Some(lock)) if at >= lock);
+    ensure("the interop matrix's servers and clients (tests/interop)", current, || {
+        run::command(path, "npm", &["ci", "--prefix", "tests/interop", "--no-audit", "--no-fund"])
+    })
 }
 
 /// Installs Chromium and chromedriver when missing (apt, as root); elsewhere says what to do.

@@ -12,6 +12,7 @@
 //! | `features.auth.failure.jsonField` | `{ "path", "value"? }` | none | see [`AuthFailureRule`] |
 //! | `features.graphql.enabled` | bool | `false` | |
 //! | `features.graphql.endpoints` | array of URL paths | `["/graphql"]` | non-empty, index 0 is the default |
+//! | `features.graphql.honorNoStore` | bool | `false` | a server's `Cache-Control: no-store` on a query's answer keeps it out of the cache (by default it is advisory for queries: see [`crate::engine::plan`]) |
 //! | `features.push.enabled` | bool | `false` | server push; cookie auth or no auth only ([`PushRefusal`]) |
 //! | `features.push.notification.*` | see [`PushNotification`] | | the notification shown for a push |
 //! | `strategy.default` | strategy name | `"network-first"` | for cacheable GETs without `X-SW-Strategy` |
@@ -109,6 +110,10 @@ pub struct GraphqlConfig {
     pub enabled: bool,
     /// Endpoint paths; index 0 is the default `endpointIndex`.
     pub endpoints: Vec<String>,
+    /// `honorNoStore`: a server's `Cache-Control: no-store` on a query's answer binds (advisory by
+    /// default, see [`crate::engine::plan`]).
+    #[serde(rename = "honorNoStore")]
+    pub honor_no_store: bool,
 }
 
 /// `strategy`.
@@ -191,6 +196,7 @@ impl Default for GraphqlConfig {
         GraphqlConfig {
             enabled: false,
             endpoints: DEFAULT_ENDPOINTS.iter().map(|path| (*path).to_owned()).collect(),
+            honor_no_store: false,
         }
     }
 }
@@ -231,7 +237,7 @@ impl Config {
         let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
         let features = root.child("features", &["auth", "graphql", "push"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
-        let graphql = features.child("graphql", &["enabled", "endpoints"])?;
+        let graphql = features.child("graphql", &["enabled", "endpoints", "honorNoStore"])?;
         let push = PushConfig::read(&features.child("push", &["enabled", "notification"])?)?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
         let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
@@ -285,7 +291,11 @@ impl Config {
                         &auth.child("failure", &["statuses", "header", "jsonField"])?,
                     )?,
                 },
-                graphql: GraphqlConfig { enabled: graphql.bool("enabled", false)?, endpoints },
+                graphql: GraphqlConfig {
+                    enabled: graphql.bool("enabled", false)?,
+                    endpoints,
+                    honor_no_store: graphql.bool("honorNoStore", false)?,
+                },
                 push,
             },
             strategy: StrategyConfig {

@@ -46,6 +46,7 @@ pub(super) fn decide<R: 'static, H: Host>(
         auth_failure: fetched.auth_failure,
         body: &fetched.body,
         server_tags: fetched.server_tags.as_deref(),
+        cache_control: fetched.cache_control.as_deref(),
     };
     let storing = plan::storing(job, &answered);
     let Storing::Store { ignored_server_tags, .. } = &storing else { return storing };

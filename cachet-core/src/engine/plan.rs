@@ -14,10 +14,28 @@
 //! (the first that fails is the [`NotStored`] reason): the strategy stores and the request has an entry
 //! (a request in no partition has none: it is sent as network-only), the status is 2xx, the configured
 //! auth-failure check does not call it an auth failure (a rule may match a 2xx by a header or a JSON
-//! field), its body is within `cache.maxBodyBytes`, and a GraphQL document's body is a result without
-//! `errors`. It is stored with the request's tags merged with the server's `X-SW-Cache-Tags` (GETs and
+//! field), the server's `Cache-Control` allows it (below), its body is within `cache.maxBodyBytes`, and a
+//! GraphQL document's body is a result without `errors`. It is stored with the request's tags merged with the server's `X-SW-Cache-Tags` (GETs and
 //! documents alike), and the store keeps at most `cache.maxEntries` entries in its cache, least recently
 //! used evicted first.
+//!
+//! # The server's `Cache-Control`
+//!
+//! The answer's header refines what the app configured; it never silently cancels it:
+//!
+//! | directive | a GET | a GraphQL document |
+//! |---|---|---|
+//! | `no-store` | not stored ([`NotStored::ServerNoStore`]) | stored: advisory, unless `features.graphql.honorNoStore` makes it binding |
+//! | `private` | not stored in the shared partition ([`NotStored::ServerPrivate`]); stored in a signed-in user's | the same |
+//!
+//! Why a document's `no-store` is advisory by default: servers send it on POST answers to keep HTTP caches
+//! and CDNs off (Apollo Server answers every query without cache hints `no-store`, its default since
+//! version 4), while an app that turned GraphQL caching on asked cachet to keep its queries, in a cache
+//! that is private to one browser profile and partitioned per user. A GET's `no-store` is the server's
+//! word about one resource that the app's default route (every same-origin GET) did not choose
+//! individually: it binds. `private` means the answer is someone's: the shared partition (nobody signed
+//! in, the request without credentials) is never where it goes. Whatever is not stored says why on the
+//! answer ([`NotStored::code`] in `X-Cachet-Not-Stored`) and on the console.
 //!
 //! An entry older than `cache.maxAgeSeconds` counts as absent; one without a stored-at time (not stored by
 //! cachet) is served as it is. A background re-fetch that stored a body different from the stale one
@@ -49,6 +67,11 @@ pub struct Job {
     pub bounds: CacheBounds,
     /// The URL `cache-updated` names: the URL the page asked for (a GET), or the document's entry URL.
     pub announce_url: String,
+    /// Whether the server's `Cache-Control: no-store` keeps the answer out: always for a GET, for a
+    /// document only with `features.graphql.honorNoStore` (see the module doc).
+    pub no_store_binds: bool,
+    /// Whether the entry is in the shared partition, where a `private` answer is never stored.
+    pub shared: bool,
 }
 
 impl Job {
@@ -81,7 +104,18 @@ impl Job {
             _ => url.to_owned(),
         };
         let strategy = if entry.is_some() { strategy } else { Strategy::NetworkOnly };
-        Some(Job { strategy, entry, tags, document, bounds: config.cache, announce_url })
+        let no_store_binds = !document || config.features.graphql.honor_no_store;
+        let shared = *partition == Partition::Shared;
+        Some(Job {
+            strategy,
+            entry,
+            tags,
+            document,
+            bounds: config.cache,
+            announce_url,
+            no_store_binds,
+            shared,
+        })
     }
 }
 
@@ -181,6 +215,8 @@ pub struct Answered<'a> {
     pub body: &'a [u8],
     /// The server's `X-SW-Cache-Tags`, if present.
     pub server_tags: Option<&'a str>,
+    /// The server's `Cache-Control`, if present.
+    pub cache_control: Option<&'a str>,
 }
 
 /// Why an answer was not stored.
@@ -192,6 +228,11 @@ pub enum NotStored {
     Status(u16),
     /// The auth-failure check called it an auth failure.
     AuthFailure,
+    /// The server said `Cache-Control: no-store`, and it binds (a GET; a document with
+    /// `features.graphql.honorNoStore`).
+    ServerNoStore,
+    /// The server said `Cache-Control: private`, and the entry would be in the shared partition.
+    ServerPrivate,
     /// Larger than `cache.maxBodyBytes`.
     TooLarge {
         /// The body's size.
@@ -207,6 +248,49 @@ pub enum NotStored {
     StoreFailed,
     /// A plugin's `cache_will_update` refused it (the default [`super::CacheControl`]: `no-store`).
     Plugin,
+}
+
+impl NotStored {
+    /// The reason as one token, the value of `X-Cachet-Not-Stored`
+    /// ([`crate::protocol::NOT_STORED_HEADER`]) on an answer that was not stored.
+    pub fn code(&self) -> &'static str {
+        match self {
+            NotStored::Strategy => "strategy",
+            NotStored::Status(_) => "status",
+            NotStored::AuthFailure => "auth-failure",
+            NotStored::ServerNoStore => "server-no-store",
+            NotStored::ServerPrivate => "server-private",
+            NotStored::TooLarge { .. } => "too-large",
+            NotStored::NotAResult => "graphql-errors",
+            NotStored::StoreFull => "store-full",
+            NotStored::StoreFailed => "store-failed",
+            NotStored::Plugin => "plugin",
+        }
+    }
+
+    /// The reason in words, for the console and the devtools (written out rather than `Debug`, which
+    /// would cost the wasm its formatting code).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            NotStored::Strategy => "the strategy never stores, or the request is in no partition",
+            NotStored::Status(_) => "not a 2xx",
+            NotStored::AuthFailure => "an auth failure",
+            NotStored::ServerNoStore => "the server said Cache-Control: no-store",
+            NotStored::ServerPrivate => "the server said Cache-Control: private, and nobody is signed in",
+            NotStored::TooLarge { .. } => "over cache.maxBodyBytes",
+            NotStored::NotAResult => "not a GraphQL result without errors",
+            NotStored::StoreFull => "storage is full",
+            NotStored::StoreFailed => "the store failed",
+            NotStored::Plugin => "a plugin refused it",
+        }
+    }
+}
+
+/// Whether a `Cache-Control` value holds the directive `name` (matched whole, case-insensitive).
+pub fn has_directive(cache_control: &str, name: &str) -> bool {
+    cache_control
+        .split(',')
+        .any(|directive| directive.split('=').next().unwrap_or_default().trim().eq_ignore_ascii_case(name))
 }
 
 /// Whether and how an answer is stored.
@@ -253,6 +337,12 @@ pub fn storing(job: &Job, answered: &Answered<'_>) -> Storing {
         Some(NotStored::Status(answered.status))
     } else if answered.auth_failure {
         Some(NotStored::AuthFailure)
+    } else if job.no_store_binds
+        && answered.cache_control.is_some_and(|value| has_directive(value, "no-store"))
+    {
+        Some(NotStored::ServerNoStore)
+    } else if job.shared && answered.cache_control.is_some_and(|value| has_directive(value, "private")) {
+        Some(NotStored::ServerPrivate)
     } else if size > job.bounds.max_body_bytes {
         Some(NotStored::TooLarge { size, max: job.bounds.max_body_bytes })
     } else if job.document && !result_is_cacheable(answered.body) {

@@ -17,7 +17,8 @@
 //! Built on these hooks: the refresh-and-retry of an authenticated request (each edge's auth plugin:
 //! `request_will_fetch` adds the fresh `Authorization`, `fetch_did_succeed` refreshes once and asks for
 //! the retry) and the worker's offline queue for mutations (`fetch_did_fail` keeps the mutation,
-//! `handler_did_error` answers the 202), and [`CacheControl`], installed by default on both edges.
+//! `handler_did_error` answers the 202). [`CacheControl`] is one an app may add (an HTTP cache's reading of
+//! `Cache-Control` on every answer).
 //!
 //! A plugin written over [`Message`] runs unchanged on both edges:
 //!
@@ -134,11 +135,12 @@ pub trait Plugin<R: 'static> {
 /// The plugins one request runs with, in order.
 pub type Plugins<R> = Vec<Rc<dyn Plugin<R>>>;
 
-/// Honours the server's `Cache-Control` when storing: `no-store` is never stored (installed by default on
-/// both edges: a server that says so means it, and a cache that keeps such an answer keeps what it was
-/// told not to). `private` is stored by default, because cachet's store is a private cache in the HTTP
-/// sense (one browser profile, and entries partitioned per user, SPEC §4); [`CacheControl::strict`]
-/// refuses it too, for an app whose server marks per-user answers `private` without cachet's auth.
+/// Treats the server's `Cache-Control` as an HTTP cache would, on every answer: `no-store` is never
+/// stored, a GraphQL document's included (the planner holds a document's `no-store` advisory unless
+/// `features.graphql.honorNoStore`, and never stores `private` in the shared partition: see
+/// [`super::plan`]); [`CacheControl::strict`] refuses `private` everywhere too, for an app whose server
+/// marks per-user answers `private` without cachet's auth. Installed by no edge by default (the planner's
+/// rule is the default); an app adds it with `Options::plugin` / `ClientBuilder::plugin`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheControl {
     /// Refuse `private` answers as well.
@@ -153,22 +155,20 @@ impl CacheControl {
 
     /// Whether a `Cache-Control` value forbids storing.
     pub fn forbids(&self, cache_control: &str) -> bool {
-        cache_control.split(',').any(|directive| {
-            let name = directive.split('=').next().unwrap_or_default().trim();
-            name.eq_ignore_ascii_case("no-store")
-                || (self.refuse_private && name.eq_ignore_ascii_case("private"))
-        })
+        super::plan::has_directive(cache_control, "no-store")
+            || (self.refuse_private && super::plan::has_directive(cache_control, "private"))
     }
 }
 
 impl<R: Message + 'static> Plugin<R> for CacheControl {
     fn cache_will_update(&self, _call: &Call<'_>, fetched: &Fetched<R>) -> bool {
-        !fetched.response.header("cache-control").is_some_and(|value| self.forbids(&value))
+        !fetched.cache_control.as_deref().is_some_and(|value| self.forbids(value))
     }
 }
 
-/// The plugins both edges install before the app's own, unless the app opts out: [`CacheControl`]
-/// (`no-store` is never stored).
+/// The plugins both edges install before the app's own, unless the app opts out: none today (the
+/// server's `Cache-Control` is the planner's rule, [`super::plan::storing`]). Kept as the one list both
+/// edges start from.
 pub fn defaults<R: Message + 'static>() -> Plugins<R> {
-    vec![Rc::new(CacheControl::default())]
+    Vec::new()
 }

@@ -26,6 +26,8 @@ pub struct Fetched<R> {
     pub auth_failure: bool,
     /// The server's `X-SW-Cache-Tags`.
     pub server_tags: Option<String>,
+    /// The server's `Cache-Control` (the planner reads `no-store` and `private` in it).
+    pub cache_control: Option<String>,
 }
 
 /// Where an answer came from.

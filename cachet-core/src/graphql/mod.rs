@@ -109,6 +109,29 @@ pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
     Ok(Some(GraphqlRequest { query, variables, operation_name, operation }))
 }
 
+/// Reads the search of a GET (without its `?`), as GraphQL over HTTP sends a query: `query`,
+/// `variables` (JSON text), `operationName` (`extensions` is not part of the key). `Ok(None)` when it has
+/// no `query` parameter; the decoded request, as [`parse_body`] would decode the same members posted,
+/// when it has.
+pub fn parse_search(search: &str) -> Result<Option<GraphqlRequest>, GraphqlError> {
+    let mut body = Map::new();
+    for (name, value) in form_urlencoded::parse(search.as_bytes()) {
+        let member = match &*name {
+            "query" | "operationName" => Value::String(value.into_owned()),
+            "variables" => serde_json::from_str(&value).map_err(|_| GraphqlError::BadMember {
+                member: "variables",
+                expected: "an object or null",
+            })?,
+            _ => continue,
+        };
+        body.insert(name.into_owned(), member);
+    }
+    if !body.contains_key("query") {
+        return Ok(None);
+    }
+    parse_body(Value::Object(body).to_string().as_bytes())
+}
+
 /// The operation a GraphQL text runs, given an optional `operationName`: a shorthand for
 /// [`scan_operations`] then [`select_operation`].
 pub fn operation_of(query: &str, operation_name: Option<&str>) -> Result<Operation, GraphqlError> {

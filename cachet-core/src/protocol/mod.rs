@@ -47,6 +47,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Name of the `BroadcastChannel` on which the Service Worker announces events to every page and agent.
 pub const BROADCAST_CHANNEL: &str = "cachet";
 
+/// The response header on an answer from the network that was not stored, naming why
+/// ([`crate::engine::NotStored::code`], e.g. `server-no-store`): any client, not only cachet's, can tell.
+pub const NOT_STORED_HEADER: &str = "x-cachet-not-stored";
+
 /// A message could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -199,3 +199,42 @@ fn bad_hints_and_bodies_are_typed_errors() {
     );
     assert_eq!(classify_request("POST", "/api/login", &none, None, &off), Ok(RequestClass::Other));
 }
+
+/// GraphQL over HTTP's GET (urql's default for queries): the same class, key and tags as the same query
+/// posted; a mutation or a subscription sent as GET is passed through (the server refuses it); a GET of
+/// the endpoint without `query`, or of another path, is a plain GET.
+#[test]
+fn a_query_sent_as_get_is_the_same_query_posted() {
+    let posted = classify(
+        "POST",
+        "/graphql",
+        &[("x-cachet-tags", "a")],
+        r#"{"query": "query GetNotes($id: ID) { notes(id: $id) { id } }", "variables": {"b": [1, 2], "id": "7"}}"#,
+    )
+    .unwrap();
+    // Encoded as urql and Apollo Client encode it (spaces as `+` or `%20`, variables as JSON text), the
+    // variables' keys in another order: the canonical body makes them the same key.
+    let searches = [
+        "query=query+GetNotes%28%24id%3A+ID%29+%7B+notes%28id%3A+%24id%29+%7B+id+%7D+%7D&variables=%7B%22id%22%3A%227%22%2C%22b%22%3A%5B1%2C2%5D%7D",
+        "query=query%20GetNotes(%24id%3A%20ID)%20%7B%20notes(id%3A%20%24id)%20%7B%20id%20%7D%20%7D&variables=%7B%22b%22%3A%5B1%2C2%5D%2C%22id%22%3A%227%22%7D&extensions=%7B%7D",
+    ];
+    for search in searches {
+        let got = classify("GET", &format!("/graphql?{search}"), &[("x-cachet-tags", "a")], "").unwrap();
+        assert_eq!(got, posted, "{search}");
+    }
+    // Without `X-Cachet-Tags`: the auto-tags of the operation name, as posted.
+    let auto =
+        classify("GET", "/v2/gql?query=query%20GetNotes%20%7B%20notes%20%7B%20id%20%7D%20%7D", &[], "");
+    let posted = classify("POST", "/v2/gql", &[], r#"{"query": "query GetNotes { notes { id } }"}"#);
+    assert_eq!(auto.unwrap(), posted.unwrap());
+    for refused in ["query=mutation%20M%20%7B%20a%20%7D", "query=subscription%20S%20%7B%20a%20%7D"] {
+        assert_eq!(classify("GET", &format!("/graphql?{refused}"), &[], "").unwrap(), RequestClass::Other);
+    }
+    let plain = RequestClass::Get { strategy: Strategy::NetworkFirst, tags: vec![] };
+    assert_eq!(classify("GET", "/graphql", &[], "").unwrap(), plain);
+    assert_eq!(classify("GET", "/graphql?operationName=x", &[], "").unwrap(), plain);
+    assert_eq!(classify("GET", "/other?query=%7B%20a%20%7D", &[], "").unwrap(), plain);
+    // Malformed: an error, as a malformed body is (the worker sends it on untouched).
+    assert!(classify("GET", "/graphql?query=%7B%20a%20%7D&variables=%5B1%5D", &[], "").is_err());
+    assert!(classify("GET", "/graphql?query=%7B%20a%20", &[], "").is_err());
+}

@@ -7,7 +7,7 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 use cachet_core::engine::plugin::{AfterFetch, CacheControl, Call, Later, Plugin};
-use cachet_core::engine::{pass, EntryKey, Failed, Fetched, Network, Source, Storing};
+use cachet_core::engine::{pass, EntryKey, Failed, Fetched, Job, Network, Source, Storing};
 use cachet_core::strategy::Strategy;
 
 use crate::engine_table::{get_job, run_with, Error, Fake, Resp, NOW};
@@ -36,13 +36,19 @@ impl Network<Resp, Error> for Script {
         self.sent.borrow_mut().push(headers.to_vec());
         let next = self.replies.borrow_mut().remove(0);
         let (status, body, headers) = next.ok_or(Error::Unreachable)?;
-        let headers = headers.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
+        let headers: Vec<(String, String)> =
+            headers.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
+        let cache_control = headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("cache-control"))
+            .map(|(_, value)| value.clone());
         Ok(Fetched {
             response: Resp { body: body.to_owned(), headers },
             status,
             body: body.as_bytes().to_vec(),
             auth_failure: status == 401,
             server_tags: None,
+            cache_control,
         })
     }
     fn unreachable(error: &Error) -> bool {
@@ -266,20 +272,32 @@ fn a_request_without_a_job_passes_through_the_same_hooks_and_is_never_stored() {
 }
 
 #[test]
-fn cache_control_no_store_is_never_stored_by_default_and_private_only_when_strict() {
-    let store = |cache_control: &'static str, extra: Vec<Rc<dyn Plugin<Resp>>>| {
+fn cache_control_plugin_reads_no_store_as_an_http_cache_would_and_private_only_when_strict() {
+    let store = |job: Job, cache_control: &'static str, extra: Vec<Rc<dyn Plugin<Resp>>>| {
         let fake = Rc::new(Fake::default());
         let headers: &'static [(&'static str, &'static str)] =
             Box::leak(Box::new([("Cache-Control", cache_control)]));
-        let network = Script::new(vec![Some((200, "fresh", headers))]);
-        let served = block(run_with(get_job(Strategy::CacheFirst), &fake, network, extra)).unwrap();
-        matches!(served.storing, Some(Storing::Store { .. }))
+        let network = Script::new(vec![Some((200, r#"{"data":{}}"#, headers))]);
+        let served = block(run_with(job, &fake, network, extra)).unwrap();
+        served.storing.map(|storing| match storing {
+            Storing::Store { .. } => "stored",
+            Storing::Skip(reason) => reason.code(),
+        })
     };
-    assert!(!store("no-store", vec![]));
-    assert!(!store("max-age=0, No-Store", vec![]));
-    assert!(store("private, max-age=60", vec![]));
-    assert!(store("no-cache", vec![]), "no-cache allows storing (it asks for revalidation)");
-    assert!(!store("private", vec![Rc::new(CacheControl::strict())]));
-    assert!(store("public, max-age=60", vec![Rc::new(CacheControl::strict())]));
+    let get = || Job { shared: false, ..get_job(Strategy::CacheFirst) };
+    let document = || Job { document: true, no_store_binds: false, ..get() };
+    // Without a plugin: the planner's rule (a document's no-store is advisory).
+    assert_eq!(store(get(), "no-store", vec![]), Some("server-no-store"));
+    assert_eq!(store(document(), "no-store", vec![]), Some("stored"));
+    assert_eq!(store(get(), "private, max-age=60", vec![]), Some("stored"));
+    assert_eq!(
+        store(get(), "no-cache", vec![]),
+        Some("stored"),
+        "no-cache allows storing (it asks for revalidation)"
+    );
+    // With it: no-store binds everywhere, a document's too; strict refuses private.
+    assert_eq!(store(document(), "no-store", vec![Rc::new(CacheControl::default())]), Some("plugin"));
+    assert_eq!(store(get(), "private", vec![Rc::new(CacheControl::strict())]), Some("plugin"));
+    assert_eq!(store(get(), "public, max-age=60", vec![Rc::new(CacheControl::strict())]), Some("stored"));
     assert!(!CacheControl::default().forbids("x-no-store-y"), "a directive is matched whole");
 }

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::{CacheBounds, Config};
 use cachet_core::engine::plan::{self, Job, NotStored, Storing};
-use cachet_core::engine::plugin::{self, Message, Plugin};
+use cachet_core::engine::plugin::{Message, Plugin};
 use cachet_core::engine::{
     run, EntryKey, Failed, Fetched, Hit, Host, Invalidations, Network, Runner, Source, Store,
 };
@@ -85,8 +85,7 @@ pub(crate) async fn run_with<N: Network<Resp, Error> + 'static>(
     network: N,
     extra: Vec<Rc<dyn Plugin<Resp>>>,
 ) -> Result<cachet_core::engine::Served<Resp>, Failed<Error>> {
-    let mut plugins = plugin::defaults();
-    plugins.extend(extra);
+    let plugins = extra;
     let method = if job.document { "POST" } else { "GET" };
     let url = job.announce_url.clone();
     let store = JobStore { begun: fake.invalidations.borrow().begun(), fake: fake.clone() };
@@ -191,6 +190,7 @@ impl Network<Resp, Error> for Scripted {
             body: body.into_bytes(),
             auth_failure,
             server_tags: self.server_tags.clone(),
+            cache_control: None,
         })
     }
     fn unreachable(error: &Error) -> bool {
@@ -225,6 +225,8 @@ pub(crate) fn get_job(strategy: Strategy) -> Job {
         document: false,
         bounds: bounds(),
         announce_url: "https://app.test/api/notes".into(),
+        no_store_binds: true,
+        shared: true,
     }
 }
 
@@ -275,6 +277,8 @@ fn reason_word(reason: &NotStored) -> &'static str {
         NotStored::Strategy => "strategy",
         NotStored::Status(_) => "status",
         NotStored::AuthFailure => "auth",
+        NotStored::ServerNoStore => "no-store",
+        NotStored::ServerPrivate => "private",
         NotStored::TooLarge { .. } => "too-large",
         NotStored::NotAResult => "not-a-result",
         NotStored::StoreFull => "full",
@@ -313,7 +317,7 @@ fn a_store_that_fails_costs_the_entry_never_the_answer() {
             store: FailingStore(fake.clone()),
             network,
             host: fake.clone(),
-            plugins: plugin::defaults(),
+            plugins: Vec::new(),
             method: "GET",
             url: job.announce_url.clone(),
         };
@@ -375,8 +379,13 @@ fn every_strategy_entry_and_network_answer() {
 #[test]
 fn a_document_is_stored_only_as_a_result_without_errors() {
     let job = || Job { document: true, ..get_job(Strategy::CacheFirst) };
-    let answered =
-        |body: &'static [u8]| plan::Answered { status: 200, auth_failure: false, body, server_tags: None };
+    let answered = |body: &'static [u8]| plan::Answered {
+        status: 200,
+        auth_failure: false,
+        body,
+        server_tags: None,
+        cache_control: None,
+    };
     let stores = |body| matches!(plan::storing(&job(), &answered(body)), Storing::Store { .. });
     assert!(stores(br#"{"data":{"notes":[]}}"#));
     assert!(!stores(br#"{"data":null,"errors":[{"message":"no"}]}"#));
@@ -393,7 +402,13 @@ fn server_tags_join_the_request_tags_for_gets_and_documents_and_bad_ones_are_ign
     for document in [false, true] {
         let job = Job { document, ..get_job(Strategy::CacheFirst) };
         let body = br#"{"data":{}}"#;
-        let with = |server_tags| plan::Answered { status: 200, auth_failure: false, body, server_tags };
+        let with = |server_tags| plan::Answered {
+            status: 200,
+            auth_failure: false,
+            body,
+            server_tags,
+            cache_control: None,
+        };
         let Storing::Store { tags, ignored_server_tags, keep } =
             plan::storing(&job, &with(Some("notes, user:7")))
         else {
@@ -406,6 +421,62 @@ fn server_tags_join_the_request_tags_for_gets_and_documents_and_bad_ones_are_ign
         };
         assert_eq!(tags, vec!["notes".to_owned()]);
         assert!(ignored_server_tags.is_some_and(|warning| warning.contains("X-SW-Cache-Tags")));
+    }
+}
+
+/// The server's `Cache-Control` refines what the app configured (interop matrix, issue 31): a GET's
+/// `no-store` binds, a GraphQL document's is advisory unless `features.graphql.honorNoStore`; `private`
+/// never goes to the shared partition. Rows: (document, honorNoStore, partition, Cache-Control, stored or
+/// the reason's code).
+#[test]
+fn the_servers_cache_control_refines_what_the_app_configured() {
+    let user = || Partition::User("p1".into());
+    let rows: &[(bool, bool, Partition, Option<&str>, &str)] = &[
+        // Apollo Server's default answer to every query without cache hints.
+        (true, false, Partition::Shared, Some("no-store"), "stored"),
+        (true, false, user(), Some("no-store"), "stored"),
+        (true, true, Partition::Shared, Some("no-store"), "server-no-store"),
+        (true, true, user(), Some("max-age=0, No-Store"), "server-no-store"),
+        (false, false, Partition::Shared, Some("no-store"), "server-no-store"),
+        (false, false, user(), Some("no-store"), "server-no-store"),
+        (true, false, Partition::Shared, Some("private, max-age=60"), "server-private"),
+        (false, false, Partition::Shared, Some("private"), "server-private"),
+        (true, false, user(), Some("private, max-age=60"), "stored"),
+        (false, false, user(), Some("private"), "stored"),
+        (false, false, Partition::Shared, Some("public, max-age=60"), "stored"),
+        (false, false, Partition::Shared, Some("no-cache"), "stored"),
+        (false, false, Partition::Shared, Some("x-no-store-y, privately"), "stored"),
+        (true, true, Partition::Shared, None, "stored"),
+    ];
+    for (document, honor, partition, cache_control, expected) in rows {
+        let config = Config::from_json_str(&format!(
+            r#"{{"features": {{"graphql": {{"enabled": true, "honorNoStore": {honor}}}}}}}"#
+        ))
+        .unwrap();
+        let class = if *document {
+            let body = br#"{"query": "query GetNotes { notes { id } }"}"#;
+            classify_request("POST", "/graphql", &|_: &str| None, Some(body), &config).unwrap()
+        } else {
+            RequestClass::Get { strategy: Strategy::CacheFirst, tags: vec![] }
+        };
+        let url = if *document { "https://a.test/graphql" } else { "https://a.test/api/x" };
+        let job = Job::for_request(&class, partition, "https://a.test", url, &config).unwrap();
+        let body = br#"{"data":{"notes":[]}}"#;
+        let answered = plan::Answered {
+            status: 200,
+            auth_failure: false,
+            body,
+            server_tags: None,
+            cache_control: *cache_control,
+        };
+        let got = match plan::storing(&job, &answered) {
+            Storing::Store { .. } => "stored",
+            Storing::Skip(reason) => reason.code(),
+        };
+        assert_eq!(
+            got, *expected,
+            "document {document}, honorNoStore {honor}, {partition:?}, {cache_control:?}"
+        );
     }
 }
 
@@ -490,6 +561,7 @@ impl Network<Resp, Error> for ReplyNetwork {
             body: reply.body.as_bytes().to_vec(),
             auth_failure: self.rule.check(&view),
             server_tags: header("x-sw-cache-tags"),
+            cache_control: header("cache-control"),
         })
     }
     fn unreachable(error: &Error) -> bool {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::engine::plan::{NotStored, Storing};
-use cachet_core::engine::{adopt, plugin, EntryKey, Fetched, Runner};
+use cachet_core::engine::{adopt, EntryKey, Fetched, Message, Runner};
 use cachet_core::handover::{
     admit, check_count, HandedEntry, HandedRequest, HandedResponse, Place, Refused, MAX_ENTRIES,
 };
@@ -199,16 +199,18 @@ fn a_hand_over_travels_as_versioned_json_and_a_malformed_one_is_a_typed_error() 
 
 fn fetched(body: &str, status: u16, headers: Vec<(String, String)>, auth_failure: bool) -> Fetched<Resp> {
     let response = Resp { body: body.into(), headers };
+    let cache_control = response.header("cache-control");
     Fetched {
         response,
         status,
         body: body.as_bytes().to_vec(),
         auth_failure,
         server_tags: Some("server".into()),
+        cache_control,
     }
 }
 
-/// Adopts `fetched`, stored by the page at `stored_at`, into `fake` with the default plugins.
+/// Adopts `fetched`, stored by the page at `stored_at`, into `fake`.
 fn adopt_into(fake: &Rc<Fake>, fetched: &Fetched<Resp>, stored_at: u64) -> Option<Storing> {
     let job = get_job(cachet_core::strategy::Strategy::CacheFirst);
     let url = job.announce_url.clone();
@@ -216,7 +218,7 @@ fn adopt_into(fake: &Rc<Fake>, fetched: &Fetched<Resp>, stored_at: u64) -> Optio
         store: fake.clone(),
         network: (),
         host: fake.clone(),
-        plugins: plugin::defaults(),
+        plugins: Vec::new(),
         method: "GET",
         url,
     };
@@ -255,7 +257,7 @@ fn an_adopted_answer_is_stored_as_a_network_answer_and_never_over_a_fresh_entry(
     let refusals = [
         (fetched("page", 500, Vec::new(), false), NotStored::Status(500)),
         (fetched("page", 200, Vec::new(), true), NotStored::AuthFailure),
-        (fetched("page", 200, no_store, false), NotStored::Plugin),
+        (fetched("page", 200, no_store, false), NotStored::ServerNoStore),
     ];
     for (answer, reason) in refusals {
         let fake = Rc::new(Fake::default());

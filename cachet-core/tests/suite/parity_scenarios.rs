@@ -240,9 +240,10 @@ pub const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
-        // The default plugin on every edge (`cachet_core::engine::CacheControl`): a server's `no-store` is
-        // never stored; `private` is (cachet's store is a private cache).
-        name: "the-default-plugin-never-stores-no-store",
+        // The server's `Cache-Control` refines what the app configured, on every edge (the planner's rule,
+        // `cachet_core::engine::plan`): a GET's `no-store` binds; a document's is advisory (Apollo Server
+        // sends it on every answer without cache hints); `private` never goes to the shared partition.
+        name: "the-servers-cache-control-refines-what-the-app-configured",
         steps: &[
             send(
                 ITEMS,
@@ -254,7 +255,7 @@ pub const SCENARIOS: &[Scenario] = &[
             send(
                 QUERY,
                 "cache-first",
-                Reply { status: 200, body: DATA, headers: &[("cache-control", "private, no-store")] },
+                Reply { status: 200, body: DATA, headers: &[("cache-control", "private, max-age=60")] },
                 Answer::Network(DATA),
             ),
             absent(QUERY),
@@ -264,7 +265,14 @@ pub const SCENARIOS: &[Scenario] = &[
                 Reply { status: 200, body: DATA, headers: &[("cache-control", "private, max-age=60")] },
                 Answer::Network(DATA),
             ),
-            held(ITEMS, DATA),
+            absent(ITEMS),
+            send(
+                QUERY,
+                "cache-first",
+                Reply { status: 200, body: DATA, headers: &[("cache-control", "no-store")] },
+                Answer::Network(DATA),
+            ),
+            held(QUERY, DATA),
         ],
     },
     Scenario {

@@ -12,9 +12,10 @@ use std::rc::Rc;
 
 use cachet_core::config::{AuthFailureRule, CacheBounds};
 use cachet_core::engine::key::RUNTIME_CACHE;
-use cachet_core::engine::plugin::{self, Plugins};
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network, Runner};
+use cachet_core::engine::plugin::Plugins;
+use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing};
 use cachet_core::protocol::SwEvent;
+use cachet_core::protocol::NOT_STORED_HEADER;
 use cachet_core::strategy::Strategy;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 use js_sys::Promise;
@@ -61,9 +62,17 @@ impl Target {
             document: false,
             bounds,
             announce_url: url,
+            no_store_binds: true,
+            shared: true,
         };
-        let plugins = plugin::defaults();
-        Target { request: Clone::clone(request), body: None, job, index, plugins, failure_rule: None }
+        Target {
+            request: Clone::clone(request),
+            body: None,
+            job,
+            index,
+            plugins: Vec::new(),
+            failure_rule: None,
+        }
     }
 }
 
@@ -86,12 +95,26 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
     let network =
         WorkerNetwork { request: target.request, body: target.body, failure_rule: target.failure_rule };
     let host = WorkerHost { background };
-    let runner = Runner { store, network, host, plugins: target.plugins, method, url };
+    let runner = Runner { store, network, host, plugins: target.plugins, method, url: url.clone() };
     match run(target.job, Rc::new(runner)).await {
-        Ok(served) => Ok(served.response),
+        Ok(served) => {
+            if let Some(Storing::Skip(reason)) = &served.storing {
+                say_not_stored(&served.response, &url, reason);
+            }
+            Ok(served.response)
+        }
         Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
         Err(Failed::Edge(error)) => Err(error),
     }
+}
+
+/// Says why an answer from the network was not stored, where a developer looks: on the answer
+/// (`X-Cachet-Not-Stored`, a header of the worker's own rebuilt response, so it can be set) and on the
+/// console (`console.debug`).
+fn say_not_stored(response: &Response, entry: &str, reason: &NotStored) {
+    let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
+    let line = ["cachet: not stored ", entry, ": ", reason.describe()].concat();
+    web_sys::console::debug_1(&line.into());
 }
 
 /// The network as the worker reaches it: cachet's headers removed, the plugins' headers set, the
@@ -126,6 +149,7 @@ pub(crate) fn fetched(
     Fetched {
         auth_failure: failure_rule.is_some_and(|rule| is_auth_failure(rule, response, &body)),
         server_tags: response.headers().get(CACHE_TAGS_HEADER).ok().flatten(),
+        cache_control: response.headers().get("cache-control").ok().flatten(),
         status: response.status(),
         response: answer,
         body,

@@ -11,14 +11,14 @@
 //!
 //! A request runs, in order: refresh-and-retry when it is marked as authenticated
 //! ([`super::auth_retry::AuthRetry`]), the offline queue for a mutation that asks for it
-//! ([`super::queue_plugin`]), the defaults ([`cachet_core::engine::plugin::defaults`]: `no-store` is never
-//! stored) unless the app turned them off, then the app's plugins in the order it gave them.
+//! ([`super::queue_plugin`]), then the app's plugins in the order it gave them. The server's
+//! `Cache-Control` is the planner's rule ([`cachet_core::engine::plan`]), not a plugin's.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::FailureCheck;
-use cachet_core::engine::plugin::{self, Plugin, Plugins};
+use cachet_core::engine::plugin::{Plugin, Plugins};
 use web_sys::Response;
 
 use super::auth_retry::{set_failure_check, AuthRetry};
@@ -28,17 +28,16 @@ use super::auth_retry::{set_failure_check, AuthRetry};
 pub struct Options {
     failure_check: Option<FailureCheck>,
     plugins: Plugins<Response>,
-    defaults: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { failure_check: None, plugins: Vec::new(), defaults: true }
+        Options { failure_check: None, plugins: Vec::new() }
     }
 }
 
 impl Options {
-    /// No check of the app's own (the config's rule), the default plugins, no plugin of the app's.
+    /// No check of the app's own (the config's rule), no plugin of the app's.
     pub fn new() -> Self {
         Options::default()
     }
@@ -56,40 +55,32 @@ impl Options {
         self
     }
 
-    /// Leaves out the default plugins ([`cachet_core::engine::CacheControl`]: `no-store` answers are then
-    /// stored like any other).
-    pub fn without_default_plugins(mut self) -> Self {
-        self.defaults = false;
-        self
-    }
-
     /// Installs the engine with these options ([`super::install`]).
     pub fn install(self) {
         if let Some(check) = self.failure_check {
             set_failure_check(check);
         }
-        let mut plugins = if self.defaults { plugin::defaults() } else { Vec::new() };
-        plugins.extend(self.plugins);
-        INSTALLED.with(|installed| *installed.borrow_mut() = Some(plugins));
+        INSTALLED.with(|installed| *installed.borrow_mut() = Some(self.plugins));
         super::install();
     }
 }
 
 thread_local! {
-    /// The defaults and the app's plugins, once [`Options::install`] ran (one worker, one thread).
+    /// The app's plugins, once [`Options::install`] ran (one worker, one thread).
     static INSTALLED: RefCell<Option<Plugins<Response>>> = const { RefCell::new(None) };
 }
 
-/// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (the defaults
-/// alone when the engine was installed without [`Options`]).
+/// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (none when the
+/// engine was installed without [`Options`]).
 pub(crate) fn for_request(auth: Option<AuthRetry>) -> Plugins<Response> {
     let mut plugins: Plugins<Response> = Vec::new();
     if let Some(auth) = auth {
         plugins.push(Rc::new(auth));
     }
-    INSTALLED.with(|installed| match &*installed.borrow() {
-        Some(installed) => plugins.extend(installed.iter().cloned()),
-        None => plugins.extend(plugin::defaults::<Response>()),
+    INSTALLED.with(|installed| {
+        if let Some(installed) = &*installed.borrow() {
+            plugins.extend(installed.iter().cloned());
+        }
     });
     plugins
 }

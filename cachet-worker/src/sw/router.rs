@@ -47,7 +47,9 @@ pub async fn answer(
 ) -> Result<Response, Error> {
     let url = request.url();
     let parsed = web_sys::Url::new(&url).ok();
-    let path = parsed.as_ref().map(web_sys::Url::pathname).unwrap_or_default();
+    // With its search: a GraphQL query may come as a GET (`/graphql?query=…`), classified as the same
+    // query posted.
+    let path = parsed.as_ref().map(|url| url.pathname() + &url.search()).unwrap_or_default();
     let origin = parsed.as_ref().map(web_sys::Url::origin).unwrap_or_default();
     let method = request.method();
     // A POST's body is read from the request itself, not from a `Request.clone()` (the copy was a fifth

@@ -1,0 +1,108 @@
+//! The README's interop matrix, written from the run: `tests/tests/interop.rs` writes one
+//! `target/interop/<backend>.json` per backend (`{backend, order, rows: [{client, story, outcome}]}`);
+//! [`write_readme_table`] renders them, one column per backend, between the README's markers.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+const BEGIN: &str = "<!-- interop-matrix:begin";
+const END: &str = "<!-- interop-matrix:end -->";
+
+/// The column heading of each backend the stories name.
+fn heading(backend: &str) -> String {
+    match backend {
+        "apollo" => "Apollo Server 5 (defaults)".to_owned(),
+        "yoga" => "graphql-yoga 5".to_owned(),
+        "graphql-http" => "graphql-http (reference)".to_owned(),
+        "todo-backend" => "example backend (async-graphql)".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The Markdown table of the runs in `folder`.
+pub fn render(folder: &Path) -> Result<String> {
+    let mut runs: Vec<Value> = Vec::new();
+    for entry in std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|extension| extension == "json") {
+            let text = std::fs::read_to_string(&path)?;
+            runs.push(serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?);
+        }
+    }
+    if runs.is_empty() {
+        bail!("{} holds no run of the interop matrix", folder.display());
+    }
+    runs.sort_by_key(|run| run["order"].as_u64().unwrap_or(u64::MAX));
+    let mut table = String::from("| client | story |");
+    for run in &runs {
+        table.push_str(&format!(" {} |", heading(run["backend"].as_str().unwrap_or("?"))));
+    }
+    table.push_str("\n|---|---|");
+    table.push_str(&"---|".repeat(runs.len()));
+    table.push('\n');
+    let rows = runs[0]["rows"].as_array().cloned().unwrap_or_default();
+    for row in &rows {
+        let (client, story) = (row["client"].as_str().unwrap_or("?"), row["story"].as_str().unwrap_or("?"));
+        table.push_str(&format!("| {client} | {story} |"));
+        for run in &runs {
+            let found = run["rows"].as_array().and_then(|rows| {
+                rows.iter().find(|other| other["client"] == row["client"] && other["story"] == row["story"])
+            });
+            let cell = match found.and_then(|found| found["outcome"].as_str()) {
+                Some("passed") => "✓",
+                Some("failed") => "✗",
+                _ => "—",
+            };
+            table.push_str(&format!(" {cell} |"));
+        }
+        table.push('\n');
+    }
+    Ok(table)
+}
+
+/// Replaces the table between the README's markers with the runs in `folder`.
+pub fn write_readme_table(root: &Path, folder: &Path) -> Result<()> {
+    let readme_path = root.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path)?;
+    let begin = readme.find(BEGIN).context("README.md has no interop-matrix:begin marker")?;
+    let begin = begin + readme[begin..].find('\n').context("marker line")? + 1;
+    let end = readme.find(END).context("README.md has no interop-matrix:end marker")?;
+    if end < begin {
+        bail!("README.md's interop-matrix markers are out of order");
+    }
+    let written = format!("{}{}{}", &readme[..begin], render(folder)?, &readme[end..]);
+    std::fs::write(readme_path, written)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_column_per_backend_in_order_and_every_outcome_named() {
+        let folder = std::env::temp_dir().join(format!("cachet-matrix-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let run = |backend: &str, order: u64, outcome: &str| {
+            let rows = serde_json::json!([
+                {"client": "fetch", "story": "cached", "outcome": "passed"},
+                {"client": "urql", "story": "cached", "outcome": outcome},
+            ]);
+            let text = serde_json::json!({"backend": backend, "order": order, "rows": rows}).to_string();
+            std::fs::write(folder.join(format!("{backend}.json")), text).unwrap();
+        };
+        run("todo-backend", 3, "left out");
+        run("apollo", 0, "failed");
+        let table = render(&folder).unwrap();
+        std::fs::remove_dir_all(&folder).unwrap();
+        assert_eq!(
+            table,
+            "| client | story | Apollo Server 5 (defaults) | example backend (async-graphql) |\n\
+             |---|---|---|---|\n\
+             | fetch | cached | ✓ | ✓ |\n\
+             | urql | cached | ✗ | — |\n"
+        );
+    }
+}
