@@ -82,27 +82,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_column_per_backend_in_order_and_every_outcome_named() {
+    fn one_column_per_backend_in_order_and_every_outcome_named() -> Result<()> {
         let folder = std::env::temp_dir().join(format!("cachet-matrix-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::create_dir_all(&folder)?;
         let run = |backend: &str, order: u64, outcome: &str| {
             let rows = serde_json::json!([
                 {"client": "fetch", "story": "cached", "outcome": "passed"},
                 {"client": "urql", "story": "cached", "outcome": outcome},
             ]);
             let text = serde_json::json!({"backend": backend, "order": order, "rows": rows}).to_string();
-            std::fs::write(folder.join(format!("{backend}.json")), text).unwrap();
+            std::fs::write(folder.join(format!("{backend}.json")), text)
         };
-        run("todo-backend", 3, "left out");
-        run("apollo", 0, "failed");
-        let table = render(&folder).unwrap();
-        std::fs::remove_dir_all(&folder).unwrap();
+        run("todo-backend", 3, "left out")?;
+        run("apollo", 0, "failed")?;
+        let table = render(&folder);
+        std::fs::remove_dir_all(&folder)?;
         assert_eq!(
-            table,
+            table?,
             "| client | story | Apollo Server 5 (defaults) | example backend (async-graphql) |\n\
              |---|---|---|---|\n\
              | fetch | cached | ✓ | ✓ |\n\
              | urql | cached | ✗ | — |\n"
         );
+        Ok(())
     }
 }
