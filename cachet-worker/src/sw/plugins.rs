@@ -24,16 +24,10 @@ use web_sys::Response;
 use super::auth_retry::{set_failure_check, AuthRetry};
 
 /// How the worker's engine is installed: the app's auth-failure check and plugins.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Options {
     failure_check: Option<FailureCheck>,
     plugins: Plugins<Response>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { failure_check: None, plugins: Vec::new() }
-    }
 }
 
 impl Options {
