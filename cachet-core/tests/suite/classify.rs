@@ -59,12 +59,21 @@ fn requests_are_classified() {
                 tags: vec!["notes".into(), "note:1".into()],
             },
         ),
+        // GraphQL over HTTP's GET: the query posted (see `a_query_sent_as_get_is_the_same_query_posted`).
         (
             "GET",
             "/graphql?query={a}",
             vec![],
             "",
-            RequestClass::Get { strategy: Strategy::NetworkFirst, tags: vec![] },
+            RequestClass::Graphql(GraphqlCall {
+                endpoint_index: 0,
+                operation_name: None,
+                action: GraphqlAction::Query {
+                    cache_key: cache_key("{a}", None, None),
+                    tags: vec![],
+                    strategy: Strategy::CacheFirst,
+                },
+            }),
         ),
         ("POST", "/api/notes", vec![], get_notes, RequestClass::Other),
         ("PUT", "/graphql", vec![], get_notes, RequestClass::Other),
