@@ -21,7 +21,8 @@ self.CACHET_CONFIG = {
       "enabled": true,
       "endpoints": [
         "/graphql"
-      ]
+      ],
+      "honorNoStore": false
     },
     "push": {
       "enabled": true,

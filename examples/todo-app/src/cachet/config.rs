@@ -25,7 +25,8 @@ pub const CONFIG_JSON: &str = r#"{
       "enabled": true,
       "endpoints": [
         "/graphql"
-      ]
+      ],
+      "honorNoStore": false
     },
     "push": {
       "enabled": true,
