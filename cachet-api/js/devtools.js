@@ -81,6 +81,11 @@
       el('h3', {}, ['entries (' + entries.items.length + ' shown, ' + entries.scanned + ' read)']),
       el('div', {}, [filterInput('tag'), filterInput('operation'), filterInput('partition')].concat(paging)),
       el('table', {}, [el('tr', {}, ['request', 'partition', 'tags', 'size', 'stored', 'used', 'strategy', ''].map(function (h) { return el('th', {}, [h]); }))].concat(rows)),
+      el('h3', {}, ['not stored (the last ' + (snapshot.notStored || []).length + ' answers of this worker instance)']),
+      el('ul', { id: 'cachet-devtools-not-stored' }, (snapshot.notStored || []).map(function (answer) {
+        return el('li', { class: 'not-stored', 'data-reason': answer.reason, title: answer.url },
+          [answer.request + ' · not stored: ' + answer.why + ' · at ' + time(answer.at)]);
+      })),
       el('h3', {}, ['tags']),
       el('ul', { id: 'cachet-devtools-tags' }, snapshot.tags.map(function (count) {
         return el('li', {}, [count.tag + ' (' + count.entries + ') ', button('invalidate', 'invalidate-tag', function () {

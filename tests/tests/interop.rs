@@ -588,7 +588,7 @@ async fn the_example_backend() -> Result<()> {
 }
 
 /// `features.graphql.honorNoStore`: Apollo Server's `no-store` binds, nothing is stored, and every
-/// answer says why (`X-Cachet-Not-Stored: server-no-store`).
+/// answer says why (`X-Cachet-Not-Stored: server-no-store`), and so do the devtools.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn honor_no_store_makes_apollo_servers_no_store_binding_and_says_so() -> Result<()> {
     let matrix = Matrix::start(Backend::Foreign(Foreign::Apollo), HONOR_NO_STORE).await?;
@@ -602,5 +602,14 @@ async fn honor_no_store_makes_apollo_servers_no_store_binding_and_says_so() -> R
     }
     ensure!(!from_cache(harness, query, json!({}), json!({})).await?, "stored although no-store binds");
     ensure!(matrix.operations("Honoured").await? == 3, "the server was not asked each time");
+    // The devtools list them, with the reason.
+    let snapshot = harness.eval("cachet.getSnapshot({})").await?;
+    let listed: Vec<&Value> = snapshot["notStored"]
+        .as_array()
+        .map(|list| list.iter().filter(|answer| answer["request"] == json!("Honoured")).collect())
+        .unwrap_or_default();
+    ensure!(listed.len() == 3, "{snapshot}");
+    ensure!(listed.iter().all(|answer| answer["reason"] == json!("server-no-store")), "{listed:?}");
+    ensure!(listed.iter().all(|answer| answer["why"] == json!("the server said Cache-Control: no-store")), "{listed:?}");
     Ok(())
 }

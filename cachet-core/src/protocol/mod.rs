@@ -34,7 +34,8 @@ mod wire_oracle;
 pub use agent::{AgentRequest, AgentResponse};
 pub use page::{PageReply, PageToSw, SwToPage};
 pub use snapshot::{
-    DeadLetterView, EntryPage, EntryView, IdentityView, QueueView, QueuedView, SnapshotQuery, StateSnapshot,
+    DeadLetterView, EntryPage, EntryView, IdentityView, NotStoredView, QueueView, QueuedView, SnapshotQuery,
+    StateSnapshot,
     TagCount,
 };
 pub use sw::{AuthChangeKind, SwEvent};

@@ -18,6 +18,8 @@ pub const MAX_PAGE_SIZE: u32 = 500;
 pub const SCAN_BUDGET: u32 = 2_000;
 /// The most distinct tags a snapshot lists ([`StateSnapshot::tags`]).
 pub const MAX_TAGS: u32 = 200;
+/// The most answers [`StateSnapshot::not_stored`] names (the newest).
+pub const MAX_NOT_STORED: usize = 20;
 
 /// Which entries a snapshot lists: filters, and where the page starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +66,37 @@ pub struct StateSnapshot {
     pub queue: QueueView,
     /// What could not be read (an unreadable index record, queue or identity), named.
     pub problems: Vec<String>,
+    /// The last answers from the network this worker instance did not store, and why (at most
+    /// [`MAX_NOT_STORED`], oldest first; a stopped worker starts the list anew).
+    #[serde(default)]
+    pub not_stored: Vec<NotStoredView>,
+}
+
+/// An answer from the network that was not stored, as the panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotStoredView {
+    /// The URL asked for (a GraphQL query's endpoint URL, with its operation in `request`).
+    pub url: String,
+    /// The operation name of a GraphQL query, else the URL's path.
+    pub request: String,
+    /// [`crate::engine::NotStored::code`], the `X-Cachet-Not-Stored` value.
+    pub reason: String,
+    /// [`crate::engine::NotStored::describe`].
+    pub why: String,
+    /// When it was answered (Unix ms).
+    pub at: u64,
+}
+
+impl NotStoredView {
+    /// Appends `view` to `list`, keeping the newest [`MAX_NOT_STORED`].
+    pub fn remember(list: &mut Vec<NotStoredView>, view: NotStoredView) {
+        list.push(view);
+        if list.len() > MAX_NOT_STORED {
+            let excess = list.len() - MAX_NOT_STORED;
+            list.drain(..excess);
+        }
+    }
 }
 
 impl StateSnapshot {

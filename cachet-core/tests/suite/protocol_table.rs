@@ -85,6 +85,32 @@ fn a_snapshot_round_trips_through_its_json_and_garbage_is_named() {
     assert!(error.contains("snapshot") && error.contains("invalid type"), "{error}");
 }
 
+/// The devtools' list of answers not stored keeps the newest `MAX_NOT_STORED`, oldest first, and a
+/// snapshot of a worker without the list (an older build) still decodes, with an empty one.
+#[test]
+fn the_not_stored_list_keeps_the_newest_and_an_older_snapshot_still_decodes() {
+    use cachet_core::protocol::snapshot::MAX_NOT_STORED;
+    use cachet_core::protocol::NotStoredView;
+    let view = |at: u64| NotStoredView {
+        url: "https://a.test/graphql".into(),
+        request: "GetTodos".into(),
+        reason: "server-no-store".into(),
+        why: "the server said Cache-Control: no-store".into(),
+        at,
+    };
+    let mut list = Vec::new();
+    for at in 0..(MAX_NOT_STORED as u64 + 5) {
+        NotStoredView::remember(&mut list, view(at));
+    }
+    assert_eq!(list.len(), MAX_NOT_STORED);
+    assert_eq!((list[0].at, list[MAX_NOT_STORED - 1].at), (5, MAX_NOT_STORED as u64 + 4));
+    let snapshot = StateSnapshot { not_stored: list, ..StateSnapshot::default() };
+    assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
+    let mut older = StateSnapshot::default().to_value();
+    older.as_object_mut().unwrap().remove("notStored");
+    assert_eq!(StateSnapshot::from_value(older).unwrap().not_stored, Vec::new());
+}
+
 #[test]
 fn page_and_sw_messages() {
     let snapshot = StateSnapshot {
@@ -177,7 +203,7 @@ fn page_and_sw_messages() {
         ),
         (
             SwToPage::Snapshot { request_id: 2, snapshot: snapshot.to_value() },
-            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
+            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"notStored":[],"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
         ),
         (
             SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },

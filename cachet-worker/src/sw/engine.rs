@@ -48,6 +48,8 @@ pub struct Target {
     /// `features.auth.failure` while auth is enabled: every answer, marked or not, gets the check's
     /// verdict (the planner never stores an auth failure); `None` while auth is off.
     pub failure_rule: Option<AuthFailureRule>,
+    /// A GraphQL query's operation name, for the devtools' list of answers not stored.
+    pub operation: Option<String>,
 }
 
 impl Target {
@@ -72,6 +74,7 @@ impl Target {
             index,
             plugins: Vec::new(),
             failure_rule: None,
+            operation: None,
         }
     }
 }
@@ -95,11 +98,12 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
     let network =
         WorkerNetwork { request: target.request, body: target.body, failure_rule: target.failure_rule };
     let host = WorkerHost { background };
+    let operation = target.operation;
     let runner = Runner { store, network, host, plugins: target.plugins, method, url: url.clone() };
     match run(target.job, Rc::new(runner)).await {
         Ok(served) => {
             if let Some(Storing::Skip(reason)) = &served.storing {
-                say_not_stored(&served.response, &url, reason);
+                say_not_stored(&served.response, &url, operation.as_deref(), reason);
             }
             Ok(served.response)
         }
@@ -111,10 +115,15 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
 /// Says why an answer from the network was not stored, where a developer looks: on the answer
 /// (`X-Cachet-Not-Stored`, a header of the worker's own rebuilt response, so it can be set) and on the
 /// console (`console.debug`).
-fn say_not_stored(response: &Response, entry: &str, reason: &NotStored) {
+/// With the cargo feature `devtools`, the snapshot's list names it too (`snapshot::not_stored`).
+fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reason: &NotStored) {
     let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
-    let line = ["cachet: not stored ", entry, ": ", reason.describe()].concat();
+    let line = ["cachet: not stored ", url, " ", operation.unwrap_or_default(), ": ", reason.describe()].concat();
     web_sys::console::debug_1(&line.into());
+    #[cfg(feature = "devtools")]
+    super::snapshot::not_stored(url, operation, reason);
+    #[cfg(not(feature = "devtools"))]
+    let _ = operation;
 }
 
 /// The network as the worker reaches it: cachet's headers removed, the plugins' headers set, the

@@ -100,7 +100,12 @@ pub async fn answer(
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
+        let operation = match &class {
+            RequestClass::Graphql(call) => call.operation_name.clone(),
+            _ => None,
+        };
         let target = Target {
+            operation,
             request,
             body: body.map(Rc::from),
             job,

@@ -13,7 +13,7 @@
 use cachet_core::config::Config;
 use cachet_core::protocol::snapshot::{MAX_TAGS, SCAN_BUDGET};
 use cachet_core::protocol::{
-    EntryPage, EntryView, IdentityView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
+    EntryPage, EntryView, IdentityView, NotStoredView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
 };
 use js_sys::Promise;
 use rexie::{Direction, KeyRange, TransactionMode};
@@ -73,7 +73,30 @@ pub(crate) async fn take(query: &SnapshotQuery, config: &Config) -> StateSnapsho
         tags,
         queue,
         problems,
+        not_stored: NOT_STORED.with(|list| list.borrow().clone()),
     }
+}
+
+thread_local! {
+    /// The last answers this worker instance did not store ([`NotStoredView::remember`]).
+    static NOT_STORED: std::cell::RefCell<Vec<NotStoredView>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Names an answer from the network to `url` (a GraphQL query's `operation`) that was not stored, for the
+/// next snapshots.
+pub(crate) fn not_stored(url: &str, operation: Option<&str>, reason: &cachet_core::engine::NotStored) {
+    let request = match operation {
+        Some(operation) => operation.to_owned(),
+        None => web_sys::Url::new(url).map(|parsed| parsed.pathname()).unwrap_or_else(|_| url.to_owned()),
+    };
+    let view = NotStoredView {
+        url: url.to_owned(),
+        request,
+        reason: reason.code().to_owned(),
+        why: reason.describe().to_owned(),
+        at: js_sys::Date::now() as u64,
+    };
+    NOT_STORED.with(|list| NotStoredView::remember(&mut list.borrow_mut(), view));
 }
 
 /// One page of entries in URL order from after `query.after`, read [`CHUNK`] records at a time, at most
