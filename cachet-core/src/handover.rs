@@ -222,9 +222,15 @@ pub fn admit(
     }
     let lookup = |name: &str| request.header(name);
     let partition = partition_of(fingerprint, is_marked(&lookup), identity);
-    let class =
-        classify_request(&method, place.path, &lookup, request.body.as_deref().map(str::as_bytes), config)
-            .map_err(|error| Refused::Unclassified(error.to_string()))?;
+    // Classified with the URL's search, as the live path is: a GET of `/graphql?query=…` is a query.
+    let search = request.url.split('#').next().unwrap_or_default().split_once('?').map(|(_, search)| search);
+    let path_and_search = match search {
+        Some(search) => [place.path, "?", search].concat(),
+        None => place.path.to_owned(),
+    };
+    let body = request.body.as_deref().map(str::as_bytes);
+    let class = classify_request(&method, &path_and_search, &lookup, body, config)
+        .map_err(|error| Refused::Unclassified(error.to_string()))?;
     if matches!(class, RequestClass::Other | RequestClass::AuthRoute) {
         return Err(Refused::NoJob);
     }

@@ -346,8 +346,32 @@ async fn foreign_client_cached(matrix: &Matrix, client: &str, operation: &str, h
     let second = foreign_query(harness, client, &query, headers).await?;
     ensure!(second["source"] == json!("cache"), "second: {second}");
     ensure!(second["method"] == first["method"], "{first} then {second}");
+    // The stored answer keeps the server's media type (`application/graphql-response+json` where the
+    // client asked for it, as the three do).
+    ensure!(second["contentType"] == first["contentType"], "{first} then {second}");
     let asked = matrix.operations(operation).await? - before;
     ensure!(asked == 1, "the server was asked {asked} times");
+    Ok(())
+}
+
+/// A query the server refuses as invalid (400 under `application/graphql-response+json`, or 200 with
+/// `errors` under `application/json`, as the GraphQL-over-HTTP specification lets a server answer) reaches
+/// the caller as an error and is never stored: asked twice, the server sees it twice.
+async fn validation_error_never_stored(matrix: &Matrix) -> Result<()> {
+    let harness = &matrix.harness;
+    let query = "query Invalid { todos { noSuchField } }";
+    let before = matrix.operations("Invalid").await?;
+    for _ in 0..2 {
+        let answer = query_gql(harness, query, json!({}), json!({})).await?;
+        ensure!(answer.get("error").is_some() || answer.to_string().contains("errors"), "{answer}");
+        ensure!(answer["fromCache"] != json!(true), "an invalid query was answered from the cache: {answer}");
+    }
+    let plain = plain_fetch(harness, query).await?;
+    ensure!(plain["source"] == json!("network"), "{plain}");
+    let not_stored = plain["notStored"].as_str().unwrap_or_default();
+    ensure!(["status", "graphql-errors"].contains(&not_stored), "{plain}");
+    let asked = matrix.operations("Invalid").await? - before;
+    ensure!(asked == 3, "the server was asked {asked} times");
     Ok(())
 }
 
@@ -486,6 +510,11 @@ async fn matrix(backend: Backend) -> Result<()> {
             client: "window.cachet",
             story: "canonical variables",
             outcome: Some(canonical_variables(&matrix).await),
+        },
+        Row {
+            client: "window.cachet, fetch",
+            story: "a validation error: an error, never stored",
+            outcome: Some(validation_error_never_stored(&matrix).await),
         },
         // The example backend sends no `X-SW-Cache-Tags`.
         Row {

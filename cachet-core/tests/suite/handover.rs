@@ -79,6 +79,9 @@ fn the_worker_admits_only_what_its_live_path_would_store_in_the_partition_it_der
     assert_eq!(admitted(&get(&notes), None), Ok(notes.clone()));
     let document = admitted(&query("query Greeting { greeting }"), None).unwrap();
     assert!(document.starts_with(&format!("{ORIGIN}/__cachet/gql/anonymous/")), "{document}");
+    // The same query sent as a GET (GraphQL over HTTP) is the same entry, as on the live path.
+    let as_get = get(&format!("{ORIGIN}/graphql?query=query%20Greeting%20%7B%20greeting%20%7D"));
+    assert_eq!(admitted(&as_get, None), Ok(document.clone()));
     let vouched = with(&|entry| entry.request.authorization = Some(auth_fingerprint("Bearer A")));
     assert_eq!(admitted(&vouched, Some(&alice)), Ok(user_notes.clone()));
     let cookie = with(&|entry| entry.request.headers.push((AUTH_HEADER.into(), "1".into())));
