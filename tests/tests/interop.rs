@@ -639,6 +639,9 @@ async fn honor_no_store_makes_apollo_servers_no_store_binding_and_says_so() -> R
         .unwrap_or_default();
     ensure!(listed.len() == 3, "{snapshot}");
     ensure!(listed.iter().all(|answer| answer["reason"] == json!("server-no-store")), "{listed:?}");
-    ensure!(listed.iter().all(|answer| answer["why"] == json!("the server said Cache-Control: no-store")), "{listed:?}");
+    ensure!(
+        listed.iter().all(|answer| answer["why"] == json!("the server said Cache-Control: no-store")),
+        "{listed:?}"
+    );
     Ok(())
 }

@@ -35,8 +35,7 @@ pub use agent::{AgentRequest, AgentResponse};
 pub use page::{PageReply, PageToSw, SwToPage};
 pub use snapshot::{
     DeadLetterView, EntryPage, EntryView, IdentityView, NotStoredView, QueueView, QueuedView, SnapshotQuery,
-    StateSnapshot,
-    TagCount,
+    StateSnapshot, TagCount,
 };
 pub use sw::{AuthChangeKind, SwEvent};
 

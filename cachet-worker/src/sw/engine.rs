@@ -118,7 +118,8 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
 /// With the cargo feature `devtools`, the snapshot's list names it too (`snapshot::not_stored`).
 fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reason: &NotStored) {
     let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
-    let line = ["cachet: not stored ", url, " ", operation.unwrap_or_default(), ": ", reason.describe()].concat();
+    let line =
+        ["cachet: not stored ", url, " ", operation.unwrap_or_default(), ": ", reason.describe()].concat();
     web_sys::console::debug_1(&line.into());
     #[cfg(feature = "devtools")]
     super::snapshot::not_stored(url, operation, reason);
