@@ -604,3 +604,21 @@ async fn an_unreadable_generation_record_is_named_and_only_its_tag_counts_as_inv
     assert!(generations::reload(&index).await.unwrap().is_empty());
     index.remove(&[broken.to_owned(), kept.to_owned()]).await.unwrap();
 }
+
+/// The start-up pass heals a record whose entry is gone only once its entry cannot still be landing: a
+/// `cache.put` a stopped worker issued after writing the record completes after the worker is gone, and
+/// healing a fresh record would leave that entry without one (no invalidation would find it).
+#[wasm_bindgen_test]
+async fn the_start_pass_leaves_a_fresh_record_without_entry_for_its_entry_may_still_land() {
+    use cachet_worker::sw::sweep::{sweep, LANDING_MS};
+    use cachet_worker::sw::RUNTIME_CACHE;
+    let index = TagIndex::open().await.unwrap();
+    let now = js_sys::Date::now() as u64;
+    let tag = vec!["landing-test".to_owned()];
+    let (fresh, old) = ("https://t.invalid/landing/fresh", "https://t.invalid/landing/old");
+    index.record(fresh, RUNTIME_CACHE, &tag, now).await.unwrap();
+    index.record(old, RUNTIME_CACHE, &tag, now - LANDING_MS - 1_000).await.unwrap();
+    let report = sweep(None).await.unwrap();
+    assert_eq!(urls_tagged(&index, &tag).await, [fresh], "the old record healed, the fresh one kept");
+    assert!(!report.complete, "a record left as landing leaves the pass incomplete");
+}

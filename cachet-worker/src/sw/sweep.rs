@@ -33,6 +33,12 @@ use crate::Error;
 pub const BATCH: usize = 100;
 /// Most deletions (entries and records) of one sweep; the rest wait for the next start's pass.
 pub const BUDGET: usize = 2_000;
+/// How long a record without its entry is left alone: a `cache.put` a stopped worker issued after writing
+/// the record still completes in the browser after the worker is gone, so a new instance's pass can read
+/// the record before the entry lands. Healing it then would leave the entry without a record (one no
+/// invalidation finds: the killed-mid-write chaos story saw it once in about thirty stores). A record
+/// older than this whose entry is still missing is healed by a later pass.
+pub const LANDING_MS: u64 = 30_000;
 
 /// The sweep of `tags`' stale entries, as a promise for `waitUntil`. Failures are reported on the
 /// console: the entries stay absent to lookups, and the next start's pass tries again.
@@ -146,9 +152,15 @@ pub async fn sweep(tags: Option<&[String]>) -> Result<SweepReport, Error> {
             return Ok(report);
         }
     }
-    // Without the caches' keys (a targeted sweep), every record counts as having its entry.
-    let (with_entry, without_entry): (Vec<&Indexed>, Vec<&Indexed>) =
-        records.iter().partition(|record| tags.is_some() || stored.has(&key(&record.cache, &record.url)));
+    // Without the caches' keys (a targeted sweep), every record counts as having its entry. A record
+    // without its entry stored less than `LANDING_MS` ago is left alone: its entry may still be landing.
+    let now = super::clock::now_ms();
+    let landing = |record: &Indexed| record.stored_at.is_some_and(|at| now.saturating_sub(at) < LANDING_MS);
+    let (with_entry, without_entry): (Vec<&Indexed>, Vec<&Indexed>) = records
+        .iter()
+        .filter(|record| tags.is_some() || stored.has(&key(&record.cache, &record.url)) || !landing(record))
+        .partition(|record| tags.is_some() || stored.has(&key(&record.cache, &record.url)));
+    let with_entry_count = with_entry.len();
     let take = without_entry.len().min(budget);
     let forgotten: Vec<String> = without_entry[..take].iter().map(|record| record.url.clone()).collect();
     index.remove(&forgotten).await?;
@@ -164,7 +176,9 @@ pub async fn sweep(tags: Option<&[String]>) -> Result<SweepReport, Error> {
         forget_entries(&index, chunk).await?;
     }
     report.stale = take_stale;
-    report.complete = take == without_entry.len() && take_stale == stale.len();
+    // A record left alone as landing makes the pass incomplete: its tags' generations stay.
+    let landing_left = records.len() != with_entry_count + without_entry.len();
+    report.complete = take == without_entry.len() && take_stale == stale.len() && !landing_left;
     if report.complete && tags.is_none() {
         generations::prune(&index, up_to).await?;
     }

@@ -58,6 +58,8 @@ pub struct Indexed {
     pub generation: Option<u64>,
     /// Its tags (the readable ones).
     pub tags: Vec<String>,
+    /// When its answer was stored (Unix ms); `None` when missing or unreadable.
+    pub stored_at: Option<u64>,
 }
 
 impl Indexed {
@@ -72,7 +74,8 @@ impl Indexed {
             .filter(js_sys::Array::is_array)
             .map(|tags| js_sys::Array::from(&tags).iter().filter_map(|tag| tag.as_string()).collect())
             .unwrap_or_default();
-        Some(Indexed { url, cache: cache_of(record).unwrap_or_default(), generation, tags })
+        let stored_at = field("storedAt").and_then(|value| value.as_f64()).map(|at| at as u64);
+        Some(Indexed { url, cache: cache_of(record).unwrap_or_default(), generation, tags, stored_at })
     }
 }
 
