@@ -11,11 +11,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod app;
+pub mod browser;
 mod cdp;
 pub mod chaos;
 pub mod foreign;
 mod server_state;
 
+pub use browser::Browser;
 pub use cdp::devtools;
 pub use foreign::{Foreign, ForeignServer};
 
@@ -36,7 +38,10 @@ pub struct Harness {
     /// The foreign server [`Harness::stop_server`] stopped, started again by [`Harness::restart_server`].
     foreign_stopped: Option<Foreign>,
     server_config: ServerConfig,
-    chromedriver: Child,
+    /// The WebDriver server (chromedriver unless [`Harness::start_foreign`] chose another engine).
+    _driver: browser::Driver,
+    /// The engine the session runs in.
+    pub browser: Browser,
     _scratch: tempfile::TempDir,
 }
 
@@ -111,6 +116,11 @@ impl Harness {
     /// serving a copy of the built app whose Service Worker runs on `config`, in place of the todo
     /// backend. [`Harness::url`], [`Harness::stop_server`] and [`Harness::restart_server`] act on it.
     pub async fn start_foreign(foreign: Foreign, config: &str) -> Result<Self> {
+        Self::start_foreign_in(Browser::Chromium, foreign, config).await
+    }
+
+    /// [`Harness::start_foreign`] in `browser`.
+    pub async fn start_foreign_in(browser: Browser, foreign: Foreign, config: &str) -> Result<Self> {
         let scratch = tempfile::tempdir()?;
         let dist = served_copy(scratch.path(), Some(config))?;
         let server = ForeignServer::start(foreign, &dist, 0).await?;
@@ -122,15 +132,16 @@ impl Harness {
             token_ttl: Duration::from_secs(900),
             test_hooks: true,
         };
-        let (chromedriver, driver_url) = start_chromedriver().await?;
-        let client = connect_browser(&driver_url, &scratch.path().join("chromium-profile")).await?;
+        let driver = browser::start_driver(browser).await?;
+        let client = browser::connect(browser, &driver, &scratch.path().join("chromium-profile")).await?;
         Ok(Harness {
             client,
             server: None,
             foreign: Some((foreign, server)),
             foreign_stopped: None,
             server_config,
-            chromedriver,
+            _driver: driver,
+            browser,
             _scratch: scratch,
         })
     }
@@ -140,7 +151,21 @@ impl Harness {
         self.foreign.as_ref().map(|(_, server)| server)
     }
 
+    /// [`Harness::start_with_config`] in `browser`.
+    pub async fn start_with_config_in(browser: Browser, auth_mode: AuthMode, config: &str) -> Result<Self> {
+        Self::start_full_in(browser, auth_mode, Some(config), None).await
+    }
+
     async fn start_full(auth_mode: AuthMode, config: Option<&str>, profile: Option<&Path>) -> Result<Self> {
+        Self::start_full_in(Browser::Chromium, auth_mode, config, profile).await
+    }
+
+    async fn start_full_in(
+        browser: Browser,
+        auth_mode: AuthMode,
+        config: Option<&str>,
+        profile: Option<&Path>,
+    ) -> Result<Self> {
         let scratch = tempfile::tempdir()?;
         let dist = served_copy(scratch.path(), config)?;
         let server_config = ServerConfig {
@@ -153,16 +178,17 @@ impl Harness {
         };
         let server = todo_backend::start(server_config.clone()).await?;
         let server_config = ServerConfig { addr: server.addr(), ..server_config };
-        let (chromedriver, driver_url) = start_chromedriver().await?;
+        let driver = browser::start_driver(browser).await?;
         let profile = profile.map_or_else(|| scratch.path().join("chromium-profile"), Path::to_path_buf);
-        let client = connect_browser(&driver_url, &profile).await?;
+        let client = browser::connect(browser, &driver, &profile).await?;
         Ok(Harness {
             client,
             server: Some(server),
             foreign: None,
             foreign_stopped: None,
             server_config,
-            chromedriver,
+            _driver: driver,
+            browser,
             _scratch: scratch,
         })
     }
@@ -342,9 +368,7 @@ impl Drop for Harness {
                 });
             }
         }
-        // Then only the chromedriver this harness started.
-        let _ = self.chromedriver.kill();
-        let _ = self.chromedriver.wait();
+        // Then only the driver (and display) this harness started: `browser::Driver`'s own drop.
     }
 }
 
@@ -373,7 +397,8 @@ pub async fn start_chromedriver() -> Result<(Child, String)> {
     }
 }
 
-async fn status_ready(port: u16) -> bool {
+/// Whether the WebDriver server on `port` says it is ready (`GET /status`).
+pub(crate) async fn status_ready(port: u16) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
         return false;
@@ -389,7 +414,7 @@ async fn status_ready(port: u16) -> bool {
         let mut chunk = [0_u8; 4096];
         while let Ok(count @ 1..) = stream.read(&mut chunk).await {
             answer.extend_from_slice(&chunk[..count]);
-            let text = String::from_utf8_lossy(&answer);
+            let text: String = String::from_utf8_lossy(&answer).split_whitespace().collect();
             if text.contains("\"ready\":true") {
                 return true;
             }

@@ -8,7 +8,7 @@
 //! into the README's matrix. A story that fails is a failed test: the table only ever says what ran.
 
 use anyhow::{bail, ensure, Context, Result};
-use cachet_e2e::{Foreign, ForeignServer, Harness};
+use cachet_e2e::{Browser, Foreign, ForeignServer, Harness};
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
 
@@ -50,10 +50,10 @@ struct Matrix {
 }
 
 impl Matrix {
-    async fn start(backend: Backend, config: &str) -> Result<Self> {
+    async fn start(browser: Browser, backend: Backend, config: &str) -> Result<Self> {
         let harness = match backend {
-            Backend::Own => Harness::start_with_config(AuthMode::Bearer, config).await?,
-            Backend::Foreign(foreign) => Harness::start_foreign(foreign, config).await?,
+            Backend::Own => Harness::start_with_config_in(browser, AuthMode::Bearer, config).await?,
+            Backend::Foreign(foreign) => Harness::start_foreign_in(browser, foreign, config).await?,
         };
         Ok(Matrix { harness, backend })
     }
@@ -473,9 +473,24 @@ async fn refused_refresh_logs_out_before_the_call_settles(matrix: &Matrix) -> Re
     Ok(())
 }
 
-/// Runs every story against `backend` and writes its rows.
+/// Runs every story against `backend` in each engine, writes the rows of each, and fails naming every
+/// story that failed anywhere.
 async fn matrix(backend: Backend) -> Result<()> {
-    let mut matrix = Matrix::start(backend, CONFIG).await?;
+    let mut failed = Vec::new();
+    for browser in Browser::ALL {
+        if let Err(error) = matrix_in(browser, backend).await {
+            failed.push(format!("{}: {error:#}", browser.name()));
+        }
+    }
+    if !failed.is_empty() {
+        bail!("{}", failed.join("\n"));
+    }
+    Ok(())
+}
+
+/// Runs every story against `backend` in `browser` and writes its rows.
+async fn matrix_in(browser: Browser, backend: Backend) -> Result<()> {
+    let mut matrix = Matrix::start(browser, backend, CONFIG).await?;
     open(&matrix).await?;
     let foreign = matches!(backend, Backend::Foreign(_));
     // urql sends queries as GET without a content type, which Apollo Server's CSRF prevention refuses
@@ -553,7 +568,7 @@ async fn matrix(backend: Backend) -> Result<()> {
         story: "a refused refresh: logout dispatched before the call settles",
         outcome: Some(refused_refresh_logs_out_before_the_call_settles(&matrix).await),
     });
-    write_rows(backend, &rows)?;
+    write_rows(browser, backend, &rows)?;
     let failed: Vec<String> = rows
         .iter()
         .filter_map(|row| match &row.outcome {
@@ -573,9 +588,10 @@ async fn matrix(backend: Backend) -> Result<()> {
     Ok(())
 }
 
-/// `target/interop/<backend>.json`: `{backend, rows: [{client, story, outcome, error}]}` (`outcome`:
-/// `passed`, `failed` or `left out`), read by `cargo xtask test` for the README's matrix.
-fn write_rows(backend: Backend, rows: &[Row]) -> Result<()> {
+/// `target/interop/<backend>-<browser>.json`: `{backend, browser, order, rows: [{client, story, outcome,
+/// error}]}` (`outcome`: `passed`, `failed` or `left out`), read by `cargo xtask test` for the README's
+/// matrix.
+fn write_rows(browser: Browser, backend: Backend, rows: &[Row]) -> Result<()> {
     let folder = cachet_e2e::workspace_root().join("target/interop");
     std::fs::create_dir_all(&folder)?;
     let rows: Vec<Value> = rows
@@ -590,9 +606,9 @@ fn write_rows(backend: Backend, rows: &[Row]) -> Result<()> {
         })
         .collect();
     let order = Backend::ALL.iter().position(|other| *other == backend).unwrap_or_default();
-    let text =
-        serde_json::to_string_pretty(&json!({"backend": backend.name(), "order": order, "rows": rows}))?;
-    std::fs::write(folder.join(format!("{}.json", backend.name())), text)?;
+    let run = json!({"backend": backend.name(), "browser": browser.name(), "order": order, "rows": rows});
+    let file = folder.join(format!("{}-{}.json", backend.name(), browser.name()));
+    std::fs::write(file, serde_json::to_string_pretty(&run)?)?;
     Ok(())
 }
 
@@ -620,7 +636,7 @@ async fn the_example_backend() -> Result<()> {
 /// answer says why (`X-Cachet-Not-Stored: server-no-store`), and so do the devtools.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn honor_no_store_makes_apollo_servers_no_store_binding_and_says_so() -> Result<()> {
-    let matrix = Matrix::start(Backend::Foreign(Foreign::Apollo), HONOR_NO_STORE).await?;
+    let matrix = Matrix::start(Browser::Chromium, Backend::Foreign(Foreign::Apollo), HONOR_NO_STORE).await?;
     open(&matrix).await?;
     let harness = &matrix.harness;
     let query = "query Honoured { todos { title } }";

@@ -35,8 +35,8 @@ enum Command {
     /// Run everything: fmt, clippy (native and wasm32), native tests, wasm tests in headless Chromium,
     /// and the end-to-end tests.
     Test,
-    /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium, the interop
-    /// matrix's servers and clients).
+    /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium, Firefox ESR,
+    /// WebKitGTK, geckodriver, Xvfb, the interop matrix's servers and clients).
     Setup,
     /// Rewrite the README's interop matrix from the last run of `tests/tests/interop.rs`
     /// (`target/interop`); `cargo xtask test` does it after the end-to-end tests.
@@ -88,6 +88,7 @@ fn main() -> Result<()> {
         Command::Setup => {
             let path = tools::ensure_build_tools(&root)?;
             tools::ensure_browser()?;
+            tools::ensure_other_engines(&path)?;
             tools::ensure_interop(&root, &path)
         }
         Command::Matrix => matrix::write_readme_table(&root, &root.join("target/interop")),
@@ -184,6 +185,7 @@ fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
     let path = tools::ensure_build_tools(root)?;
     tools::ensure_browser()?;
+    tools::ensure_other_engines(&path)?;
     tools::ensure_interop(root, &path)?;
     let wasm_crates = [
         "-p",

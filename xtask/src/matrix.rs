@@ -1,6 +1,7 @@
 //! The README's interop matrix, written from the run: `tests/tests/interop.rs` writes one
-//! `target/interop/<backend>.json` per backend (`{backend, order, rows: [{client, story, outcome}]}`);
-//! [`write_readme_table`] renders them, one column per backend, between the README's markers.
+//! `target/interop/<backend>-<browser>.json` per backend and engine (`{backend, browser, order, rows:
+//! [{client, story, outcome}]}`); [`write_readme_table`] renders them, one column per backend and, in
+//! each cell, one mark per engine (Chromium, Firefox, WebKit), between the README's markers.
 
 use std::path::Path;
 
@@ -9,6 +10,8 @@ use serde_json::Value;
 
 const BEGIN: &str = "<!-- interop-matrix:begin";
 const END: &str = "<!-- interop-matrix:end -->";
+/// The engines, in the order of a cell's marks.
+const BROWSERS: [&str; 3] = ["chromium", "firefox", "webkit"];
 
 /// The column heading of each backend the stories name.
 fn heading(backend: &str) -> String {
@@ -18,6 +21,19 @@ fn heading(backend: &str) -> String {
         "graphql-http" => "graphql-http (reference)".to_owned(),
         "todo-backend" => "example backend (async-graphql)".to_owned(),
         other => other.to_owned(),
+    }
+}
+
+/// The mark of one story in one run: ✓ passed, ✗ failed, — left out, · not run.
+fn mark(run: Option<&Value>, row: &Value) -> &'static str {
+    let found = run.and_then(|run| run["rows"].as_array()).and_then(|rows| {
+        rows.iter().find(|other| other["client"] == row["client"] && other["story"] == row["story"])
+    });
+    match found.and_then(|found| found["outcome"].as_str()) {
+        Some("passed") => "✓",
+        Some("failed") => "✗",
+        Some(_) => "—",
+        None => "·",
     }
 }
 
@@ -35,27 +51,35 @@ pub fn render(folder: &Path) -> Result<String> {
         bail!("{} holds no run of the interop matrix", folder.display());
     }
     runs.sort_by_key(|run| run["order"].as_u64().unwrap_or(u64::MAX));
-    let mut table = String::from("| client | story |");
+    let mut backends: Vec<&str> = Vec::new();
     for run in &runs {
-        table.push_str(&format!(" {} |", heading(run["backend"].as_str().unwrap_or("?"))));
+        let backend = run["backend"].as_str().unwrap_or("?");
+        if !backends.contains(&backend) {
+            backends.push(backend);
+        }
+    }
+    let mut table = String::from("| client | story |");
+    for backend in &backends {
+        table.push_str(&format!(" {} |", heading(backend)));
     }
     table.push_str("\n|---|---|");
-    table.push_str(&"---|".repeat(runs.len()));
+    table.push_str(&"---|".repeat(backends.len()));
     table.push('\n');
     let rows = runs[0]["rows"].as_array().cloned().unwrap_or_default();
     for row in &rows {
         let (client, story) = (row["client"].as_str().unwrap_or("?"), row["story"].as_str().unwrap_or("?"));
         table.push_str(&format!("| {client} | {story} |"));
-        for run in &runs {
-            let found = run["rows"].as_array().and_then(|rows| {
-                rows.iter().find(|other| other["client"] == row["client"] && other["story"] == row["story"])
-            });
-            let cell = match found.and_then(|found| found["outcome"].as_str()) {
-                Some("passed") => "✓",
-                Some("failed") => "✗",
-                _ => "—",
-            };
-            table.push_str(&format!(" {cell} |"));
+        for backend in &backends {
+            let marks: Vec<&str> = BROWSERS
+                .iter()
+                .map(|browser| {
+                    let run = runs.iter().find(|run| {
+                        run["backend"].as_str() == Some(backend) && run["browser"].as_str() == Some(browser)
+                    });
+                    mark(run, row)
+                })
+                .collect();
+            table.push_str(&format!(" {} |", marks.join(" ")));
         }
         table.push('\n');
     }
@@ -82,27 +106,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_column_per_backend_in_order_and_every_outcome_named() -> Result<()> {
+    fn one_column_per_backend_in_order_one_mark_per_engine() -> Result<()> {
         let folder = std::env::temp_dir().join(format!("cachet-matrix-{}", std::process::id()));
         std::fs::create_dir_all(&folder)?;
-        let run = |backend: &str, order: u64, outcome: &str| {
+        let run = |backend: &str, browser: &str, order: u64, outcome: &str| {
             let rows = serde_json::json!([
                 {"client": "fetch", "story": "cached", "outcome": "passed"},
                 {"client": "urql", "story": "cached", "outcome": outcome},
             ]);
-            let text = serde_json::json!({"backend": backend, "order": order, "rows": rows}).to_string();
-            std::fs::write(folder.join(format!("{backend}.json")), text)
+            let run = serde_json::json!({"backend": backend, "browser": browser, "order": order, "rows": rows});
+            std::fs::write(folder.join(format!("{backend}-{browser}.json")), run.to_string())
         };
-        run("todo-backend", 3, "left out")?;
-        run("apollo", 0, "failed")?;
+        run("todo-backend", "chromium", 3, "left out")?;
+        run("apollo", "chromium", 0, "passed")?;
+        run("apollo", "firefox", 0, "failed")?;
+        run("apollo", "webkit", 0, "passed")?;
         let table = render(&folder);
         std::fs::remove_dir_all(&folder)?;
         assert_eq!(
             table?,
             "| client | story | Apollo Server 5 (defaults) | example backend (async-graphql) |\n\
              |---|---|---|---|\n\
-             | fetch | cached | ✓ | ✓ |\n\
-             | urql | cached | ✗ | — |\n"
+             | fetch | cached | ✓ ✓ ✓ | ✓ · · |\n\
+             | urql | cached | ✓ ✗ ✓ | — · · |\n"
         );
         Ok(())
     }

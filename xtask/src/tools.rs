@@ -7,6 +7,8 @@
 //! | trunk | 0.21.14 (0.22 needs a newer rustc) | `cargo install trunk --locked` |
 //! | wasm-opt | binaryen 132 (older ones cannot parse wasm-bindgen 0.2.130 output) | `npm ci --prefix tools` |
 //! | Chromium + chromedriver | Debian's | `apt-get install chromium chromium-driver` (as root) |
+//! | Firefox ESR, WebKitGTK's driver and MiniBrowser, Xvfb (the tests' other engines) | Debian's | `apt-get install firefox-esr webkit2gtk-driver xvfb` (as root) |
+//! | geckodriver (the tests' Firefox driver) | 0.37.1 | `cargo install geckodriver --locked` |
 //! | the interop matrix's servers and clients | `tests/interop/package-lock.json` (Apollo Server, graphql-yoga, graphql-http, urql, Apollo Client, graphql-request, esbuild) | `npm ci --prefix tests/interop` |
 
 use std::ffi::OsString;
@@ -21,6 +23,7 @@ use crate::run;
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 const TRUNK_VERSION: &str = "0.21.14";
 const WASM_OPT_MAJOR: &str = "132";
+const GECKODRIVER_VERSION: &str = "0.37.1";
 
 /// Installs what the build needs and returns the `PATH` to run it with (pinned wasm-opt first).
 pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
@@ -87,6 +90,45 @@ pub fn ensure_interop(root: &Path, path: &OsString) -> Result<()> {
     ensure("the interop matrix's servers and clients (tests/interop)", current, || {
         run::command(path, "npm", &["ci", "--prefix", "tests/interop", "--no-audit", "--no-fund"])
     })
+}
+
+/// The files of the tests' other engines: Firefox ESR, WebKitGTK's driver and its MiniBrowser, and the
+/// virtual display WebKit runs on.
+const OTHER_ENGINES: [&str; 4] = [
+    "/usr/bin/firefox-esr",
+    "/usr/bin/WebKitWebDriver",
+    "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser",
+    "/usr/bin/Xvfb",
+];
+
+/// Installs the engines the tests run besides Chromium (Firefox ESR and WebKitGTK, with Xvfb, from apt as
+/// root) and geckodriver (crates.io) when missing.
+pub fn ensure_other_engines(path: &OsString) -> Result<()> {
+    let present = OTHER_ENGINES.iter().all(|file| Path::new(file).exists());
+    ensure("Firefox ESR, WebKitGTK's driver and MiniBrowser, Xvfb", present, || {
+        apt_install(&["firefox-esr", "webkit2gtk-driver", "xvfb"], &OTHER_ENGINES)
+    })?;
+    let geckodriver = run::output_line("geckodriver", &["--version"], path).unwrap_or_default();
+    ensure(
+        &format!("geckodriver {GECKODRIVER_VERSION}"),
+        geckodriver.starts_with(&format!("geckodriver {GECKODRIVER_VERSION}")),
+        || {
+            let args = ["install", "geckodriver", "--version", GECKODRIVER_VERSION, "--locked", "--force"];
+            run::cargo(path, &args)
+        },
+    )
+}
+
+/// `apt-get install packages` as root; elsewhere an error naming `files` and the command to run.
+fn apt_install(packages: &[&str], files: &[&str]) -> Result<()> {
+    let is_root = run::output_line("id", &["-u"], &std::env::var_os("PATH").unwrap_or_default())
+        .is_some_and(|uid| uid.trim() == "0");
+    if !is_root || !Path::new("/usr/bin/apt-get").exists() {
+        bail!("{} are needed; on Debian run as root: apt-get install -y {}", files.join(", "), packages.join(" "));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    run::command(&path, "apt-get", &["update", "-qq"])?;
+    run::command(&path, "apt-get", &[&["install", "-y", "-qq"][..], packages].concat())
 }
 
 /// Installs Chromium and chromedriver when missing (apt, as root); elsewhere says what to do.

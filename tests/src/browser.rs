@@ -1,0 +1,173 @@
+//! The three browser engines the end-to-end tests drive (issue 31): Chromium (chromedriver), Firefox
+//! ESR (geckodriver) and WebKitGTK (WebKitWebDriver driving MiniBrowser under a private Xvfb). Each
+//! harness starts its own driver (and display), and ends them by their PIDs when dropped.
+//!
+//! | engine | driver | installed by `cargo xtask test` |
+//! |---|---|---|
+//! | Chromium | `/usr/bin/chromedriver` | Debian's `chromium`, `chromium-driver` |
+//! | Firefox ESR | `geckodriver` (crates.io, in cargo's bin) | Debian's `firefox-esr`; `cargo install geckodriver` |
+//! | WebKitGTK | `/usr/bin/WebKitWebDriver` + MiniBrowser, on `Xvfb` | Debian's `webkit2gtk-driver`, `xvfb` |
+//!
+//! Chrome DevTools commands (forcing a worker to stop, emulating offline, overriding the quota,
+//! delivering a push) exist in Chromium only: the stories that need them run there.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use fantoccini::{Client, ClientBuilder};
+
+/// A browser engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Browser {
+    /// Debian's Chromium, headless.
+    Chromium,
+    /// Debian's Firefox ESR, headless.
+    Firefox,
+    /// WebKitGTK's MiniBrowser, on a virtual display.
+    Webkit,
+}
+
+/// WebKitGTK's test browser, shipped with the library (not with the driver).
+const MINIBROWSER: &str = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+
+impl Browser {
+    /// Every engine, Chromium first.
+    pub const ALL: [Browser; 3] = [Browser::Chromium, Browser::Firefox, Browser::Webkit];
+
+    /// Its short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Browser::Chromium => "chromium",
+            Browser::Firefox => "firefox",
+            Browser::Webkit => "webkit",
+        }
+    }
+}
+
+/// A running WebDriver server (and, for WebKit, its display): ended by their PIDs when dropped.
+pub struct Driver {
+    /// Its URL, `http://127.0.0.1:PORT`.
+    pub url: String,
+    process: Child,
+    display: Option<Child>,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        if let Some(display) = &mut self.display {
+            let _ = display.kill();
+            let _ = display.wait();
+        }
+    }
+}
+
+/// geckodriver as `cargo install` put it.
+fn geckodriver() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .unwrap_or_default();
+    home.join("bin/geckodriver")
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts `browser`'s WebDriver server on a free 127.0.0.1 port and waits until it is ready.
+pub async fn start_driver(browser: Browser) -> Result<Driver> {
+    if browser == Browser::Chromium {
+        let (process, url) = crate::start_chromedriver().await?;
+        return Ok(Driver { url, process, display: None });
+    }
+    let port = free_port()?;
+    let (mut command, display) = match browser {
+        Browser::Firefox => {
+            let mut command = Command::new(geckodriver());
+            command.args(["--host", "127.0.0.1", "--port", &port.to_string(), "--websocket-port", "0"]);
+            (command, None)
+        }
+        _ => {
+            let (display, number) = start_display()?;
+            let mut command = Command::new("/usr/bin/WebKitWebDriver");
+            command.arg(format!("--port={port}")).env("DISPLAY", format!(":{number}"));
+            (command, Some(display))
+        }
+    };
+    let process = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting the {} driver (install it with `cargo xtask setup`)", browser.name()))?;
+    let mut driver = Driver { url: format!("http://127.0.0.1:{port}"), process, display };
+    let started = Instant::now();
+    while !crate::status_ready(port).await {
+        if started.elapsed() > crate::WAIT {
+            bail!("the {} driver on port {port} was not ready after {:?}", browser.name(), crate::WAIT);
+        }
+        if let Ok(Some(status)) = driver.process.try_wait() {
+            bail!("the {} driver exited with {status}", browser.name());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(driver)
+}
+
+/// An Xvfb on the first free display number from 90 (its socket not yet taken), without TCP.
+fn start_display() -> Result<(Child, u32)> {
+    for number in 90..190 {
+        if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+            || Path::new(&format!("/tmp/.X{number}-lock")).exists()
+        {
+            continue;
+        }
+        let mut display = Command::new("/usr/bin/Xvfb")
+            .args([format!(":{number}").as_str(), "-nolisten", "tcp", "-screen", "0", "1280x900x24"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting /usr/bin/Xvfb (install it with `cargo xtask setup`)")?;
+        let socket = format!("/tmp/.X11-unix/X{number}");
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            if Path::new(&socket).exists() {
+                return Ok((display, number));
+            }
+            if let Ok(Some(_)) = display.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = display.kill();
+        let _ = display.wait();
+    }
+    bail!("no free X display between :90 and :189 for Xvfb")
+}
+
+/// A session of `browser` through `driver` with a fresh profile at `profile` (Chromium; Firefox and
+/// WebKit make a fresh one of their own for each session).
+pub async fn connect(browser: Browser, driver: &Driver, profile: &Path) -> Result<Client> {
+    let mut capabilities = serde_json::Map::new();
+    match browser {
+        Browser::Chromium => return crate::connect_browser(&driver.url, profile).await,
+        Browser::Firefox => {
+            capabilities.insert("browserName".into(), "firefox".into());
+            capabilities.insert(
+                "moz:firefoxOptions".into(),
+                serde_json::json!({ "binary": "/usr/bin/firefox-esr", "args": ["-headless"] }),
+            );
+        }
+        Browser::Webkit => {
+            capabilities.insert(
+                "webkitgtk:browserOptions".into(),
+                serde_json::json!({ "binary": MINIBROWSER, "args": ["--automation"] }),
+            );
+        }
+    }
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    Ok(ClientBuilder::new(connector).capabilities(capabilities).connect(&driver.url).await?)
+}
