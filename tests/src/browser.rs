@@ -98,11 +98,9 @@ pub async fn start_driver(browser: Browser) -> Result<Driver> {
             (command, Some(display))
         }
     };
-    let process = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| format!("starting the {} driver (install it with `cargo xtask setup`)", browser.name()))?;
+    let process = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().with_context(|| {
+        format!("starting the {} driver (install it with `cargo xtask setup`)", browser.name())
+    })?;
     let mut driver = Driver { url: format!("http://127.0.0.1:{port}"), process, display };
     let started = Instant::now();
     while !crate::status_ready(port).await {

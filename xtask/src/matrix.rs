@@ -114,7 +114,8 @@ mod tests {
                 {"client": "fetch", "story": "cached", "outcome": "passed"},
                 {"client": "urql", "story": "cached", "outcome": outcome},
             ]);
-            let run = serde_json::json!({"backend": backend, "browser": browser, "order": order, "rows": rows});
+            let run =
+                serde_json::json!({"backend": backend, "browser": browser, "order": order, "rows": rows});
             std::fs::write(folder.join(format!("{backend}-{browser}.json")), run.to_string())
         };
         run("todo-backend", "chromium", 3, "left out")?;

@@ -124,7 +124,11 @@ fn apt_install(packages: &[&str], files: &[&str]) -> Result<()> {
     let is_root = run::output_line("id", &["-u"], &std::env::var_os("PATH").unwrap_or_default())
         .is_some_and(|uid| uid.trim() == "0");
     if !is_root || !Path::new("/usr/bin/apt-get").exists() {
-        bail!("{} are needed; on Debian run as root: apt-get install -y {}", files.join(", "), packages.join(" "));
+        bail!(
+            "{} are needed; on Debian run as root: apt-get install -y {}",
+            files.join(", "),
+            packages.join(" ")
+        );
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     run::command(&path, "apt-get", &["update", "-qq"])?;
