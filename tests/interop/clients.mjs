@@ -14,6 +14,12 @@ import { Client as UrqlClient, cacheExchange, fetchExchange } from '@urql/core';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLClient } from 'graphql-request';
 
+// Arguments may come from another realm (a WebDriver script's sandbox in Firefox): copied into this
+// page's realm, as an app's own objects are. urql serializes an empty object of another realm as
+// `{"__key": <random>}`, which made each query a new one.
+const own = (value) => JSON.parse(JSON.stringify(value ?? {}));
+
+
 const log = [];
 
 function messageOf(err) {
@@ -74,14 +80,14 @@ function fromUrql(result) {
 const urql = {
   async query(query, variables = {}, headers = {}) {
     try {
-      return fromUrql(await urqlClient(headers).query(query, variables).toPromise());
+      return fromUrql(await urqlClient(own(headers)).query(query, own(variables)).toPromise());
     } catch (err) {
       return normalize(null, [err]);
     }
   },
   async mutate(mutation, variables = {}, headers = {}) {
     try {
-      return fromUrql(await urqlClient(headers).mutation(mutation, variables).toPromise());
+      return fromUrql(await urqlClient(own(headers)).mutation(mutation, own(variables)).toPromise());
     } catch (err) {
       return normalize(null, [err]);
     }
@@ -122,14 +128,14 @@ function fromApollo(result) {
 const apollo = {
   async query(query, variables = {}, headers = {}) {
     try {
-      return fromApollo(await apolloClient(headers).query({ query: gql(query), variables }));
+      return fromApollo(await apolloClient(own(headers)).query({ query: gql(query), variables: own(variables) }));
     } catch (err) {
       return fromApolloError(err);
     }
   },
   async mutate(mutation, variables = {}, headers = {}) {
     try {
-      return fromApollo(await apolloClient(headers).mutate({ mutation: gql(mutation), variables }));
+      return fromApollo(await apolloClient(own(headers)).mutate({ mutation: gql(mutation), variables: own(variables) }));
     } catch (err) {
       return fromApolloError(err);
     }
@@ -147,7 +153,7 @@ function graphqlRequestClient(headers) {
 
 async function viaGraphqlRequest(document, variables, headers) {
   try {
-    const result = await graphqlRequestClient(headers).rawRequest(document, variables);
+    const result = await graphqlRequestClient(own(headers)).rawRequest(document, own(variables));
     return normalize(result.data, result.errors);
   } catch (err) {
     // ClientError carries the parsed response (GraphQL errors or HTTP failure).
