@@ -2,6 +2,7 @@
 //
 //   node tests/interop/server.mjs --server <apollo|yoga|graphql-http> --static <dir>
 //        [--port 0] [--token-ttl-ms 900000] [--ignore-stdin]
+//   node tests/interop/server.mjs --write-clients FILE   (only writes /__interop/clients.js to FILE)
 //
 // Serves a static web app, a GraphQL endpoint at /graphql run by a *foreign*
 // GraphQL server library with its default options, small bearer-auth routes
@@ -39,11 +40,21 @@ try {
       port: { type: 'string', default: '0' },
       'token-ttl-ms': { type: 'string', default: '900000' },
       'ignore-stdin': { type: 'boolean', default: false },
+      'write-clients': { type: 'string' },
     },
     strict: true,
   }));
 } catch (err) {
   fail(err.message);
+}
+
+// `--write-clients FILE`: only writes the clients' browser bundle to FILE and exits (for a server that
+// is not this one, such as the example backend, to serve it from its static files).
+if (args['write-clients']) {
+  const file = path.resolve(args['write-clients']);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, await buildClientsBundle());
+  process.exit(0);
 }
 
 const SERVER_KIND = args.server;

@@ -204,6 +204,11 @@ impl Harness {
         Ok(())
     }
 
+    /// The copy of the built app the server serves (files written there are served at once).
+    pub fn static_dir(&self) -> Option<&Path> {
+        self.server_config.static_dir.as_deref()
+    }
+
     /// The browser's profile directory (unique to this harness).
     pub fn profile_dir(&self) -> PathBuf {
         self._scratch.path().join("chromium-profile")

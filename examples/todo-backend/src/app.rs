@@ -90,7 +90,7 @@ pub fn router(state: AppState, test_hooks: bool) -> Router {
         .route("/api/logout", post(auth::logout))
         .route("/api/refresh", post(auth::refresh))
         .route("/api/me", get(auth::me))
-        .route("/graphql", post(graphql::handler))
+        .route("/graphql", get(graphql::get_handler).post(graphql::handler))
         .merge(crate::push::routes());
     if test_hooks {
         router = router.merge(test_hooks::routes());

@@ -66,6 +66,37 @@ fn graphql_error(status: StatusCode, message: &str) -> Response {
     (status, Json(body)).into_response()
 }
 
+/// `GET /graphql?query=…&variables=…&operationName=…` (GraphQL over HTTP, urql's default for queries):
+/// the same request posted, read off the search; a mutation is refused with 405 (`Allow: POST`), as the
+/// GraphQL-over-HTTP specification says, and a malformed `variables` with 400.
+pub async fn get_handler(
+    state: State<AppState>,
+    headers: HeaderMap,
+    axum::extract::RawQuery(search): axum::extract::RawQuery,
+) -> Response {
+    let mut body = serde_json::Map::new();
+    for (name, value) in form_urlencoded::parse(search.unwrap_or_default().as_bytes()) {
+        let member = match &*name {
+            "query" | "operationName" => serde_json::Value::String(value.into_owned()),
+            "variables" => match serde_json::from_str(&value) {
+                Ok(variables) => variables,
+                Err(error) => return graphql_error(StatusCode::BAD_REQUEST, &format!("variables: {error}")),
+            },
+            _ => continue,
+        };
+        body.insert(name.into_owned(), member);
+    }
+    let query = body.get("query").and_then(serde_json::Value::as_str).unwrap_or_default();
+    let operation_name = body.get("operationName").and_then(serde_json::Value::as_str);
+    let mutation = cachet_core::graphql::operation_of(query, operation_name)
+        .is_ok_and(|operation| operation.kind != cachet_core::graphql::OperationKind::Query);
+    if mutation {
+        let refused = graphql_error(StatusCode::METHOD_NOT_ALLOWED, "only queries may be sent with GET");
+        return ([(header::ALLOW, "POST")], refused).into_response();
+    }
+    handler(state, headers, Bytes::from(serde_json::Value::Object(body).to_string())).await
+}
+
 /// `POST /graphql`: counts the operation, demands auth (HTTP 401 otherwise), executes.
 pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let parsed = parse_request(&body);

@@ -211,3 +211,33 @@ async fn an_operation_and_its_kept_answer_land_together_or_not_at_all() {
     assert_eq!(titles(gql(addr, &alice, GET_TODOS, json!({})).await.json()), ["once"], "applied once");
     srv.stop().await;
 }
+
+/// GraphQL over HTTP's GET: a query is answered as the same query posted; a mutation is refused with 405
+/// (`Allow: POST`) and applies nothing; malformed `variables` are a 400.
+#[tokio::test]
+async fn a_query_sent_as_get_is_answered_and_a_mutation_sent_as_get_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Bearer, "alice").await;
+    let auth = [(alice.0.as_str(), alice.1.as_str())];
+    assert_eq!(gql(addr, &alice, CREATE, json!({ "title": "over get" })).await.status, 200);
+    let search = |query: &str, variables: &str| {
+        form_urlencoded::Serializer::new(String::new())
+            .append_pair("query", query)
+            .append_pair("variables", variables)
+            .finish()
+    };
+    let got = crate::get(addr, &format!("/graphql?{}", search(GET_TODOS, "{}")), &auth).await;
+    assert_eq!(got.status, 200, "{}", got.text());
+    assert_eq!(got.json()["data"]["todos"][0]["title"], "over get");
+    let mutation =
+        crate::get(addr, &format!("/graphql?{}", search(CREATE, r#"{"title":"no"}"#)), &auth).await;
+    assert_eq!((mutation.status, mutation.header("allow")), (405, Some("POST")), "{}", mutation.text());
+    let bad = crate::get(addr, &format!("/graphql?{}", search(GET_TODOS, "[1")), &auth).await;
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    let titles: Vec<String> =
+        srv.todos_of("alice").expect("todos").into_iter().map(|todo| todo.title).collect();
+    assert_eq!(titles, ["over get"], "the mutation sent as GET applied nothing");
+    srv.stop().await;
+}
