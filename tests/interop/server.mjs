@@ -559,7 +559,25 @@ async function handleGraphql(req, res, url) {
   }
 
   if (tagTodos) res.setHeader('X-SW-Cache-Tags', 'todos');
+  if (slowMs > 0) holdAnswer(res, slowMs);
   await graphqlHandler(req, res, { user, bodyBuffer, url });
+}
+
+// `POST /__interop/slow {"ms": N}`: every GraphQL answer leaves N ms after the operation ran (applied but
+// not yet answered: the window in which a stopped Service Worker loses the answer of an applied
+// mutation). The answer's head and body are held together, whichever server writes them.
+let slowMs = 0;
+
+function holdAnswer(res, ms) {
+  const held = [];
+  for (const name of ['writeHead', 'write', 'end']) {
+    const original = res[name].bind(res);
+    res[name] = (...args) => {
+      held.push(() => original(...args));
+      if (name === 'end') setTimeout(() => { for (const call of held) call(); }, ms);
+      return res;
+    };
+  }
 }
 
 async function handleInterop(req, res, url) {
@@ -589,6 +607,13 @@ async function handleInterop(req, res, url) {
           return sendJson(res, 400, { error: 'expected {"unreachable": true|false}' });
         }
         unreachable = body.unreachable;
+        sendEmpty(res, 204);
+      });
+    case '/__interop/slow':
+      return post(async () => {
+        const body = await readJson(req);
+        if (!Number.isInteger(body?.ms) || body.ms < 0) return sendJson(res, 400, { error: 'expected {"ms": N >= 0}' });
+        slowMs = body.ms;
         sendEmpty(res, 204);
       });
     case '/__interop/fail-refresh':

@@ -83,9 +83,15 @@ pub struct GraphqlRequest {
 
 /// Reads a request body: `Ok(None)` when it is not GraphQL, the decoded request when it is.
 pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
-    let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(body) else {
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(body) else {
         return Ok(None);
     };
+    from_members(object)
+}
+
+/// The request of a body's members (or a GET's parameters as the same members): `Ok(None)` without a
+/// string `query`.
+fn from_members(mut object: Map<String, Value>) -> Result<Option<GraphqlRequest>, GraphqlError> {
     let Some(Value::String(query)) = object.remove("query") else {
         return Ok(None);
     };
@@ -126,10 +132,9 @@ pub fn parse_search(search: &str) -> Result<Option<GraphqlRequest>, GraphqlError
         };
         body.insert(name.into_owned(), member);
     }
-    if !body.contains_key("query") {
-        return Ok(None);
-    }
-    parse_body(Value::Object(body).to_string().as_bytes())
+    // The members themselves, not a JSON text of them: serialising a `Value` would link serde_json's
+    // writer and formatting into every wasm.
+    from_members(body)
 }
 
 /// The operation a GraphQL text runs, given an optional `operationName`: a shorthand for
