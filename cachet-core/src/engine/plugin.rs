@@ -165,10 +165,3 @@ impl<R: Message + 'static> Plugin<R> for CacheControl {
         !fetched.cache_control.as_deref().is_some_and(|value| self.forbids(value))
     }
 }
-
-/// The plugins both edges install before the app's own, unless the app opts out: none today (the
-/// server's `Cache-Control` is the planner's rule, [`super::plan::storing`]). Kept as the one list both
-/// edges start from.
-pub fn defaults<R: Message + 'static>() -> Plugins<R> {
-    Vec::new()
-}
