@@ -126,7 +126,7 @@ function todosOf(user) {
 
 let counts;
 function resetCounts() {
-  counts = { routes: {}, operations: {}, idempotencyKeys: [] };
+  counts = { routes: {}, operations: {}, idempotencyKeys: [], mutationTimes: [] };
 }
 resetCounts();
 function bump(map, key) {
@@ -532,6 +532,7 @@ async function handleApi(req, res, url) {
 }
 
 async function handleGraphql(req, res, url) {
+  const arrivedMs = performance.now();
   const bodyBuffer = req.method === 'GET' || req.method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
 
   const params = graphqlParams(req.method, url, bodyBuffer.toString('utf8'));
@@ -542,6 +543,12 @@ async function handleGraphql(req, res, url) {
     if (info.type === 'mutation') {
       const key = req.headers['idempotency-key'];
       if (key !== undefined) counts.idempotencyKeys.push(Array.isArray(key) ? key.join(', ') : key);
+      // When it came and when its answer was written out (ms on this server's clock): the gap from one
+      // answer to the next mutation's arrival is the client's turnaround (a queue replay records the
+      // outcome, then sends the next).
+      const times = { arrivedMs, answeredMs: null };
+      counts.mutationTimes.push(times);
+      res.on('finish', () => { times.answeredMs = performance.now(); });
     }
     if (info.type === 'query' && info.selectsTodos) tagTodos = true;
   }

@@ -302,3 +302,35 @@ async fn a_bearer_replay_asks_the_page_for_its_token_and_refreshes_an_expired_on
     assert_eq!(list["data"]["todos"], json!([{"title": "authed"}]), "{list}");
     Ok(())
 }
+
+/// The worker keeps its connection to the queue's database for its life (opening it cost more than the
+/// write that records a replay, issue 31). When the user clears the site's data (DevTools, browser
+/// settings: CDP `Storage.clearDataForOrigin`), the browser closes that connection under the running
+/// worker: the next mutation opens the database again and is queued, never refused as unwritable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queue_database_closed_under_the_running_worker_is_opened_again() -> Result<()> {
+    let mut harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_bare_controlled().await?;
+    harness.login("alice").await?;
+    harness.stop_server().await;
+    queued_id(&create_queued(&harness, "before").await?)?;
+
+    harness
+        .devtools(
+            "Storage.clearDataForOrigin",
+            json!({"origin": harness.url().trim_end_matches('/'), "storageTypes": "indexeddb"}),
+        )
+        .await?;
+    // Listed, not opened: opening would create it again.
+    let names =
+        harness.run_async("indexedDB.databases().then((all) => done(all.map((d) => d.name)));").await?;
+    assert!(!names.to_string().contains("cachet-sw-queue"), "the site's IndexedDB was cleared: {names}");
+
+    let after = create_queued(&harness, "after").await?;
+    let after = queued_id(&after)?;
+    let stored = stored_queue(&harness).await?;
+    let ids: Vec<Value> =
+        stored["items"].as_array().cloned().unwrap_or_default().iter().map(|i| i["id"].clone()).collect();
+    assert_eq!(ids, [json!(after)], "{stored}");
+    Ok(())
+}

@@ -94,8 +94,9 @@ async fn a_server_without_idempotency_keys_gets_every_mutation_at_least_once_in_
     }
     let twice = applied.len() - first_seen.len();
     let stored = stored_queue_once_empty(&harness, 5_000).await?;
+    let (held_ms, turnaround_ms) = window_figures(&server.counts().await?);
     println!(
-        "RELIABILITY no-idempotency stops={stops} applied={}/{MUTATIONS} applied_twice={twice} last_stop_to_all_applied_ms={} queue=\"{}\"",
+        "RELIABILITY no-idempotency stops={stops} applied={}/{MUTATIONS} applied_twice={twice} last_stop_to_all_applied_ms={} queue=\"{}\" server_apply_to_answer_ms={held_ms} answer_to_next_mutation_ms={turnaround_ms}",
         first_seen.len(),
         all_by_ms.map_or("never".to_owned(), |ms| ms.to_string()),
         queue_summary(&stored)
@@ -109,4 +110,30 @@ async fn a_server_without_idempotency_keys_gets_every_mutation_at_least_once_in_
     assert_eq!(queue_summary(&stored), "0 items, 0 dead letters", "the queue: {stored}");
     assert!(stops >= 10, "the worker was stopped {stops} times");
     Ok(())
+}
+
+/// The two parts of a replay's cycle, as medians over the server's record of each mutation (when it came,
+/// when its answer was written out): from applying to answering (the server's share of the window in
+/// which a stopped worker forgets an applied mutation), and from one answer to the next mutation's arrival
+/// (the worker records the outcome, then sends the next; gaps of 100 ms or more had a stop in them and are
+/// left out). `-` when there is none.
+fn window_figures(counts: &serde_json::Value) -> (String, String) {
+    let times: Vec<(f64, f64)> = counts["mutationTimes"]
+        .as_array()
+        .map(|times| {
+            times
+                .iter()
+                .filter_map(|time| Some((time["arrivedMs"].as_f64()?, time["answeredMs"].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let held = times.iter().map(|(arrived, answered)| answered - arrived).collect();
+    let turnaround =
+        times.windows(2).map(|pair| pair[1].0 - pair[0].1).filter(|gap| (0.0..100.0).contains(gap)).collect();
+    (median(held), median(turnaround))
+}
+
+fn median(mut values: Vec<f64>) -> String {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).map_or("-".to_owned(), |value| format!("{value:.1}"))
 }

@@ -4,7 +4,10 @@
 //! Every change is a read-modify-write inside one `readwrite` transaction ([`update`]): IndexedDB runs
 //! such transactions on the same store one after the other, so two events handled at the same time (two
 //! mutations queued at once, a replay and a `clear-all`) never lose each other's changes, and the new
-//! state is committed before anything it decided is carried out or announced.
+//! state is committed before anything it decided is carried out or announced. A change that changes
+//! nothing writes nothing, and the database stays open for the worker instance's life (`open`): the
+//! write that records a replay's outcome is the worker's share of the window in which a stopped worker
+//! forgets a mutation the server applied (RELIABILITY.md).
 //!
 //! A record that does not decode (a corrupt write, a record of a future build) is never overwritten: it
 //! is moved aside under `unreadable-<time>`, whole, and the error naming it is reported. What can be
@@ -20,7 +23,8 @@
 //! the same instance ([`QueueState::from_json_as_written`]) keep it, so that a second trigger never sends
 //! the head while it is on its way.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueState};
@@ -44,10 +48,36 @@ thread_local! {
     // Whether this instance of the worker has read the queue yet (see the module docs). Not state: a new
     // instance starts with `false`, which is the point.
     static READ_BY_THIS_INSTANCE: Cell<bool> = const { Cell::new(false) };
+    // The instance's connection to the queue's database (see `open`).
+    static DATABASE_OPEN: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
 }
 
-async fn open() -> Result<Rexie, Error> {
-    open_single_store(DATABASE, STORE, "open the mutation queue").await
+/// The queue's database, opened once per worker instance: opening it costs more than the read-modify-write
+/// of a replay's outcome (1–9 ms against 1–3 ms in Chromium, measured for issue 31), and that write is
+/// the window in which a stopped worker forgets a mutation the server applied. A connection the browser
+/// closed (it may, at will) is dropped and the database opened again ([`transaction`]).
+async fn open() -> Result<Rc<Rexie>, Error> {
+    if let Some(database) = DATABASE_OPEN.with(|open| open.borrow().clone()) {
+        return Ok(database);
+    }
+    let database = Rc::new(open_single_store(DATABASE, STORE, "open the mutation queue").await?);
+    DATABASE_OPEN.with(|open| *open.borrow_mut() = Some(database.clone()));
+    Ok(database)
+}
+
+/// A transaction on the queue's store, on the instance's connection; a connection that refuses it
+/// (closed by the browser) is replaced once.
+async fn transaction(mode: TransactionMode) -> Result<(Rc<Rexie>, rexie::Transaction), Error> {
+    let database = open().await?;
+    match database.transaction(&[STORE], mode) {
+        Ok(transaction) => Ok((database, transaction)),
+        Err(_) => {
+            DATABASE_OPEN.with(|open| open.borrow_mut().take());
+            let database = open().await?;
+            let transaction = database.transaction(&[STORE], mode).map_err(idb("mutation queue"))?;
+            Ok((database, transaction))
+        }
+    }
 }
 
 /// Decodes a stored queue record; the bounds always come from the current config.
@@ -89,9 +119,7 @@ fn salvage(value: &JsValue, bounds: QueueBounds, error: &Error, aside: &str) -> 
 /// The stored queue, or an empty one (online) when nothing is stored. A record that does not decode is
 /// [`Error::Core`] with [`cachet_core::Error::StoredState`] naming what was wrong; nothing is changed.
 pub async fn load(bounds: QueueBounds) -> Result<QueueState, Error> {
-    let database = open().await?;
-    let transaction =
-        database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("mutation queue"))?;
+    let (_database, transaction) = transaction(TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     match store.get(JsValue::from_str(STATE_KEY)).await.map_err(idb("read the mutation queue"))? {
         Some(value) => decode(&value, bounds),
@@ -107,12 +135,12 @@ pub async fn update(
     bounds: QueueBounds,
     change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
 ) -> Result<Vec<QueueEffect>, Error> {
-    let database = open().await?;
-    let transaction =
-        database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("mutation queue"))?;
+    let (_database, transaction) = transaction(TransactionMode::ReadWrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
-    let state = match store.get(key.clone()).await.map_err(idb("read the mutation queue"))? {
+    let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
+    let stored_text = stored.as_ref().and_then(JsValue::as_string);
+    let state = match stored {
         None => QueueState::new(bounds, true),
         Some(value) => match decode(&value, bounds) {
             Ok(state) => state,
@@ -127,7 +155,12 @@ pub async fn update(
         },
     };
     let (state, effects) = change(state);
-    store.put(&state.to_json().into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
+    let text = state.to_json();
+    // A change that changed nothing (a page's `replay-queue` while the head is on its way, say) writes
+    // nothing: the write would only hold up the one that records a replay's outcome.
+    if stored_text.as_deref() != Some(text.as_str()) {
+        store.put(&text.into(), Some(&key)).await.map_err(idb("write the mutation queue"))?;
+    }
     commit(transaction, "commit the mutation queue").await?;
     READ_BY_THIS_INSTANCE.with(|read| read.set(true));
     Ok(effects)
@@ -165,9 +198,7 @@ pub(crate) fn is_storage_full(error: &Error) -> bool {
 pub async fn clear() -> Result<(), Error> {
     // The bounds are the config's at every read; these are only written along.
     let bounds = QueueBounds::default();
-    let database = open().await?;
-    let transaction =
-        database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("mutation queue"))?;
+    let (_database, transaction) = transaction(TransactionMode::ReadWrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
     let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
@@ -180,9 +211,7 @@ pub async fn clear() -> Result<(), Error> {
 
 /// The records set aside as unreadable, as `(key, text)`.
 pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
-    let database = open().await?;
-    let transaction =
-        database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("mutation queue"))?;
+    let (_database, transaction) = transaction(TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let mut kept = Vec::new();
     for key in keys(&store).await? {
