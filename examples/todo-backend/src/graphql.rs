@@ -19,6 +19,18 @@ use crate::error::now_ms;
 use crate::idempotency;
 use crate::todos::Todo;
 
+/// The header a resolver tags its answer with, for cachet's invalidation (SPEC §4).
+const CACHE_TAGS_HEADER: &str = "x-sw-cache-tags";
+
+/// The executed `response` as JSON, with the HTTP headers its resolvers added
+/// ([`Context::append_http_header`]).
+fn answer(response: async_graphql::Response) -> Response {
+    let headers = response.http_headers.clone();
+    let mut answer = Json(response).into_response();
+    answer.headers_mut().extend(headers);
+    answer
+}
+
 /// The executable schema.
 pub type TodoSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 
@@ -141,7 +153,7 @@ pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: By
             let response = state.schema.execute(request.data(authed.user.clone())).await;
             announce(&state, &response, user_id);
             crate::test_hooks::delay_graphql_answer(&state).await;
-            return Json(response).into_response();
+            return answer(response);
         }
         Err(message) => return graphql_error(StatusCode::BAD_REQUEST, &message),
     };
@@ -227,9 +239,11 @@ impl QueryRoot {
         Ok(caller(ctx)?.1.clone())
     }
 
-    /// The caller's todos, oldest first.
+    /// The caller's todos, oldest first. The answer carries `X-SW-Cache-Tags: todos` (SPEC §4): any
+    /// query selecting them, whatever its name, is invalidated by the todo mutations.
     async fn todos(&self, ctx: &Context<'_>) -> Result<Vec<Todo>> {
         let (db, user) = caller(ctx)?;
+        ctx.append_http_header(CACHE_TAGS_HEADER, "todos");
         Ok(db.list_todos(user.id)?)
     }
 

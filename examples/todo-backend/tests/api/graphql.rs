@@ -241,3 +241,24 @@ async fn a_query_sent_as_get_is_answered_and_a_mutation_sent_as_get_is_refused()
     assert_eq!(titles, ["over get"], "the mutation sent as GET applied nothing");
     srv.stop().await;
 }
+
+/// An answer that selects `todos` carries `X-SW-Cache-Tags: todos` (the resolver adds it), whatever the
+/// operation's name, so that every todo mutation reaches it (SPEC §4); one that does not select them
+/// carries no tag.
+#[tokio::test]
+async fn an_answer_selecting_todos_is_tagged_todos() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Bearer, "alice").await;
+    let listing = gql(addr, &alice, "query Listing { todos { title } }", json!({})).await;
+    assert_eq!(
+        (listing.status, listing.header("x-sw-cache-tags")),
+        (200, Some("todos")),
+        "{}",
+        listing.text()
+    );
+    let me = gql(addr, &alice, "query Me { me { username } }", json!({})).await;
+    assert_eq!((me.status, me.header("x-sw-cache-tags")), (200, None), "{}", me.text());
+    srv.stop().await;
+}
