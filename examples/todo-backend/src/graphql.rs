@@ -239,10 +239,11 @@ impl QueryRoot {
         Ok(caller(ctx)?.1.clone())
     }
 
-    /// The caller's todos, oldest first. The answer carries `X-SW-Cache-Tags: todos` (SPEC §4): any
-    /// query selecting them, whatever its name, is invalidated by the todo mutations.
+    /// The caller's todos, oldest first.
     async fn todos(&self, ctx: &Context<'_>) -> Result<Vec<Todo>> {
         let (db, user) = caller(ctx)?;
+        // The answer carries `X-SW-Cache-Tags: todos` (SPEC §4): any query selecting them, whatever its
+        // name, is invalidated by the todo mutations. (Not in the doc comment: that is the schema's.)
         ctx.append_http_header(CACHE_TAGS_HEADER, "todos");
         Ok(db.list_todos(user.id)?)
     }
