@@ -26,7 +26,7 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "killed-mid-write",
         "Killed mid-write",
-        "`tests/tests/chaos_killed_mid_write.rs`. One tab, cookie auth. Each run interrupts one write, in \
+        "`tests/tests/e2e/chaos_killed_mid_write.rs`. One tab, cookie auth. Each run interrupts one write, in \
          turn a store (24 distinct GraphQL documents at once), an invalidation (a mutation whose tags \
          cover the stored entries), a clear-all and a queue replay (4 mutations queued while the server \
          was down, the server applying each 40 ms before answering): the worker is stopped (CDP \
@@ -43,7 +43,7 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "load",
         "Load",
-        "`tests/tests/chaos_load.rs`. Four tabs, each sending 250 GraphQL queries at once, drawn at random \
+        "`tests/tests/e2e/chaos_load.rs`. Four tabs, each sending 250 GraphQL queries at once, drawn at random \
          among 1000 distinct documents (all tagged `todos`), while the first tab sends 10 `CreateTodo` \
          mutations one after the other (each invalidates every stored document). Checked against the \
          server's truth: an answer to a query that began after the k-th acknowledged mutation lists at \
@@ -55,7 +55,7 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "tabs-auth",
         "Tabs whose tokens expire together",
-        "`tests/tests/chaos_tabs_auth.rs`. Bearer backend and worker; four windows of the plain page share \
+        "`tests/tests/e2e/chaos_tabs_auth.rs`. Bearer backend and worker; four windows of the plain page share \
          one session through `window.cachet` (a JavaScript adapter refreshing with `POST /api/refresh`). \
          The server expires every token at once, then each window sends 50 authenticated queries at once \
          (network-only, each its own document): all must succeed after exactly one refresh. Then the \
@@ -66,7 +66,7 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "storage-full",
         "Storage full",
-        "`tests/tests/chaos_storage_full.rs`. The origin's quota set to 6 MB (CDP \
+        "`tests/tests/e2e/chaos_storage_full.rs`. The origin's quota set to 6 MB (CDP \
          `Storage.overrideQuotaForOrigin`, before the origin's first IndexedDB write: Chromium then \
          refuses IndexedDB commits with `QuotaExceededError` as it refuses Cache Storage writes, and keeps \
          the origin). The worker stores 4 large answers, 5 mutations are queued with the server down, then \
@@ -81,7 +81,7 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
     (
         "corrupt-state",
         "Torn and corrupt records",
-        "`tests/tests/chaos_corrupt_state.rs`. With 6 documents stored and 2 mutations queued, the page \
+        "`tests/tests/e2e/chaos_corrupt_state.rs`. With 6 documents stored and 2 mutations queued, the page \
          corrupts in IndexedDB three records of the worker's entry index (a field of the wrong type, a \
          record cut down to its key, tags that are not a list), the first queued item (its URL not a \
          string), the worker's identity and the page client's auth record (both cut short); the worker is \
@@ -112,7 +112,18 @@ pub fn chaos(root: &Path, quick: bool, fuzz_cases: u64, runs: u32) -> Result<()>
     for story in STORIES {
         run::step(&format!("{story}, {runs} runs"), || {
             let runs = runs.to_string();
-            let args = ["test", "-p", "cachet-e2e", "--test", story, "--", "--test-threads=1", "--nocapture"];
+            let filter = format!("{story}::");
+            let args = [
+                "test",
+                "-p",
+                "cachet-e2e",
+                "--test",
+                "e2e",
+                &filter,
+                "--",
+                "--test-threads=1",
+                "--nocapture",
+            ];
             summaries.extend(run::cargo_lines(
                 &path,
                 &args,

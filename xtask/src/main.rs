@@ -38,11 +38,11 @@ enum Command {
     /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium, Firefox ESR,
     /// WebKitGTK, geckodriver, Xvfb, the interop matrix's servers and clients).
     Setup,
-    /// Rewrite the README's interop matrix from the last run of `tests/tests/interop.rs`
+    /// Rewrite the README's interop matrix from the last run of `tests/tests/e2e/interop.rs`
     /// (`target/interop`); `cargo xtask test` does it after the end-to-end tests.
     Matrix,
     /// Build the example app into `dist/` as the end-to-end tests use it (then `cargo test -p cachet-e2e
-    /// --test NAME` runs one story file).
+    /// --test e2e NAME::` runs one story file).
     BuildApp,
     /// The fault campaign (fuzzing at scale, workers stopped mid-write...) against the real backend in
     /// headless Chromium; bounded in count; writes its figures into RELIABILITY.md.

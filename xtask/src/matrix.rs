@@ -1,4 +1,4 @@
-//! The README's interop matrix, written from the run: `tests/tests/interop.rs` writes one
+//! The README's interop matrix, written from the run: `tests/tests/e2e/interop.rs` writes one
 //! `target/interop/<backend>-<browser>.json` per backend and engine (`{backend, browser, order, rows:
 //! [{client, story, outcome}]}`); [`write_readme_table`] renders them, one column per backend and, in
 //! each cell, one mark per engine (Chromium, Firefox, WebKit), between the README's markers.

@@ -22,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
 /// The example app's list query, as the app sends it (the cache key hashes the text).
-const GET_TODOS: &str = include_str!("../../examples/todo-app/graphql/get_todos.graphql");
+const GET_TODOS: &str = include_str!("../../../examples/todo-app/graphql/get_todos.graphql");
 
 /// One HTTP/1.1 request to the backend from outside the browser (another device): `(status, headers,
 /// body)`.

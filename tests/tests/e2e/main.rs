@@ -1,0 +1,34 @@
+//! The end-to-end stories: the real app, its real backend and the foreign servers of the interop
+//! matrix, driven in real browsers. One test binary (linked once, rather than once per story file):
+//! `cargo test -p cachet-e2e --test e2e -- --test-threads=1` runs them all, `... --test e2e offline_queue::`
+//! one story file, `... --test e2e offline_queue::offline_mutations` one story.
+//!
+//! The stories share no state: each starts its own servers and its own browser with a fresh profile
+//! (`cachet_e2e::Harness`), and none depends on the order they run in.
+
+mod auth_refresh;
+mod chaos_corrupt_state;
+mod chaos_killed_mid_write;
+mod chaos_load;
+mod chaos_storage_full;
+mod chaos_tabs_auth;
+mod clear_all;
+mod clear_all_interrupted;
+mod devtools;
+mod graphql_document_cache;
+mod harness_cleanup;
+mod interop;
+mod invalidation_generations;
+mod live_send_idempotency;
+mod offline_queue;
+mod plain_page_tabs;
+mod queue_delivery;
+mod queue_without_idempotency;
+mod readme_quick_start;
+mod server_push;
+mod spec_plain_page;
+mod stateless_sw;
+mod storage_quota;
+mod todo_app;
+mod user_partition;
+mod walking_skeleton;
