@@ -24,15 +24,14 @@ use cachet_core::config::FailureResponse;
 use cachet_core::engine::Job;
 use cachet_core::handover::HandedRequest;
 use cachet_core::partition::{partition_for, Partition};
-use cachet_core::strategy::STRATEGY_HEADER;
+use cachet_core::protocol::headers::{is_cachet_header, STRATEGY_HEADER};
 use cachet_core::tags::TAGS_HEADER;
 
 use crate::client::Inner;
 use crate::http::{Credentials, HttpRequest, HttpResponse};
 use crate::Error;
 
-/// The response header by which the Service Worker says where an answer came from.
-pub const SOURCE_HEADER: &str = "x-cachet-source";
+pub use cachet_core::protocol::headers::SOURCE_HEADER;
 
 /// A request's answer and whether it came from a cache.
 #[derive(Debug, Clone, PartialEq)]
@@ -224,9 +223,6 @@ fn handed_request(request: &HttpRequest, absolute_url: &str) -> Option<HandedReq
 /// strips them.
 fn without_cachet_headers(request: &HttpRequest) -> HttpRequest {
     let mut outgoing = request.clone();
-    outgoing.headers.retain(|(name, _)| {
-        let name = name.to_ascii_lowercase();
-        name != STRATEGY_HEADER && !name.starts_with("x-cachet-")
-    });
+    outgoing.headers.retain(|(name, _)| !is_cachet_header(&name.to_ascii_lowercase()));
     outgoing
 }

@@ -32,8 +32,7 @@
 //! assert!(generations.is_current_stamp(Some(&again)));
 //! ```
 
-/// The response header of a stored entry: its generation, then (after one space) its tags, comma-separated.
-pub const GENERATION_HEADER: &str = "x-cachet-generation";
+pub use crate::protocol::headers::GENERATION_HEADER;
 /// The key of the stored record holding the clock and the floor (no tag is empty).
 pub const CLOCK_KEY: &str = "";
 /// How many invalidated tags are remembered before the oldest are folded into the floor.

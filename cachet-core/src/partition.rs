@@ -26,8 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache_key::{auth_fingerprint, ANONYMOUS_PARTITION};
 
-/// The request header that marks a request as authenticated (`1` or `true`).
-pub const AUTH_HEADER: &str = "x-cachet-auth";
+pub use crate::protocol::headers::AUTH_HEADER;
 
 /// How many `Authorization` fingerprints an [`Identity`] remembers.
 pub const MAX_CREDENTIALS: usize = 8;
@@ -160,7 +159,7 @@ pub fn partition_of(fingerprint: Option<&str>, marked: bool, identity: Option<&I
 /// Whether the page marked the request as authenticated (`X-Cachet-Auth: 1` or `true`): the Service
 /// Worker then runs refresh-and-retry on it (SPEC §5.6).
 pub fn is_marked(headers: &dyn Fn(&str) -> Option<String>) -> bool {
-    headers(AUTH_HEADER).is_some_and(|value| matches!(value.trim(), "1" | "true"))
+    crate::protocol::headers::marker_is_set(headers(AUTH_HEADER).as_deref())
 }
 
 #[cfg(test)]

@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The request header that selects a strategy for one request.
-pub const STRATEGY_HEADER: &str = "x-sw-strategy";
+pub use crate::protocol::headers::STRATEGY_HEADER;
 
 /// How the Service Worker answers a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -10,25 +10,14 @@ use serde::{Deserialize, Serialize};
 use crate::config::QueueBounds;
 use crate::protocol::SwEvent;
 
-/// The request header that asks for a mutation to be queued when the network fails (`queueOffline`):
-/// `1` or `true`. Stripped before the network like every `X-Cachet-*` header.
-pub const QUEUE_OFFLINE_HEADER: &str = "x-cachet-queue-offline";
-
-/// The response header of a mutation the Service Worker queued instead of sending: the queue item's id.
-/// Such an answer has status 202 and the body `{"data":null,"extensions":{"cachet":{"queued":true,"id":N}}}`
-/// ([`queued_body`]).
-pub const QUEUED_HEADER: &str = "x-cachet-queued";
+pub use crate::protocol::headers::{
+    IDEMPOTENCY_KEY_HEADER, NOT_QUEUED_HEADER, QUEUED_HEADER, QUEUE_OFFLINE_HEADER,
+};
 
 /// The body of the 202 answer to a queued mutation: a GraphQL result with no data, saying it was queued.
 pub fn queued_body(id: u64) -> String {
     format!(r#"{{"data":null,"extensions":{{"cachet":{{"queued":true,"id":{id}}}}}}}"#)
 }
-
-/// The response header of a `queueOffline` mutation the Service Worker could neither send nor queue:
-/// why, as [`NotQueued::as_str`]. Such an answer has status [`NOT_QUEUED_STATUS`] and a GraphQL result
-/// with no data and one error ([`not_queued_body`]): the app learns that nothing was kept, rather than
-/// getting a network failure it cannot tell from one the queue would have absorbed.
-pub const NOT_QUEUED_HEADER: &str = "x-cachet-not-queued";
 
 /// The status of the answer to a mutation the queue refused: 507 Insufficient Storage.
 pub const NOT_QUEUED_STATUS: u16 = 507;
@@ -89,11 +78,6 @@ pub const STORE_DATABASE: &str = "cachet-sw-queue";
 pub const STORE_NAME: &str = "queue";
 /// The key of the queue's record in [`STORE_NAME`].
 pub const STORE_KEY: &str = "state";
-
-/// The request header that names a queued mutation to the server across its replays (lower case, as
-/// stored). A server that keeps the first answer under the key and returns it, applying nothing, for a
-/// repeat makes the queue's delivery exactly once.
-pub const IDEMPOTENCY_KEY_HEADER: &str = "idempotency-key";
 
 /// The `Idempotency-Key` made from 128 random bits: a UUID (version 4, variant 1) in lower-case hex.
 pub fn idempotency_key(random: u128) -> String {

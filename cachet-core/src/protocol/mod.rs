@@ -23,6 +23,7 @@
 //! one retried request (SPEC §5.3: the SW scope holds no token); the SW must not store it.
 
 mod agent;
+pub mod headers;
 mod page;
 pub mod push;
 pub mod snapshot;
@@ -47,9 +48,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Name of the `BroadcastChannel` on which the Service Worker announces events to every page and agent.
 pub const BROADCAST_CHANNEL: &str = "cachet";
 
-/// The response header on an answer from the network that was not stored, naming why
-/// ([`crate::engine::NotStored::code`], e.g. `server-no-store`): any client, not only cachet's, can tell.
-pub const NOT_STORED_HEADER: &str = "x-cachet-not-stored";
+pub use headers::NOT_STORED_HEADER;
 
 /// A message could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

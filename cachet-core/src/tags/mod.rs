@@ -30,12 +30,9 @@ pub use derive::{invalidation_tags, query_tags, split_words};
 pub const MAX_TAG_LEN: usize = 64;
 /// Most tags one header (or one derivation) may carry.
 pub const MAX_TAGS: usize = 32;
-/// Response header by which a server tags a cached response.
-pub const CACHE_TAGS_HEADER: &str = "x-sw-cache-tags";
-/// Request header carrying a query's explicit `tags` option (replaces the auto-tags).
-pub const TAGS_HEADER: &str = "x-cachet-tags";
-/// Request header carrying a mutation's explicit `invalidate` option (added to the derived tags).
-pub const INVALIDATE_HEADER: &str = "x-cachet-invalidate";
+pub use crate::protocol::headers::CACHE_TAGS_HEADER;
+pub use crate::protocol::headers::INVALIDATE_HEADER;
+pub use crate::protocol::headers::TAGS_HEADER;
 
 /// A tag or tag list is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -3,7 +3,6 @@
 use cachet_core::machines::queue::{
     not_queued_body, queued_body, NotQueued, NOT_QUEUED_HEADER, NOT_QUEUED_STATUS, QUEUED_HEADER,
 };
-use cachet_core::strategy::STRATEGY_HEADER;
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -11,12 +10,8 @@ use web_sys::{Headers, Request, RequestInit, Response, ResponseInit};
 
 use crate::Error;
 
-/// The response header that tells where a response came from: `cache` or `network`.
-pub const SOURCE_HEADER: &str = "x-cachet-source";
-
-fn is_cachet_header(name: &str) -> bool {
-    name == STRATEGY_HEADER || name.starts_with("x-cachet-")
-}
+use cachet_core::protocol::headers::is_cachet_header;
+pub use cachet_core::protocol::headers::SOURCE_HEADER;
 
 /// Every header of `headers` as `(lowercase name, value)`.
 pub(crate) fn header_pairs(headers: &Headers) -> Vec<(String, String)> {

@@ -18,6 +18,7 @@
 //! push). With push off or bearer / custom auth every push is ignored with a warning, without a
 //! notification. Nothing here panics on outside input.
 
+use cachet_core::protocol::headers::{AUTH_HEADER, STRATEGY_HEADER};
 use std::rc::Rc;
 
 use cachet_core::config::Config;
@@ -83,9 +84,9 @@ async fn refetch_one(
         web_sys::Url::new(&scope()?.registration().scope()).map(|url| url.origin()).unwrap_or_default();
     let url = format!("{origin}{}", refetch.endpoint);
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    let mut pairs = vec![("content-type", "application/json"), ("x-sw-strategy", "network-first")];
+    let mut pairs = vec![("content-type", "application/json"), (STRATEGY_HEADER, "network-first")];
     if config.features.auth.enabled {
-        pairs.push(("x-cachet-auth", "1"));
+        pairs.push((AUTH_HEADER, "1"));
     }
     for (name, value) in pairs {
         headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;

@@ -111,7 +111,7 @@ pub enum Trigger {
 /// Whether the request asks to be queued when the network fails (`X-Cachet-Queue-Offline: 1`).
 pub(crate) fn asks_to_queue(request: &Request) -> bool {
     let value = request.headers().get(QUEUE_OFFLINE_HEADER).ok().flatten();
-    value.is_some_and(|value| matches!(value.trim(), "1" | "true"))
+    cachet_core::protocol::headers::marker_is_set(value.as_deref())
 }
 
 /// Whether earlier queued mutations still wait. An unreadable queue may hold some: it counts as

@@ -5,7 +5,7 @@
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{QueueEvent, QueuedRequest, SendFailure};
-use cachet_core::partition::AUTH_HEADER;
+use cachet_core::protocol::headers::{marker_is_set, AUTH_HEADER};
 use wasm_bindgen::JsValue;
 use web_sys::{Headers, Request, RequestInit};
 
@@ -23,10 +23,7 @@ pub(crate) async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (Q
     let now = now_ms();
     let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
     let auth = &config.features.auth;
-    let marked = queued
-        .headers
-        .iter()
-        .any(|(name, value)| name == AUTH_HEADER && matches!(value.trim(), "1" | "true"));
+    let marked = queued.headers.iter().any(|(name, value)| name == AUTH_HEADER && marker_is_set(Some(value)));
     let authorization = if auth.enabled && auth.kind.refreshes() && marked {
         match ask_page_for_auth(None, None).await {
             Ok(Some(authorization)) => Some(authorization),

@@ -23,8 +23,7 @@ use super::http::{await_js, body_bytes, rebuild, remark, SOURCE_HEADER};
 use super::tag_index::TagIndex;
 use crate::Error;
 
-/// The header recording when a stored response was fetched (Unix milliseconds).
-const STORED_AT_HEADER: &str = "x-cachet-stored-at";
+use cachet_core::protocol::headers::STORED_AT_HEADER;
 
 /// One job's store: Cache Storage (a lookup names the entry's cache, a store opens it) and the worker's
 /// entry index.

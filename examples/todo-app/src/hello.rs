@@ -27,7 +27,10 @@ async fn fetch_hello() -> Result<(HelloBody, String), String> {
     if !response.ok() {
         return Err(format!("HTTP {}", response.status()));
     }
-    let source = response.headers().get("x-cachet-source").unwrap_or_else(|| "no service worker".into());
+    let source = response
+        .headers()
+        .get(cachet_kit::core::protocol::headers::SOURCE_HEADER)
+        .unwrap_or_else(|| "no service worker".into());
     let body = response.json::<HelloBody>().await.map_err(|error| format!("decode: {error}"))?;
     Ok((body, source))
 }

@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use cachet_core::protocol::headers::CACHE_TAGS_HEADER;
 use serde_json::json;
 
 use crate::app::AppState;
@@ -18,9 +19,6 @@ use crate::db::{Db, User};
 use crate::error::now_ms;
 use crate::idempotency;
 use crate::todos::Todo;
-
-/// The header a resolver tags its answer with, for cachet's invalidation (SPEC §4).
-const CACHE_TAGS_HEADER: &str = "x-sw-cache-tags";
 
 /// The executed `response` as JSON, with the HTTP headers its resolvers added
 /// ([`Context::append_http_header`]).

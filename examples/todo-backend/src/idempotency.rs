@@ -17,8 +17,8 @@ use rusqlite::{params, OptionalExtension};
 
 use crate::db::Db;
 
-/// The request header.
-pub const HEADER: &str = "idempotency-key";
+/// The request header, as cachet's queue sends it.
+pub use cachet_core::protocol::headers::IDEMPOTENCY_KEY_HEADER as HEADER;
 
 /// The response header on an answer given again for a repeated key.
 pub const REPLAYED_HEADER: &str = "idempotent-replayed";
