@@ -73,6 +73,17 @@ self.addEventListener('activate', (event) => {
     await Promise.all(names
       .filter((name) => name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
       .map((name) => caches.delete(name)));
+    // Navigation preload (feature-detected: every current engine has it): the browser sends a
+    // navigation's request as it starts the worker, so a stopped worker's start and the network's time
+    // overlap. The engine answers a navigation from the network with that answer (never a second
+    // request); a navigation the shim does not route gets it from the browser itself.
+    if (self.registration.navigationPreload) {
+      try {
+        await self.registration.navigationPreload.enable();
+      } catch (error) {
+        console.warn('cachet: navigation preload not enabled: ' + error);
+      }
+    }
     await self.clients.claim();
     await (await engine()).activate();
   })());
@@ -80,8 +91,12 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('fetch', (event) => {
   if (!routed(event.request)) return;
-  // If the engine cannot load, the request goes to the network as if there were no SW.
-  event.respondWith(engine().then((e) => e.fetch(event), () => fetch(event.request)));
+  // If the engine cannot load, the request goes to the network as if there were no SW (a navigation:
+  // its preloaded answer, when there is one).
+  event.respondWith(engine().then((e) => e.fetch(event), async () => {
+    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : undefined;
+    return preloaded || fetch(event.request);
+  }));
 });
 
 self.addEventListener('message', (event) => {

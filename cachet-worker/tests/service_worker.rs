@@ -91,6 +91,48 @@ async fn network_first_falls_back_to_the_cache_and_fails_typed_without_one() {
     assert_eq!(text(answer).await, "kept");
 }
 
+/// A navigation's preloaded answer (`FetchEvent.preloadResponse`) is its network step's answer: used and
+/// stored as a fetch's would be, with no request of the worker's own (the URL here is unreachable).
+#[wasm_bindgen_test]
+async fn a_preloaded_answer_is_the_network_steps_and_is_stored_without_a_fetch() {
+    open_index().await;
+    let request = Request::new_with_str(UNREACHABLE_URL).unwrap();
+    let mut target = target_in("test-preload", &request);
+    let preloaded: wasm_bindgen::JsValue = Response::new_with_opt_str(Some("preloaded")).unwrap().into();
+    target.preload = Some(Promise::resolve(&preloaded));
+    let answer = respond_settled(&target, Strategy::NetworkFirst).await.unwrap();
+    assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
+    assert_eq!(text(answer).await, "preloaded");
+    let cache = open_cache("test-preload").await.unwrap();
+    let stored: Response =
+        JsFuture::from(cache.match_with_str(UNREACHABLE_URL)).await.unwrap().dyn_into().unwrap();
+    assert_eq!(text(stored).await, "preloaded");
+}
+
+/// A preload that resolves to nothing (the browser made none) leaves the step to a fetch; one that fails
+/// is the network's failure, after which network-first serves the stored answer.
+#[wasm_bindgen_test]
+async fn without_a_preload_the_step_fetches_and_a_failed_preload_falls_back_to_the_cache() {
+    open_index().await;
+    let url = reachable_url();
+    let request = Request::new_with_str(&url).unwrap();
+    let mut target = target_in("test-preload-none", &request);
+    target.preload = Some(Promise::resolve(&wasm_bindgen::JsValue::UNDEFINED));
+    let fetched = respond_settled(&target, Strategy::NetworkFirst).await.unwrap();
+    assert_eq!(fetched.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("network"));
+    assert!(!text(fetched).await.is_empty());
+
+    // Stored under a URL of its own: a hit marks its URL used, which another test's hit must not see.
+    let stored_at = "https://t.invalid/preload-failed";
+    let cache = open_cache("test-preload-failed").await.unwrap();
+    JsFuture::from(cache.put_with_str(stored_at, &stamped("kept", &[]))).await.unwrap();
+    let mut target = at(stored_at, target_in("test-preload-failed", &request));
+    target.preload = Some(Promise::reject(&"preload failed".into()));
+    let answer = respond_settled(&target, Strategy::NetworkFirst).await.unwrap();
+    assert_eq!(answer.headers().get(SOURCE_HEADER).unwrap().as_deref(), Some("cache"));
+    assert_eq!(text(answer).await, "kept");
+}
+
 #[wasm_bindgen_test]
 async fn cache_only_without_an_entry_is_a_typed_not_cached_error() {
     open_index().await;

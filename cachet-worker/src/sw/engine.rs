@@ -6,6 +6,7 @@
 //! Every response the engine returns carries `X-Cachet-Source: cache` or `X-Cachet-Source: network`, so
 //! any client (not only cachet's) can tell whether it was served from the cache.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -19,13 +20,13 @@ use cachet_core::protocol::NOT_STORED_HEADER;
 use cachet_core::strategy::Strategy;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 use js_sys::Promise;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Request, Response};
 
 use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
 use super::clock::increasing_ms;
-use super::http::{fetch_network, without_cachet_headers};
+use super::http::{fetch_network, read_network_answer, without_cachet_headers};
 use super::store::CacheStore;
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -50,6 +51,9 @@ pub struct Target {
     pub failure_rule: Option<AuthFailureRule>,
     /// A GraphQL query's operation name, for the devtools' list of answers not stored.
     pub operation: Option<String>,
+    /// A navigation's preloaded answer (`FetchEvent.preloadResponse`, a promise of a `Response` or of
+    /// `undefined`): the network step uses it instead of a fetch of its own ([`WorkerNetwork`]).
+    pub preload: Option<Promise>,
 }
 
 impl Target {
@@ -75,6 +79,7 @@ impl Target {
             plugins: Vec::new(),
             failure_rule: None,
             operation: None,
+            preload: None,
         }
     }
 }
@@ -95,8 +100,12 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
     let method = if target.body.is_some() { "POST" } else { "GET" };
     let url = target.request.url();
-    let network =
-        WorkerNetwork { request: target.request, body: target.body, failure_rule: target.failure_rule };
+    let network = WorkerNetwork {
+        request: target.request,
+        body: target.body,
+        failure_rule: target.failure_rule,
+        preload: Cell::new(target.preload),
+    };
     let host = WorkerHost { background };
     let operation = target.operation;
     let runner = Runner { store, network, host, plugins: target.plugins, method, url: url.clone() };
@@ -129,14 +138,26 @@ fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reaso
 
 /// The network as the worker reaches it: cachet's headers removed, the plugins' headers set, the
 /// auth-failure check's verdict on each answer (the auth plugin retries on it).
+///
+/// A navigation's first network step takes the answer the browser preloaded (navigation preload, which
+/// the shim enables where the browser has it): the browser sent it as the worker started, so the network's
+/// time and the worker's start overlap rather than add up. It is taken once, and only by a step that sets
+/// no header of its own (a plugin's retry sends its own request); a preload that resolves to nothing (none
+/// was made) leaves the step to a fetch, and one that fails is the network's failure, as a fetch's is.
 pub(crate) struct WorkerNetwork {
     pub(crate) request: Request,
     pub(crate) body: Option<Rc<[u8]>>,
     pub(crate) failure_rule: Option<AuthFailureRule>,
+    pub(crate) preload: Cell<Option<Promise>>,
 }
 
 impl Network<Response, Error> for WorkerNetwork {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<Response>, Error> {
+        let preload = if headers.is_empty() { self.preload.take() } else { None };
+        if let Some(response) = preloaded(preload, &self.request.url()).await? {
+            let (body, answer) = read_network_answer(&response).await?;
+            return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
+        }
         let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
         let (response, body, answer) = fetch_network(&outgoing).await?;
         Ok(fetched(&response, body, answer, self.failure_rule.as_ref()))
@@ -144,6 +165,19 @@ impl Network<Response, Error> for WorkerNetwork {
 
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
+    }
+}
+
+/// What `preload` (a navigation's `FetchEvent.preloadResponse`) resolved to: the preloaded answer, or
+/// `None` when there is none (no preload made, or none asked for); a rejected preload is
+/// [`Error::Network`] for `url`, as a failed fetch is.
+async fn preloaded(preload: Option<Promise>, url: &str) -> Result<Option<Response>, Error> {
+    let Some(preload) = preload else { return Ok(None) };
+    match wasm_bindgen_futures::JsFuture::from(preload).await {
+        Ok(value) => Ok(value.dyn_into::<Response>().ok()),
+        Err(error) => {
+            Err(Error::Network { url: url.to_owned(), message: crate::error::js_name_and_message(&error).1 })
+        }
     }
 }
 

@@ -74,8 +74,12 @@ pub(crate) async fn handle(
         plugins.insert(0, Rc::new(queue));
     }
     let url = request.url();
-    let network =
-        WorkerNetwork { request, body: Some(body), failure_rule: config.auth_failure_rule().cloned() };
+    let network = WorkerNetwork {
+        request,
+        body: Some(body),
+        failure_rule: config.auth_failure_rule().cloned(),
+        preload: std::cell::Cell::new(None),
+    };
     let served = match pass(Call { method: "POST", url: &url, job: None }, &network, &plugins).await {
         Ok(served) => served,
         Err(Failed::Edge(error)) => return Err(error),

@@ -95,9 +95,15 @@ pub async fn fetch_raw(request: &Request) -> Result<Response, Error> {
 /// `X-Cachet-Source: network`.
 pub async fn fetch_network(request: &Request) -> Result<(Response, Vec<u8>, Response), Error> {
     let response = fetch_raw(request).await?;
-    let bytes = body_bytes(&response).await?;
-    let answer = rebuild(&response, &bytes, &[(SOURCE_HEADER, "network")])?;
+    let (bytes, answer) = read_network_answer(&response).await?;
     Ok((response, bytes, answer))
+}
+
+/// The network's `response` read into bytes, and the answer marked `X-Cachet-Source: network`.
+pub async fn read_network_answer(response: &Response) -> Result<(Vec<u8>, Response), Error> {
+    let bytes = body_bytes(response).await?;
+    let answer = rebuild(response, &bytes, &[(SOURCE_HEADER, "network")])?;
+    Ok((bytes, answer))
 }
 
 /// A new response with `response`'s status and headers, `bytes` as body, and `extra` headers set.

@@ -69,7 +69,7 @@ pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 pub use engine::{respond, Target};
 pub use http::SOURCE_HEADER;
 pub use plugins::Options;
-pub use router::answer;
+pub use router::{answer, answer_with_preload};
 pub use store::open_cache;
 
 /// The name of the global the shim calls into.

@@ -7,6 +7,7 @@ use cachet_core::config::Config;
 use cachet_core::engine::Job;
 use cachet_core::partition::{is_marked, partition_for, Partition};
 use js_sys::Promise;
+use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
@@ -30,17 +31,45 @@ pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Rc<Config>) -> Res
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     });
-    let answered =
-        answer(event.request(), event.client_id().unwrap_or_default(), config, background.clone()).await;
+    let request = event.request();
+    let preload = match request.mode() == web_sys::RequestMode::Navigate {
+        true => navigation_preload(event),
+        false => None,
+    };
+    let client_id = event.client_id().unwrap_or_default();
+    let answered = answer_with_preload(request, preload, client_id, config, background.clone()).await;
     super::queue::start_once(config, &*background);
     super::sweep::start_once(&*background);
     answered
+}
+
+/// A navigation's `FetchEvent.preloadResponse` (web-sys has no binding for it), kept alive until it
+/// settles: a preload that no step takes (an answer from the cache) is then not cancelled half-way.
+/// `None` where the browser has no navigation preload.
+fn navigation_preload(event: &FetchEvent) -> Option<Promise> {
+    let preload = js_sys::Reflect::get(event, &"preloadResponse".into()).ok()?;
+    let preload = preload.dyn_into::<Promise>().ok()?;
+    // waitUntil handles its rejection too (a failed preload is the network step's error, not this one's).
+    let _ = event.wait_until(&preload);
+    Some(preload)
 }
 
 /// Answers `request` from the page `client_id` as a `fetch` event would be (`handle_fetch`), with
 /// background work handed to `background`: the whole engine path, for tests and embedders.
 pub async fn answer(
     request: web_sys::Request,
+    client_id: String,
+    config: &Config,
+    background: Rc<dyn Fn(Promise)>,
+) -> Result<Response, Error> {
+    answer_with_preload(request, None, client_id, config, background).await
+}
+
+/// [`answer`] for a navigation whose answer the browser preloaded (`preload`, its
+/// `FetchEvent.preloadResponse`): the network step of its job uses it (`engine::WorkerNetwork`).
+pub async fn answer_with_preload(
+    request: web_sys::Request,
+    preload: Option<Promise>,
     client_id: String,
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
@@ -96,7 +125,7 @@ pub async fn answer(
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            return pass_on(&request, body.as_deref(), navigation).await;
+            return pass_on(&request, body.as_deref(), preload).await;
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
@@ -112,6 +141,7 @@ pub async fn answer(
             index: index?,
             plugins,
             failure_rule: config.auth_failure_rule().cloned(),
+            preload,
         };
         return respond(target, background).await;
     }
@@ -120,17 +150,26 @@ pub async fn answer(
             let body = Rc::from(body.unwrap_or_default());
             graphql::handle(request, body, call, config, plugins, background).await
         }
-        _ => pass_on(&request, body.as_deref(), navigation).await,
+        _ => pass_on(&request, body.as_deref(), preload).await,
     }
 }
 
 /// Sends `request` to the network untouched: as it is when its body was not read (a GET, a navigation),
-/// else rebuilt with the `body` read from it (same headers, credentials, mode, everything else).
+/// else rebuilt with the `body` read from it (same headers, credentials, mode, everything else). A
+/// navigation the browser preloaded (`preload`) gets the preloaded answer, unread.
 async fn pass_on(
     request: &web_sys::Request,
     body: Option<&[u8]>,
-    navigation: bool,
+    preload: Option<Promise>,
 ) -> Result<Response, Error> {
+    let navigation = request.mode() == web_sys::RequestMode::Navigate;
+    if let Some(preload) = preload {
+        if let Ok(preloaded) = wasm_bindgen_futures::JsFuture::from(preload).await {
+            if let Ok(response) = preloaded.dyn_into::<Response>() {
+                return Ok(response);
+            }
+        }
+    }
     match body {
         Some(body) if !navigation => fetch_raw(&with_body(request, body)?).await,
         _ => fetch_raw(request).await,

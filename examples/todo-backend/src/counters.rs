@@ -68,7 +68,13 @@ pub fn graphql_key(operation_name: Option<&str>) -> String {
 
 /// Middleware counting every request under [`request_key`].
 pub async fn count_requests(State(counters): State<Arc<Counters>>, request: Request, next: Next) -> Response {
-    counters.incr(request_key(request.method().as_str(), request.uri().path()));
+    let key = request_key(request.method().as_str(), request.uri().path());
+    // A navigation the browser preloaded for a Service Worker (`Service-Worker-Navigation-Preload`) is
+    // counted under `preload <key>` as well.
+    if request.headers().contains_key("service-worker-navigation-preload") {
+        counters.incr(format!("preload {key}"));
+    }
+    counters.incr(key);
     next.run(request).await
 }
 

@@ -20,6 +20,7 @@ mod harness_cleanup;
 mod interop;
 mod invalidation_generations;
 mod live_send_idempotency;
+mod navigation_preload;
 mod offline_queue;
 mod plain_page_tabs;
 mod queue_delivery;
