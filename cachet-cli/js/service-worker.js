@@ -63,7 +63,30 @@ function routed(request) {
   return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
 }
 
+// Static routes (the Static Routing API, `InstallEvent.addRoutes`: Chromium 123+, feature-detected):
+// the requests the engine only passes on whatever their method (the pass-through paths, at or below each:
+// the auth routes, classified before anything else) go to the network without the browser starting a
+// stopped worker for them. The same rule as `routed`, handed to the browser; nothing else is routed so,
+// for every other request the engine decides. Characters URLPattern reads as syntax are escaped.
+function staticRoutes() {
+  if (typeof URLPattern !== 'function') return [];
+  const escape = (path) => path.replace(/[\\:*?+(){}]/g, '\\$&');
+  return ROUTES.passThrough.map((path) => ({
+    condition: { urlPattern: new URLPattern({ pathname: escape(path) + '{/*}?', baseURL: self.location.href }) },
+    source: 'network',
+  }));
+}
+
 self.addEventListener('install', (event) => {
+  if (typeof event.addRoutes === 'function' && ROUTES.passThrough.length > 0) {
+    try {
+      event.waitUntil(event.addRoutes(staticRoutes()).catch((error) => {
+        console.warn('cachet: static routes not added (pass-through requests still start the worker): ' + error);
+      }));
+    } catch (error) {
+      console.warn('cachet: static routes not added (pass-through requests still start the worker): ' + error);
+    }
+  }
   event.waitUntil(engine().then(() => self.skipWaiting()));
 });
 

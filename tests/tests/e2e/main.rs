@@ -29,6 +29,7 @@ mod readme_quick_start;
 mod server_push;
 mod spec_plain_page;
 mod stateless_sw;
+mod static_routes;
 mod storage_quota;
 mod todo_app;
 mod user_partition;
