@@ -15,9 +15,13 @@
 //   index gives the URLs, every cache entry and record is deleted (in parallel), and
 //   `{"v":1,"type":"cache-invalidated","tags":[...]}` is posted on BroadcastChannel('cachet'), as cachet does.
 // - Page messages: cachet's `invalidate-tags {requestId, tags}`, answered with `ack {requestId}`.
+// - Navigations and their assets (the bench's pages under `/nav/`): NetworkFirst, as cachet answers a GET
+//   by default, with navigation preload enabled (`workbox-navigation-preload`), which NetworkFirst uses
+//   for a navigation: what Workbox's docs tell a user to do for pages served from the network.
 import { clientsClaim } from 'workbox-core';
+import * as navigationPreload from 'workbox-navigation-preload';
 import { registerRoute } from 'workbox-routing';
-import { CacheFirst, NetworkOnly } from 'workbox-strategies';
+import { CacheFirst, NetworkFirst, NetworkOnly } from 'workbox-strategies';
 import { openDB } from 'idb';
 
 self.skipWaiting();
@@ -104,6 +108,12 @@ registerRoute(
   'POST',
 );
 registerRoute(isGraphql, new CacheFirst({ cacheName: CACHE_NAME, plugins: [bodyHashKey, recordTags, trackWrites] }), 'POST');
+
+navigationPreload.enable();
+registerRoute(
+  ({ url }) => url.origin === self.location.origin && url.pathname.startsWith('/nav/'),
+  new NetworkFirst({ cacheName: 'workbox-pages' }),
+);
 
 self.addEventListener('message', (event) => {
   let message;

@@ -68,8 +68,8 @@ pub fn results_table(measured: &[Measurement]) -> String {
     for variant in Variant::ALL {
         let _ = write!(table, " {} |", variant.name());
     }
-    table.push_str(" cachet / Workbox | cachet / floor | n |\n|---|");
-    table.push_str(&"---:|".repeat(Variant::ALL.len() + 3));
+    table.push_str(" cachet / Workbox | cachet / floor | cachet / no SW | n |\n|---|");
+    table.push_str(&"---:|".repeat(Variant::ALL.len() + 4));
     table.push('\n');
     for workload in Workload::ALL {
         let _ = write!(table, "| {} |", workload.title());
@@ -88,9 +88,10 @@ pub fn results_table(measured: &[Measurement]) -> String {
             .map_or(0, |m| m.samples.len());
         let _ = writeln!(
             table,
-            " {} | {} | {count} |",
+            " {} | {} | {} | {count} |",
             ratio(cachet, cell(measured, workload, Variant::Workbox)),
             ratio(cachet, cell(measured, workload, Variant::Floor)),
+            ratio(cachet, cell(measured, workload, Variant::NoSw)),
         );
     }
     table
@@ -138,6 +139,17 @@ pub fn goals_table(measured: &[Measurement], sizes: &Sizes) -> String {
     row("GraphQL hit 100 KB ≤ 1.0× Workbox", versus_workbox(Workload::Hit100k), 1.0);
     row("GraphQL miss 1 KB ≤ 1.0× Workbox", versus_workbox(Workload::Miss), 1.0);
     row("cold start ≤ 1.3× Workbox", versus_workbox(Workload::ColdStart), 1.3);
+    let versus_none = |workload| divided(p50(workload, Variant::Cachet), p50(workload, Variant::NoSw));
+    row(
+        "navigation, stopped SW, 50 ms round trip: first byte ≤ 1.1× no SW",
+        versus_none(Workload::NavFirstByteRtt),
+        1.1,
+    );
+    row(
+        "navigation, stopped SW, 50 ms round trip: load ≤ 1.1× no SW",
+        versus_none(Workload::NavLoadRtt),
+        1.1,
+    );
     for (workload, name) in [(Workload::Invalidate1k, "1k"), (Workload::Invalidate10k, "10k")] {
         let time = p50(workload, Variant::Cachet);
         row(

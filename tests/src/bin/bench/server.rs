@@ -10,6 +10,11 @@
 //!
 //! It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
 //! reached the network and that an invalidated entry did; `rev` is how a page sees fresh data.
+//!
+//! `GET /nav/<ms>/page.html` is a small page (one script, one stylesheet: `nav.js`, `nav.css` beside
+//! it), each file answered `<ms>` milliseconds late (at most 1 000), as over a network with that round
+//! trip; `Cache-Control: no-cache` keeps the HTTP cache from answering for it. The pages served are
+//! counted, so that a navigation asked twice (a preload not used) fails the run.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -18,10 +23,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use axum::body::Bytes;
+use axum::extract::Path;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::Router;
 use tower_http::services::ServeDir;
 
@@ -30,6 +36,8 @@ use tower_http::services::ServeDir;
 pub struct Counts {
     queries: AtomicU64,
     mutations: AtomicU64,
+    /// `/nav/<ms>/page.html` answers.
+    pages: AtomicU64,
     /// Item id → how many mutations named it.
     revisions: std::sync::Mutex<std::collections::HashMap<i64, u64>>,
 }
@@ -38,6 +46,11 @@ impl Counts {
     /// `(queries, mutations)` answered so far.
     pub fn snapshot(&self) -> (u64, u64) {
         (self.queries.load(Ordering::SeqCst), self.mutations.load(Ordering::SeqCst))
+    }
+
+    /// The `/nav/<ms>/page.html` answers so far.
+    pub fn pages(&self) -> u64 {
+        self.pages.load(Ordering::SeqCst)
     }
 }
 
@@ -61,6 +74,7 @@ pub async fn serve(dir: PathBuf) -> Result<Origin> {
     let counts = Arc::new(Counts::default());
     let app = Router::new()
         .route("/graphql", post(graphql))
+        .route("/nav/{ms}/{file}", get(navigation_file))
         .fallback_service(ServeDir::new(dir))
         .layer(axum::middleware::map_response(isolate))
         .with_state(counts.clone());
@@ -88,6 +102,31 @@ async fn graphql(State(counts): State<Arc<Counts>>, body: Bytes) -> Response {
         Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(message) => (StatusCode::BAD_REQUEST, message).into_response(),
     }
+}
+
+/// The bench's page for navigations and its two assets (see the module docs).
+const NAV_PAGE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><title>nav</title>\
+<link rel=\"stylesheet\" href=\"nav.css\"><script src=\"nav.js\"></script></head>\
+<body><p>navigated</p></body></html>";
+const NAV_SCRIPT: &str = "window.navScript = true;";
+const NAV_STYLE: &str = "p { color: #333; }";
+
+/// `GET /nav/<ms>/<file>`: the page or one of its assets, `ms` milliseconds late.
+async fn navigation_file(
+    State(counts): State<Arc<Counts>>,
+    Path((ms, file)): Path<(u64, String)>,
+) -> Response {
+    let (content_type, body) = match file.as_str() {
+        "page.html" => ("text/html; charset=utf-8", NAV_PAGE),
+        "nav.js" => ("text/javascript", NAV_SCRIPT),
+        "nav.css" => ("text/css", NAV_STYLE),
+        _ => return StatusCode::NOT_FOUND.into_response(),
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(ms.min(1_000))).await;
+    if file == "page.html" {
+        counts.pages.fetch_add(1, Ordering::SeqCst);
+    }
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
 /// The answer to one GraphQL request body (see the module docs), or why it is not one the bench sends.

@@ -32,11 +32,19 @@ pub enum Workload {
     Invalidate1k,
     /// The same with 10 000 entries stored.
     Invalidate10k,
+    /// A navigation with the worker stopped, until the page's first byte (server at once).
+    NavFirstByte,
+    /// The same, until the page's load event (its script and stylesheet loaded).
+    NavLoad,
+    /// A navigation with the worker stopped, until the first byte, each file answered 50 ms late.
+    NavFirstByteRtt,
+    /// The same, until the load event.
+    NavLoadRtt,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 12] = [
+    pub const ALL: [Workload; 16] = [
         Workload::Hit1k,
         Workload::Hit100k,
         Workload::Miss,
@@ -49,6 +57,10 @@ impl Workload {
         Workload::InvalidationEvent,
         Workload::InvalidationFresh,
         Workload::HookRerender,
+        Workload::NavFirstByte,
+        Workload::NavLoad,
+        Workload::NavFirstByteRtt,
+        Workload::NavLoadRtt,
     ];
 
     /// The row title.
@@ -66,6 +78,10 @@ impl Workload {
             Workload::ColdStart => "cold start: stopped SW → first answer (stored 1 KB)",
             Workload::Invalidate1k => "invalidate 1 tag (100 entries), 1k cached",
             Workload::Invalidate10k => "invalidate 1 tag (100 entries), 10k cached",
+            Workload::NavFirstByte => "navigation, stopped SW: first byte",
+            Workload::NavLoad => "navigation, stopped SW: load (1 script, 1 stylesheet)",
+            Workload::NavFirstByteRtt => "navigation, stopped SW, 50 ms round trip: first byte",
+            Workload::NavLoadRtt => "navigation, stopped SW, 50 ms round trip: load",
         }
     }
 
@@ -103,6 +119,8 @@ pub struct Settings {
     pub miss_at_size: (u64, u64),
     /// Cold starts (no warm-up: each one is a first answer).
     pub cold: u64,
+    /// Navigations with a stopped worker, at each round trip (after one untimed).
+    pub nav: u64,
     /// Cold starts traced step by step (`crate::cold_trace`).
     pub cold_traced: u64,
     /// Entries stored for the small and the large invalidation case.
@@ -120,6 +138,7 @@ impl Settings {
         invalidate: (20, 2),
         miss_at_size: (20, 2),
         cold: 20,
+        nav: 20,
         cold_traced: 15,
         cached: (1_000, 10_000),
     };
@@ -134,6 +153,7 @@ impl Settings {
         invalidate: (3, 1),
         miss_at_size: (5, 1),
         cold: 3,
+        nav: 3,
         cold_traced: 3,
         cached: (300, 600),
     };

@@ -59,6 +59,16 @@ pub async fn run_all(
     for site in sites.iter().filter(|_| wants(Workload::ColdStart)) {
         keep(Workload::ColdStart, site.variant, cold_start(browser, site, 5, settings.cold).await?);
     }
+    for (ms, first_byte, load) in [
+        (0, Workload::NavFirstByte, Workload::NavLoad),
+        (50, Workload::NavFirstByteRtt, Workload::NavLoadRtt),
+    ] {
+        for site in sites.iter().filter(|_| wants(first_byte) || wants(load)) {
+            let (to_first_byte, to_load) = navigations(browser, site, ms, settings.nav).await?;
+            keep(first_byte, site.variant, to_first_byte);
+            keep(load, site.variant, to_load);
+        }
+    }
     let sizes = [Workload::Invalidate1k, Workload::Invalidate10k, Workload::Miss1k, Workload::Miss10k];
     let at_sizes = sizes.into_iter().any(wants);
     for site in sites.iter().filter(|site| at_sizes && Workload::Invalidate1k.applies_to(site.variant)) {
@@ -201,6 +211,48 @@ async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Res
         times.extend(samples(&out)?);
     }
     Ok(times)
+}
+
+/// The page's own timing of its navigation, once its load event is over: `{firstByte, load}` in ms from
+/// the navigation's start, whether a worker controls it, and whether its script ran.
+const NAVIGATION_TIMING: &str = "new Promise((resolve) => {
+  const read = () => {
+    const entry = performance.getEntriesByType('navigation')[0];
+    if (!entry || entry.loadEventEnd === 0) return setTimeout(read, 5);
+    resolve({firstByte: entry.responseStart - entry.startTime, load: entry.loadEventEnd - entry.startTime,
+             controlled: navigator.serviceWorker.controller !== null, script: window.navScript === true});
+  };
+  read();
+})";
+
+/// `rounds` navigations to `/nav/<ms>/page.html`, each with every worker stopped first (as about a third
+/// of navigations find theirs, Chrome's field data), after one untimed: the page's first byte and its
+/// load, from the page's navigation timing. Each navigation must reach the server exactly once (a worker
+/// that does not use its navigation preload asks twice), be controlled by the variant's worker, and run
+/// the page's script.
+async fn navigations(browser: &Browser, site: &Site, ms: u64, rounds: u64) -> Result<(Vec<f64>, Vec<f64>)> {
+    browser.open(&site.main.url, site.variant).await?;
+    let page = format!("{}/nav/{ms}/page.html", site.main.url);
+    let (mut first_bytes, mut loads) = (Vec::new(), Vec::new());
+    for round in 0..=rounds {
+        browser.stop_service_workers().await?;
+        let before = site.main.counts.pages();
+        browser.goto(&page).await?;
+        let timing = browser.call(NAVIGATION_TIMING).await?;
+        let asked = site.main.counts.pages() - before;
+        expect_count(site.variant, &format!("navigation ({ms} ms): pages served"), asked, 1..=1)?;
+        let controlled = site.variant.sw_url().is_some();
+        if timing["controlled"] != serde_json::json!(controlled)
+            || timing["script"] != serde_json::json!(true)
+        {
+            bail!("{}: navigation ({ms} ms): {timing}", site.variant.name());
+        }
+        if round > 0 {
+            first_bytes.extend(numbers(&serde_json::json!([timing["firstByte"]]))?);
+            loads.extend(numbers(&serde_json::json!([timing["load"]]))?);
+        }
+    }
+    Ok((first_bytes, loads))
 }
 
 /// Stores query `id` (1 KB) at `origin` for the cold starts: read until a read no longer reaches the
