@@ -157,8 +157,8 @@ async fn main() -> Result<()> {
     };
     let iterations = format!(
         "hits {}+{}, miss {}+{}, mutation {}+{}, invalidation event {}+{}, hook {}+{}, invalidate-tags {}+{} \
-         (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {} (traced step by step: {}); \
-         the two cache sizes: {} and {} entries",
+         (each after seeding its 100 entries again), misses at each cache size {}+{}, cold starts {} (traced step by step: {}), \
+         navigations with a stopped worker {}+1 at each round trip; the two cache sizes: {} and {} entries",
         settings.hit.0,
         settings.hit.1,
         settings.miss.0,
@@ -175,6 +175,7 @@ async fn main() -> Result<()> {
         settings.miss_at_size.1,
         settings.cold,
         settings.cold_traced,
+        settings.nav,
         settings.cached.0,
         settings.cached.1
     );
