@@ -80,13 +80,11 @@ function staticRoutes() {
 
 self.addEventListener('install', (event) => {
   if (typeof event.addRoutes === 'function' && ROUTES.passThrough.length > 0) {
-    try {
-      event.waitUntil(event.addRoutes(staticRoutes()).catch((error) => {
-        console.warn('cachet: static routes not added (pass-through requests still start the worker): ' + error);
-      }));
-    } catch (error) {
+    // Called before the first await (addRoutes must be called while the event is dispatched); a throw
+    // becomes the promise's rejection.
+    event.waitUntil((async () => event.addRoutes(staticRoutes()))().catch((error) => {
       console.warn('cachet: static routes not added (pass-through requests still start the worker): ' + error);
-    }
+    }));
   }
   event.waitUntil(engine().then(() => self.skipWaiting()));
 });

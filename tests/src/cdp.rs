@@ -34,6 +34,16 @@ impl Harness {
         Ok(())
     }
 
+    /// [`Harness::stop_service_workers`], then waits until no worker runs ([`stop_all_service_workers`]).
+    pub async fn stop_service_workers_until_stopped(&self) -> Result<()> {
+        stop_all_service_workers(&self.client).await
+    }
+
+    /// Whether a Service Worker runs now ([`service_worker_running`]).
+    pub async fn service_worker_running(&self) -> Result<bool> {
+        service_worker_running(&self.client).await
+    }
+
     /// Sends one Chrome DevTools command (for example `Storage.overrideQuotaForOrigin`).
     pub async fn devtools(
         &self,
@@ -42,6 +52,31 @@ impl Harness {
     ) -> Result<serde_json::Value> {
         devtools(&self.client, command, params).await
     }
+}
+
+/// Whether any Service Worker runs now in `client`'s browser (a DevTools `service_worker` target exists).
+pub async fn service_worker_running(client: &Client) -> Result<bool> {
+    let targets = devtools(client, "Target.getTargets", serde_json::json!({})).await?;
+    Ok(targets["targetInfos"]
+        .as_array()
+        .is_some_and(|infos| infos.iter().any(|info| info["type"] == "service_worker")))
+}
+
+/// Stops every Service Worker of `client`'s browser (`ServiceWorker.stopAllWorkers`) and waits until
+/// none runs (checked with `Target.getTargets` every 20 ms, at most 10 s), so that the next event starts
+/// its worker cold.
+pub async fn stop_all_service_workers(client: &Client) -> Result<()> {
+    for command in ["ServiceWorker.enable", "ServiceWorker.stopAllWorkers"] {
+        devtools(client, command, serde_json::json!({})).await?;
+    }
+    let started = std::time::Instant::now();
+    while service_worker_running(client).await? {
+        if started.elapsed() > std::time::Duration::from_secs(10) {
+            anyhow::bail!("a service worker still runs 10 s after stopAllWorkers");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
 }
 
 /// Sends one Chrome DevTools command to the page of `client`'s session.

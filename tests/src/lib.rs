@@ -18,7 +18,7 @@ pub mod foreign;
 mod server_state;
 
 pub use browser::Browser;
-pub use cdp::devtools;
+pub use cdp::{devtools, service_worker_running, stop_all_service_workers};
 pub use foreign::{Foreign, ForeignServer};
 
 use anyhow::{bail, Context, Result};

@@ -4,33 +4,10 @@
 //! still starts it. Firefox and WebKit have no static routes: there the shim's own rule passes them on
 //! (no `respondWith`), as before.
 
-use std::time::{Duration, Instant};
-
-use anyhow::{bail, Result};
+use anyhow::Result;
 use cachet_e2e::Harness;
 use serde_json::json;
 use todo_backend::AuthMode;
-
-/// Whether a Service Worker is running now (a DevTools `service_worker` target exists).
-async fn worker_running(harness: &Harness) -> Result<bool> {
-    let targets = harness.devtools("Target.getTargets", json!({})).await?;
-    Ok(targets["targetInfos"]
-        .as_array()
-        .is_some_and(|infos| infos.iter().any(|info| info["type"] == "service_worker")))
-}
-
-/// Stops every worker and waits until none runs (bounded).
-async fn stopped(harness: &Harness) -> Result<()> {
-    harness.stop_service_workers().await?;
-    let started = Instant::now();
-    while worker_running(harness).await? {
-        if started.elapsed() > Duration::from_secs(10) {
-            bail!("a service worker still runs 10 s after stopAllWorkers");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Ok(())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_through_request_never_starts_a_stopped_worker_and_a_routed_one_does() -> Result<()> {
@@ -38,7 +15,7 @@ async fn a_pass_through_request_never_starts_a_stopped_worker_and_a_routed_one_d
     // A page with no cachet client: nothing but the test's requests reaches the worker.
     harness.open_bare_controlled().await?;
     for path in ["/api/me", "/api/me?with=search", "/api/login"] {
-        stopped(&harness).await?;
+        harness.stop_service_workers_until_stopped().await?;
         let method = if path == "/api/login" { "POST" } else { "GET" };
         let status = harness
             .run_async(&format!(
@@ -50,14 +27,14 @@ async fn a_pass_through_request_never_starts_a_stopped_worker_and_a_routed_one_d
         assert!(status.as_u64().is_some_and(|status| (400..500).contains(&status)), "{path}: {status}");
         // ... and had the worker been started for it, it would run by now: the fetch event comes before
         // the answer.
-        assert!(!worker_running(&harness).await?, "{method} {path} started the stopped worker");
+        assert!(!harness.service_worker_running().await?, "{method} {path} started the stopped worker");
     }
     // Not at or below a pass-through path: the engine decides, so the browser starts the worker.
-    stopped(&harness).await?;
+    harness.stop_service_workers_until_stopped().await?;
     for path in ["/api/hello", "/api/mex"] {
         harness.run_async(&format!("fetch({}).then((r) => done(r.status));", json!(path))).await?;
-        assert!(worker_running(&harness).await?, "GET {path} did not start the worker");
-        stopped(&harness).await?;
+        assert!(harness.service_worker_running().await?, "GET {path} did not start the worker");
+        harness.stop_service_workers_until_stopped().await?;
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! One headless Chromium for the whole run, and the page calls the workloads are made of.
 
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use fantoccini::wd::TimeoutConfiguration;
@@ -90,32 +90,12 @@ impl Browser {
     /// Stops every Service Worker (Chrome DevTools `ServiceWorker.stopAllWorkers`) and waits until no
     /// worker target is left running, so that the next request starts its worker cold.
     pub async fn stop_service_workers(&self) -> Result<()> {
-        for command in ["ServiceWorker.enable", "ServiceWorker.stopAllWorkers"] {
-            cachet_e2e::devtools(&self.client, command, json!({})).await?;
-        }
-        let started = Instant::now();
-        loop {
-            let targets = cachet_e2e::devtools(&self.client, "Target.getTargets", json!({})).await?;
-            let running = targets["targetInfos"]
-                .as_array()
-                .map(|infos| infos.iter().filter(|info| info["type"] == "service_worker").count())
-                .unwrap_or(0);
-            if running == 0 {
-                return Ok(());
-            }
-            if started.elapsed() > Duration::from_secs(10) {
-                bail!("{running} service worker(s) still running 10 s after stopAllWorkers");
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        cachet_e2e::stop_all_service_workers(&self.client).await
     }
 
     /// Whether any Service Worker is running now (a DevTools `service_worker` target exists).
     pub async fn service_worker_running(&self) -> Result<bool> {
-        let targets = cachet_e2e::devtools(&self.client, "Target.getTargets", json!({})).await?;
-        Ok(targets["targetInfos"]
-            .as_array()
-            .is_some_and(|infos| infos.iter().any(|info| info["type"] == "service_worker")))
+        cachet_e2e::service_worker_running(&self.client).await
     }
 }
 
