@@ -52,7 +52,7 @@ pub struct Target {
     /// A GraphQL query's operation name, for the devtools' list of answers not stored.
     pub operation: Option<String>,
     /// A navigation's preloaded answer (`FetchEvent.preloadResponse`, a promise of a `Response` or of
-    /// `undefined`): the network step uses it instead of a fetch of its own ([`WorkerNetwork`]).
+    /// `undefined`): the network step uses it instead of a fetch of its own.
     pub preload: Option<Promise>,
 }
 
