@@ -171,7 +171,7 @@ impl Network<Response, Error> for WorkerNetwork {
 /// What `preload` (a navigation's `FetchEvent.preloadResponse`) resolved to: the preloaded answer, or
 /// `None` when there is none (no preload made, or none asked for); a rejected preload is
 /// [`Error::Network`] for `url`, as a failed fetch is.
-async fn preloaded(preload: Option<Promise>, url: &str) -> Result<Option<Response>, Error> {
+pub(crate) async fn preloaded(preload: Option<Promise>, url: &str) -> Result<Option<Response>, Error> {
     let Some(preload) = preload else { return Ok(None) };
     match wasm_bindgen_futures::JsFuture::from(preload).await {
         Ok(value) => Ok(value.dyn_into::<Response>().ok()),

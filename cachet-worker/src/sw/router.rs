@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
-use super::engine::{respond, Target};
+use super::engine::{preloaded, respond, Target};
 use super::http::{fetch_raw, request_bytes, with_body};
 use super::{generations, graphql, plugins};
 use super::{identity, tag_index};
@@ -163,12 +163,9 @@ async fn pass_on(
     preload: Option<Promise>,
 ) -> Result<Response, Error> {
     let navigation = request.mode() == web_sys::RequestMode::Navigate;
-    if let Some(preload) = preload {
-        if let Ok(preloaded) = wasm_bindgen_futures::JsFuture::from(preload).await {
-            if let Ok(response) = preloaded.dyn_into::<Response>() {
-                return Ok(response);
-            }
-        }
+    // A failed preload is left to the fetch below, which meets the same network or answers.
+    if let Ok(Some(response)) = preloaded(preload, &request.url()).await {
+        return Ok(response);
     }
     match body {
         Some(body) if !navigation => fetch_raw(&with_body(request, body)?).await,
