@@ -123,7 +123,7 @@ const idbRequest = (request) => new Promise((resolve, reject) => {
 const STORAGE = {
   cachet: {
     cache: 'cachet-graphql-v2',
-    database: 'cachet-sw',
+    database: 'cachet',
     // Filler entries: any URL of the worker's shape (`/__cachet/gql/<partition>/<endpoint>/<key>`).
     url: (key) => `${location.origin}/__cachet/gql/anonymous/efiller/${key}`,
     // The generation a request beginning now records (cachet-worker/src/sw/generations.rs), stamped on

@@ -15,15 +15,16 @@
 
 use std::rc::Weak;
 
-use cachet_core::machines::queue::{
-    alarm_from_json, Alarm, ALARM_RECHECK_MS, STORE_DATABASE, STORE_KEY, STORE_NAME,
+use cachet_core::machines::queue::{alarm_from_json, Alarm, ALARM_RECHECK_MS};
+use cachet_core::protocol::storage::{
+    DATABASE as STORE_DATABASE, QUEUE as STORE_NAME, QUEUE_KEY as STORE_KEY,
 };
 use cachet_core::protocol::PageToSw;
 use futures::channel::mpsc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use gloo::events::EventListener;
-use rexie::{ObjectStore, Rexie, TransactionMode};
+use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::client::Inner;
@@ -106,11 +107,8 @@ async fn read_queue() -> Result<Option<String>, Error> {
     }
     let idb =
         |error: rexie::Error| Error::js("read the mutation queue", JsValue::from_str(&error.to_string()));
-    let database = Rexie::builder(STORE_DATABASE)
-        .version(1)
-        .add_object_store(ObjectStore::new(STORE_NAME))
-        .build()
-        .await;
+    // Opened at the version it has (no upgrade, nothing created: the worker owns the layout).
+    let database = Rexie::builder(STORE_DATABASE).build().await;
     let database = database.map_err(idb)?;
     let stored = async {
         let transaction = database.transaction(&[STORE_NAME], TransactionMode::ReadOnly)?;

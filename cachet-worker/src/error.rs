@@ -68,21 +68,6 @@ impl Error {
     }
 }
 
-/// Opens (creating at version 1) the IndexedDB `database` of one object store with out-of-line keys, as
-/// the identity and the mutation queue keep theirs; `what` names it in the error.
-pub(crate) async fn open_single_store(
-    database: &str,
-    store: &str,
-    what: &'static str,
-) -> Result<rexie::Rexie, Error> {
-    rexie::Rexie::builder(database)
-        .version(1)
-        .add_object_store(rexie::ObjectStore::new(store))
-        .build()
-        .await
-        .map_err(idb(what))
-}
-
 /// Waits for `transaction` to commit; `operation` names what it wrote. An aborted transaction is an
 /// error, not a success: IndexedDB reports a full storage (`QuotaExceededError`) by aborting the
 /// transaction at commit, after every request in it succeeded, and a stopped worker aborts it too.

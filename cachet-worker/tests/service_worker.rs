@@ -624,7 +624,7 @@ async fn an_unreadable_generation_record_is_named_and_only_its_tag_counts_as_inv
         respond_settled(&target, Strategy::CacheFirst).await.unwrap();
     }
     // A record of `corrupt-a`'s generation that does not decode, written as something else might.
-    let database = rexie::Rexie::builder(cachet_worker::sw::tag_index::DATABASE).build().await.unwrap();
+    let database = rexie::Rexie::builder(cachet_core::protocol::storage::DATABASE).build().await.unwrap();
     let transaction = database.transaction(&["generations"], rexie::TransactionMode::ReadWrite).unwrap();
     let record = js_sys::JSON::parse(r#"{"tag": "corrupt-a", "at": "garbage"}"#).unwrap();
     transaction.store("generations").unwrap().put(&record, None).await.unwrap();

@@ -6,13 +6,14 @@ use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal, IDEMPOTENCY_KEY_HEADER};
+use cachet_core::protocol::storage::DATABASE;
 use cachet_core::protocol::SwEvent;
 use cachet_worker::sw::queue::{replay, Trigger};
-use cachet_worker::sw::queue_store::{self, DATABASE, STATE_KEY, STORE};
+use cachet_worker::sw::queue_store::{self, STATE_KEY, STORE};
 use cachet_worker::sw::tag_index::TagIndex;
 use cachet_worker::Error;
 use js_sys::Promise;
-use rexie::{ObjectStore, Rexie, TransactionMode};
+use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -56,8 +57,9 @@ async fn enqueue_offline(request: QueuedRequest) -> u64 {
 
 /// Writes `value` as the queue's record, bypassing cachet, as a corrupt write would leave it.
 async fn put_raw(value: &JsValue) {
-    let database =
-        Rexie::builder(DATABASE).version(1).add_object_store(ObjectStore::new(STORE)).build().await.unwrap();
+    // The worker's database exists once cachet opened it; opened here at its version, it is not changed.
+    let _ = queue_store::load(QueueBounds::default()).await;
+    let database = Rexie::builder(DATABASE).build().await.unwrap();
     let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).unwrap();
     let store = transaction.store(STORE).unwrap();
     store.put(value, Some(&STATE_KEY.into())).await.unwrap();

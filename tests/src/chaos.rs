@@ -70,7 +70,7 @@ pub async fn start_client(harness: &Harness, auth: &str, user: &str) -> Result<(
 pub async fn stored_queue_once_empty(harness: &Harness, wait_ms: u64) -> Result<Value> {
     let script = format!(
         "const read = () => new Promise((resolve, reject) => {{
-           const open = indexedDB.open('cachet-sw-queue'); open.onerror = () => reject(open.error);
+           const open = indexedDB.open('cachet'); open.onerror = () => reject(open.error);
            open.onsuccess = () => {{
              const db = open.result;
              if (!db.objectStoreNames.contains('queue')) {{ db.close(); return resolve(null); }}
@@ -112,7 +112,7 @@ pub const READ_STORE: &str = "(async () => {
     entries[name] = (await caches.has(name)) ? (await (await caches.open(name)).keys()).map((r) => r.url) : [];
   }
   const db = await new Promise((resolve, reject) => {
-    const open = indexedDB.open('cachet-sw'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+    const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
   let records = [];
   if (db.objectStoreNames.contains('entries')) {
     records = await new Promise((resolve) => {

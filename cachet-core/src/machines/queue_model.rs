@@ -70,15 +70,6 @@ pub fn not_queued_body(reason: NotQueued, detail: &str) -> String {
     )
 }
 
-/// The IndexedDB database where the Service Worker keeps the queue (version 1, one object store
-/// [`STORE_NAME`] with out-of-line keys, the whole [`QueueState`] as JSON text under [`STORE_KEY`]). Pages
-/// read it too: their queue alarm decides from it ([`QueueState::alarm`]).
-pub const STORE_DATABASE: &str = "cachet-sw-queue";
-/// The object store of [`STORE_DATABASE`].
-pub const STORE_NAME: &str = "queue";
-/// The key of the queue's record in [`STORE_NAME`].
-pub const STORE_KEY: &str = "state";
-
 /// The `Idempotency-Key` made from 128 random bits: a UUID (version 4, variant 1) in lower-case hex.
 pub fn idempotency_key(random: u128) -> String {
     let bits = (random & !(0xf << 76) & !(0b11 << 62)) | (0x4 << 76) | (0b10 << 62);

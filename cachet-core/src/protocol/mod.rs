@@ -27,6 +27,7 @@ pub mod headers;
 mod page;
 pub mod push;
 pub mod snapshot;
+pub mod storage;
 mod sw;
 mod wire;
 #[cfg(test)]

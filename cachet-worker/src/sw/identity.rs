@@ -11,23 +11,17 @@
 use std::cell::RefCell;
 
 use cachet_core::partition::Identity;
-use rexie::{Rexie, TransactionMode};
+use cachet_core::protocol::storage::{IDENTITY as STORE, IDENTITY_KEY as KEY};
+use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
-use crate::error::{commit, idb, open_single_store};
+use super::database;
+use crate::error::{commit, idb};
 use crate::Error;
-
-const DATABASE: &str = "cachet-sw-identity";
-const STORE: &str = "identity";
-const KEY: &str = "current";
 
 thread_local! {
     /// The stored identity as last read or written by this worker instance (`None`: not read yet).
     static KNOWN: RefCell<Option<Option<Identity>>> = const { RefCell::new(None) };
-}
-
-async fn open() -> Result<Rexie, Error> {
-    open_single_store(DATABASE, STORE, "open the identity store").await
 }
 
 /// The signed-in user, `None` when nobody is; an unreadable record is [`cachet_core::Error::StoredState`].
@@ -35,8 +29,7 @@ pub async fn current() -> Result<Option<Identity>, Error> {
     if let Some(known) = KNOWN.with(|known| known.borrow().clone()) {
         return Ok(known);
     }
-    let database = open().await?;
-    let transaction = database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("identity"))?;
+    let transaction = database::transaction(&[STORE], TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;
     let value = store.get(JsValue::from_str(KEY)).await.map_err(idb("read the identity"))?;
     let identity = match value.filter(|value| !value.is_undefined() && !value.is_null()) {
@@ -80,8 +73,7 @@ pub async fn forget() -> Result<(), Error> {
 }
 
 async fn write(identity: Option<Identity>) -> Result<(), Error> {
-    let database = open().await?;
-    let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("identity"))?;
+    let transaction = database::transaction(&[STORE], TransactionMode::ReadWrite).await?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;
     let key = JsValue::from_str(KEY);
     match &identity {

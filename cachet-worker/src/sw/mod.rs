@@ -32,6 +32,7 @@
 mod auth_retry;
 pub mod broadcast;
 mod clock;
+mod database;
 #[cfg(feature = "devtools")]
 mod dead_letters;
 pub mod engine;

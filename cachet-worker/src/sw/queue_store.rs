@@ -1,11 +1,11 @@
 //! Where the offline mutation queue lives: one IndexedDB record holding the whole
-//! [`QueueState`] as JSON text ([`QueueState::to_json`]), in a database of its own, `cachet-sw-queue`.
+//! [`QueueState`] as JSON text ([`QueueState::to_json`]), in the worker's one database ([`cachet_core::protocol::storage`]).
 //!
 //! Every change is a read-modify-write inside one `readwrite` transaction ([`update`]): IndexedDB runs
 //! such transactions on the same store one after the other, so two events handled at the same time (two
 //! mutations queued at once, a replay and a `clear-all`) never lose each other's changes, and the new
 //! state is committed before anything it decided is carried out or announced. A change that changes
-//! nothing writes nothing, and the database stays open for the worker instance's life (`open`): the
+//! nothing writes nothing, and the database stays open for the worker instance's life ([`database`]): the
 //! write that records a replay's outcome is the worker's share of the window in which a stopped worker
 //! forgets a mutation the server applied (RELIABILITY.md).
 //!
@@ -23,24 +23,23 @@
 //! the same instance ([`QueueState::from_json_as_written`]) keep it, so that a second trigger never sends
 //! the head while it is on its way.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::cell::Cell;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueState};
-use rexie::{Rexie, Store, TransactionMode};
+use rexie::{Store, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use super::database;
 use super::store::make_room;
-use crate::error::{commit, idb, open_single_store};
+use crate::error::{commit, idb};
 use crate::Error;
 
-/// The IndexedDB database of the mutation queue (pages read it too, for their queue alarm).
-pub const DATABASE: &str = cachet_core::machines::queue::STORE_DATABASE;
-/// Its one object store (out-of-line keys).
-pub const STORE: &str = cachet_core::machines::queue::STORE_NAME;
+/// The queue's object store in the worker's database (out-of-line keys; pages read it too, for their
+/// queue alarm).
+pub const STORE: &str = cachet_core::protocol::storage::QUEUE;
 /// The key of the queue's record.
-pub const STATE_KEY: &str = cachet_core::machines::queue::STORE_KEY;
+pub const STATE_KEY: &str = cachet_core::protocol::storage::QUEUE_KEY;
 /// The prefix of the keys records that did not decode are kept under.
 pub const UNREADABLE_PREFIX: &str = "unreadable-";
 
@@ -48,36 +47,14 @@ thread_local! {
     // Whether this instance of the worker has read the queue yet (see the module docs). Not state: a new
     // instance starts with `false`, which is the point.
     static READ_BY_THIS_INSTANCE: Cell<bool> = const { Cell::new(false) };
-    // The instance's connection to the queue's database (see `open`).
-    static DATABASE_OPEN: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
 }
 
-/// The queue's database, opened once per worker instance: opening it costs more than the read-modify-write
-/// of a replay's outcome (1–9 ms against 1–3 ms in Chromium, measured for issue 31), and that write is
-/// the window in which a stopped worker forgets a mutation the server applied. A connection the browser
-/// closed (it may, at will) is dropped and the database opened again ([`transaction`]).
-async fn open() -> Result<Rc<Rexie>, Error> {
-    if let Some(database) = DATABASE_OPEN.with(|open| open.borrow().clone()) {
-        return Ok(database);
-    }
-    let database = Rc::new(open_single_store(DATABASE, STORE, "open the mutation queue").await?);
-    DATABASE_OPEN.with(|open| *open.borrow_mut() = Some(database.clone()));
-    Ok(database)
-}
-
-/// A transaction on the queue's store, on the instance's connection; a connection that refuses it
-/// (closed by the browser) is replaced once.
-async fn transaction(mode: TransactionMode) -> Result<(Rc<Rexie>, rexie::Transaction), Error> {
-    let database = open().await?;
-    match database.transaction(&[STORE], mode) {
-        Ok(transaction) => Ok((database, transaction)),
-        Err(_) => {
-            DATABASE_OPEN.with(|open| open.borrow_mut().take());
-            let database = open().await?;
-            let transaction = database.transaction(&[STORE], mode).map_err(idb("mutation queue"))?;
-            Ok((database, transaction))
-        }
-    }
+/// A transaction on the queue's store, on the worker's one connection ([`database`]: opened once per
+/// instance, since opening costs more than the read-modify-write of a replay's outcome, 1–9 ms against
+/// 1–3 ms in Chromium, measured for issue 31, and that write is the window in which a stopped worker
+/// forgets a mutation the server applied).
+async fn transaction(mode: TransactionMode) -> Result<rexie::Transaction, Error> {
+    database::transaction(&[STORE], mode).await
 }
 
 /// Decodes a stored queue record; the bounds always come from the current config.
@@ -119,7 +96,7 @@ fn salvage(value: &JsValue, bounds: QueueBounds, error: &Error, aside: &str) -> 
 /// The stored queue, or an empty one (online) when nothing is stored. A record that does not decode is
 /// [`Error::Core`] with [`cachet_core::Error::StoredState`] naming what was wrong; nothing is changed.
 pub async fn load(bounds: QueueBounds) -> Result<QueueState, Error> {
-    let (_database, transaction) = transaction(TransactionMode::ReadOnly).await?;
+    let transaction = transaction(TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     match store.get(JsValue::from_str(STATE_KEY)).await.map_err(idb("read the mutation queue"))? {
         Some(value) => decode(&value, bounds),
@@ -135,7 +112,7 @@ pub async fn update(
     bounds: QueueBounds,
     change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
 ) -> Result<Vec<QueueEffect>, Error> {
-    let (_database, transaction) = transaction(TransactionMode::ReadWrite).await?;
+    let transaction = transaction(TransactionMode::ReadWrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
     let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
@@ -198,7 +175,7 @@ pub(crate) fn is_storage_full(error: &Error) -> bool {
 pub async fn clear() -> Result<(), Error> {
     // The bounds are the config's at every read; these are only written along.
     let bounds = QueueBounds::default();
-    let (_database, transaction) = transaction(TransactionMode::ReadWrite).await?;
+    let transaction = transaction(TransactionMode::ReadWrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
     let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
@@ -211,7 +188,7 @@ pub async fn clear() -> Result<(), Error> {
 
 /// The records set aside as unreadable, as `(key, text)`.
 pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
-    let (_database, transaction) = transaction(TransactionMode::ReadOnly).await?;
+    let transaction = transaction(TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let mut kept = Vec::new();
     for key in keys(&store).await? {

@@ -107,7 +107,7 @@ async fn entry_page(
     unreadable: &mut Vec<String>,
 ) -> Result<EntryPage, Error> {
     generations::loaded(index).await?;
-    let (_transaction, store) = index.entries(TransactionMode::ReadOnly)?;
+    let (_transaction, store) = index.entries(TransactionMode::ReadOnly).await?;
     let size = query.page_size() as usize;
     let mut page = EntryPage::default();
     let mut after = query.after.clone();
@@ -149,7 +149,7 @@ async fn entry_page(
 
 /// The first [`MAX_TAGS`] distinct tags of the index, each with its number of entries.
 async fn tag_counts(index: &TagIndex) -> Result<Vec<TagCount>, Error> {
-    let (_transaction, store) = index.entries(TransactionMode::ReadOnly)?;
+    let (_transaction, store) = index.entries(TransactionMode::ReadOnly).await?;
     let tags = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
     let unique =
         tags.scan(None, Some(MAX_TAGS), None, Some(Direction::NextUnique)).await.map_err(idb("list tags"))?;

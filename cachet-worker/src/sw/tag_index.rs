@@ -7,24 +7,20 @@
 //! four for devtools: `cachet_core::devtools::EntryDetails`; `generation`: the clock when its request
 //! began, `cachet_core::generations`) (times in Unix milliseconds), with a multi-entry index on
 //! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
-//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys). The database
-//! (version 2) also holds the `generations` object store ([`super::generations`]). The index may name an entry the cache no longer holds (a failed
-//! store, an eviction): deleting a missing cache entry is harmless, so invalidation stays correct.
+//! `[cache, usedAt]` (the least recently used entries of a cache are its first keys), in the worker's one
+//! database ([`super::database`], beside the generations, the identity and the queue). The index may
+//! name an entry the cache no longer holds (a failed store, an eviction): deleting a missing cache entry
+//! is harmless, so invalidation stays correct.
 
-use rexie::{Index, KeyRange, ObjectStore, Rexie, Store, Transaction, TransactionMode};
+use cachet_core::protocol::storage::{ENTRIES, GENERATIONS, USE_INDEX};
+use rexie::{KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
+use super::database;
 use crate::error::{commit, idb};
 use crate::Error;
 
-/// The object store of the generations, in the entry index's database.
-pub(crate) const GENERATIONS: &str = "generations";
-
-/// The IndexedDB database of the Service Worker.
-pub const DATABASE: &str = "cachet-sw";
-const ENTRIES: &str = "entries";
-pub(crate) const TAGS_INDEX: &str = "tags";
-const USE_INDEX: &str = "cacheUsedAt";
+pub(crate) use cachet_core::protocol::storage::TAGS_INDEX;
 /// Above every `usedAt` (JavaScript's largest safe integer).
 const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 
@@ -42,7 +38,6 @@ const MAX_TIME: f64 = 9_007_199_254_740_991.0;
 /// recounts exactly.
 #[derive(Debug)]
 pub struct TagIndex {
-    database: Rexie,
     /// `(cache, entries)` for the caches counted so far (a handful: a vector is smaller than a map).
     counts: std::cell::RefCell<Vec<(String, u32)>>,
 }
@@ -85,34 +80,21 @@ fn cache_of(record: &JsValue) -> Option<String> {
 }
 
 impl TagIndex {
-    /// Opens (creating on first use) the index.
+    /// Opens (creating on first use) the index: the worker's database ([`database::open`]).
     pub async fn open() -> Result<Self, Error> {
-        let database = Rexie::builder(DATABASE)
-            .version(2)
-            .add_object_store(
-                ObjectStore::new(ENTRIES)
-                    .key_path("url")
-                    .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
-                    .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
-            )
-            .add_object_store(ObjectStore::new(GENERATIONS).key_path("tag"))
-            .build()
-            .await
-            .map_err(idb("open the tag index"))?;
-        Ok(TagIndex { database, counts: std::cell::RefCell::default() })
+        database::open().await?;
+        Ok(TagIndex { counts: std::cell::RefCell::default() })
     }
 
-    pub(crate) fn entries(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
-        let transaction =
-            self.database.transaction(&[ENTRIES], mode).map_err(idb("tag index transaction"))?;
+    pub(crate) async fn entries(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
+        let transaction = database::transaction(&[ENTRIES], mode).await?;
         let store = transaction.store(ENTRIES).map_err(idb("tag index store"))?;
         Ok((transaction, store))
     }
 
     /// A transaction on the generations' object store ([`super::generations`]).
-    pub(crate) fn generations(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
-        let transaction =
-            self.database.transaction(&[GENERATIONS], mode).map_err(idb("generations transaction"))?;
+    pub(crate) async fn generations(&self, mode: TransactionMode) -> Result<(Transaction, Store), Error> {
+        let transaction = database::transaction(&[GENERATIONS], mode).await?;
         let store = transaction.store(GENERATIONS).map_err(idb("generations store"))?;
         Ok((transaction, store))
     }
@@ -144,7 +126,7 @@ impl TagIndex {
             "request": details.request, "variables": details.variables, "size": details.size,
             "strategy": details.strategy });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
         commit(transaction, "commit tags").await?;
@@ -171,7 +153,7 @@ impl TagIndex {
 
     /// The records of every entry carrying at least one of `tags`, each once.
     pub async fn records_tagged(&self, tags: &[String]) -> Result<Vec<Indexed>, Error> {
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
         let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
         let mut records: Vec<Indexed> = Vec::new();
         for tag in tags {
@@ -188,14 +170,14 @@ impl TagIndex {
 
     /// Every record of the index (a start-up sweep's one read).
     pub(crate) async fn all_records(&self) -> Result<Vec<Indexed>, Error> {
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
         let records = store.get_all(None, None).await.map_err(idb("read the entry index"))?;
         Ok(records.iter().filter_map(Indexed::read).collect())
     }
 
     /// Marks the entry at `url` used at `now`; nothing when it is not recorded.
     pub async fn touch(&self, url: &str, now: u64) -> Result<(), Error> {
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
         if let Some(record) = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))? {
             js_sys::Reflect::set(&record, &"usedAt".into(), &JsValue::from_f64(now as f64))
                 .map_err(|e| Error::js("set usedAt", e))?;
@@ -211,7 +193,7 @@ impl TagIndex {
         if self.counts.borrow().iter().any(|(name, known)| name == cache && *known <= keep) {
             return Ok(Vec::new());
         }
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly)?;
+        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
         let index = store.index(USE_INDEX).map_err(idb("use index"))?;
         let bound =
             |time: f64| js_sys::Array::of2(&JsValue::from_str(cache), &JsValue::from_f64(time)).into();
@@ -232,7 +214,7 @@ impl TagIndex {
 
     /// Forgets every entry.
     pub async fn clear(&self) -> Result<(), Error> {
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
         store.clear().await.map_err(idb("clear the tag index"))?;
         commit(transaction, "commit clearing").await?;
         self.counts.borrow_mut().clear();
@@ -242,7 +224,7 @@ impl TagIndex {
     /// Forgets the entries at `urls`, all at once, in one transaction.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
         use cachet_core::join::all_at_once;
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite)?;
+        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
         // Per entry: read its cache (for the count), then delete it; all entries at once.
         let records = all_at_once(urls.iter().map(|url| {
             let key = JsValue::from_str(url);

@@ -60,17 +60,17 @@ const CORRUPT: &str = "(async () => {
     const request = db.transaction(store).objectStore(store)[key === undefined ? 'getAll' : 'get'](key);
     request.onsuccess = () => resolve(request.result); });
 
-  const index = await open('cachet-sw');
+  const index = await open('cachet');
   const records = (await read(index, 'entries')).filter((r) => r.cache === 'cachet-graphql-v2').slice(0, 3);
   const broken = [{...records[0], cache: 5}, {url: records[1].url}, {...records[2], tags: {todos: true}}];
   await write(index, 'entries', (store) => broken.forEach((record) => store.put(record)));
 
-  const queue = await open('cachet-sw-queue');
+  const queue = await open('cachet');
   const text = await read(queue, 'queue', 'state');
   const torn = JSON.parse(text); torn.items[0].request.url = 5;
   await write(queue, 'queue', (store) => store.put(JSON.stringify(torn), 'state'));
 
-  const identity = await open('cachet-sw-identity');
+  const identity = await open('cachet');
   await write(identity, 'identity', (store) => store.put('{\"partition\": ', 'current'));
 
   const client = await open('cachet-client');
@@ -90,7 +90,7 @@ fn mutate(title: &str, queue: bool) -> String {
 }
 
 /// The queue's database: keys and the stored queue's items.
-const QUEUE_KEYS: &str = "const open = indexedDB.open('cachet-sw-queue');
+const QUEUE_KEYS: &str = "const open = indexedDB.open('cachet');
   open.onsuccess = () => { const request = open.result.transaction('queue').objectStore('queue').getAllKeys();
     request.onsuccess = () => { open.result.close(); done(request.result); }; };";
 

@@ -49,7 +49,7 @@ async fn clear_all_empties_the_caches_and_tag_index_and_acknowledges() -> Result
             "(async () => {
                const names = await caches.keys();
                const db = await new Promise((resolve, reject) => {
-                 const open = indexedDB.open('cachet-sw'); open.onsuccess = () => resolve(open.result);
+                 const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result);
                  open.onerror = () => reject(open.error); });
                const count = await new Promise((resolve) => {
                  const request = db.transaction('entries').objectStore('entries').count();

@@ -210,7 +210,7 @@ async fn ten_thousand_entries_cost_one_page_and_a_corrupt_record_is_named_not_lo
     // 10,000 records in the worker's entry index, as the worker writes them, and one that does not decode.
     let written = harness
         .run_async(
-            "const open = indexedDB.open('cachet-sw');
+            "const open = indexedDB.open('cachet');
              open.onsuccess = () => {
                const db = open.result, transaction = db.transaction('entries', 'readwrite'), store = transaction.objectStore('entries');
                for (let i = 0; i < 10000; i++) {
@@ -254,7 +254,7 @@ async fn ten_thousand_entries_cost_one_page_and_a_corrupt_record_is_named_not_lo
     );
     let kept = harness
         .run_async(
-            "const open = indexedDB.open('cachet-sw');
+            "const open = indexedDB.open('cachet');
              open.onsuccess = () => { const get = open.result.transaction('entries').objectStore('entries').get('http://bulk.test/zzz-corrupt');
                get.onsuccess = () => { open.result.close(); done(get.result); }; };",
         )
@@ -272,7 +272,7 @@ async fn an_entry_invalidated_but_not_yet_swept_is_not_listed() -> Result<()> {
     harness.run_async(SNAPSHOT_CLIENT).await?;
     let put = |records: &str| {
         format!(
-            "const open = indexedDB.open('cachet-sw');
+            "const open = indexedDB.open('cachet');
              open.onsuccess = () => {{
                const db = open.result, transaction = db.transaction('entries', 'readwrite');
                for (const record of {records}) transaction.objectStore('entries').put(record);
@@ -310,7 +310,7 @@ async fn an_entry_invalidated_but_not_yet_swept_is_not_listed() -> Result<()> {
                   })();";
     let stored = |url: &str| {
         format!(
-            "const open = indexedDB.open('cachet-sw');
+            "const open = indexedDB.open('cachet');
              open.onsuccess = () => {{
                const get = open.result.transaction('entries').objectStore('entries')
                  .get('http://stale.test/__cachet/gql/p1/{url}');

@@ -64,7 +64,7 @@ const STORE: &str = "(async () => {
   const cache = await caches.open('cachet-graphql-v2');
   const entries = (await cache.keys()).map((r) => r.url);
   const db = await new Promise((resolve, reject) => {
-    const open = indexedDB.open('cachet-sw'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+    const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
   const all = (name) => new Promise((resolve) => {
     const request = db.transaction(name).objectStore(name).getAll(); request.onsuccess = () => resolve(request.result); });
   const records = (await all('entries')).filter((r) => r.cache === 'cachet-graphql-v2');
@@ -221,7 +221,7 @@ fn seed(entry: Option<(&str, &str)>, record: Option<(&str, &str, u64)>) -> Strin
         "(async () => {{
            const cache = await caches.open('cachet-graphql-v2');
            const db = await new Promise((resolve, reject) => {{
-             const open = indexedDB.open('cachet-sw'); open.onsuccess = () => resolve(open.result); open.onerror = reject; }});
+             const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; }});
            {record}
            {entry}
            db.close();

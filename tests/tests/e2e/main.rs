@@ -32,5 +32,6 @@ mod stateless_sw;
 mod static_routes;
 mod storage_quota;
 mod todo_app;
+mod upgrade_in_place;
 mod user_partition;
 mod walking_skeleton;

@@ -77,7 +77,7 @@ async fn stored_queue(harness: &Harness) -> Result<Value> {
         .run_async(
             "(async () => {
                const db = await new Promise((resolve, reject) => {
-                 const open = indexedDB.open('cachet-sw-queue'); open.onsuccess = () => resolve(open.result);
+                 const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result);
                  open.onerror = () => reject(open.error); });
                const text = await new Promise((resolve) => {
                  const request = db.transaction('queue').objectStore('queue').get('state');
@@ -324,7 +324,7 @@ async fn a_queue_database_closed_under_the_running_worker_is_opened_again() -> R
     // Listed, not opened: opening would create it again.
     let names =
         harness.run_async("indexedDB.databases().then((all) => done(all.map((d) => d.name)));").await?;
-    assert!(!names.to_string().contains("cachet-sw-queue"), "the site's IndexedDB was cleared: {names}");
+    assert!(!names.to_string().contains("\"cachet\""), "the site's IndexedDB was cleared: {names}");
 
     let after = create_queued(&harness, "after").await?;
     let after = queued_id(&after)?;

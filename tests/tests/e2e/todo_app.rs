@@ -269,9 +269,11 @@ async fn a_refused_refresh_logs_out_and_leaves_no_request_hanging() -> Result<()
 }
 
 /// The IndexedDB store of the Service Worker's mutation queue (one record: the queue's state).
-const QUEUE_STORE: &str = "cachet-sw-queue/queue";
+const QUEUE_STORE: &str = "cachet/queue";
 /// The worker's generations (`cachet_core::generations`): after a purge, only the clock record.
-const GENERATIONS_STORE: &str = "cachet-sw/generations";
+const GENERATIONS_STORE: &str = "cachet/generations";
+/// The worker's record of its database itself (that earlier builds' databases were moved in).
+const META_STORE: &str = "cachet/meta";
 /// How many mutations the queue holds, waiting or dead-lettered.
 fn queued(stored: &Stored) -> Result<usize> {
     let mut count = 0;
@@ -317,13 +319,16 @@ async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -
     let counts = stored.counts();
     // The queue is one record, its state: it stays, empty. So does the worker's generation clock, two
     // numbers (no tag, nothing of the user): the purge raises its floor past everything stored before.
-    let kept = [QUEUE_STORE, GENERATIONS_STORE];
+    // And the mark that earlier builds' databases were moved in (a count).
+    let kept = [QUEUE_STORE, GENERATIONS_STORE, META_STORE];
     let left: Vec<_> =
         counts.iter().filter(|(store, n)| **n != 0 && !kept.contains(&store.as_str())).collect();
     assert!(left.is_empty(), "caches and IndexedDB are empty: {counts:?}");
     let clock = stored.records(GENERATIONS_STORE);
     assert!(clock.iter().all(|record| record["tag"] == serde_json::json!("")), "only the clock: {clock:?}");
     assert_eq!(queued(&stored)?, 0, "the queue holds no mutation");
+    let meta = stored.records(META_STORE);
+    assert!(meta.iter().all(serde_json::Value::is_number), "only the migration's mark: {meta:?}");
     harness.client.switch_to_window(second).await?;
     harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;
 

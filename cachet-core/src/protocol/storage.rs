@@ -1,0 +1,48 @@
+//! The Service Worker's IndexedDB layout: one database, [`DATABASE`], that the worker writes and pages
+//! read (their queue alarm reads the mutation queue, [`QUEUE`]). Written once here, for both edges and
+//! for the tests that inspect or corrupt a record on purpose.
+//!
+//! | Object store | Keys | Records |
+//! |---|---|---|
+//! | [`ENTRIES`] | key path `url` | the entry index: `{ url, cache, tags, generation, storedAt, usedAt, … }`, with a multi-entry index [`TAGS_INDEX`] on `tags` and an index [`USE_INDEX`] on `[cache, usedAt]` |
+//! | [`GENERATIONS`] | key path `tag` | one record per invalidated tag `{ tag, at }` and the clock `{ tag: "", clock, floor }` |
+//! | [`IDENTITY`] | out of line | the signed-in user under [`IDENTITY_KEY`] |
+//! | [`QUEUE`] | out of line | the whole mutation queue as JSON text under [`QUEUE_KEY`]; records that did not decode kept aside under `unreadable-<time>` |
+//! | [`META`] | out of line | under [`MIGRATED_KEY`], that the databases of earlier builds were moved in (how many records); nothing of a user, never purged |
+//!
+//! Until 0.x builds of November 2026 the same stores lived in three databases ([`LEGACY`]); the worker
+//! moves them into [`DATABASE`] once, in one transaction that also writes [`MIGRATED_KEY`], then deletes
+//! them.
+
+/// The worker's database.
+pub const DATABASE: &str = "cachet";
+/// Its version (the layout above).
+pub const VERSION: u32 = 1;
+/// The entry index's object store.
+pub const ENTRIES: &str = "entries";
+/// The multi-entry index of [`ENTRIES`] on `tags`.
+pub const TAGS_INDEX: &str = "tags";
+/// The index of [`ENTRIES`] on `[cache, usedAt]`.
+pub const USE_INDEX: &str = "cacheUsedAt";
+/// The generations' object store.
+pub const GENERATIONS: &str = "generations";
+/// The identity's object store.
+pub const IDENTITY: &str = "identity";
+/// The key of the signed-in user's record in [`IDENTITY`].
+pub const IDENTITY_KEY: &str = "current";
+/// The object store of what the worker keeps about the database itself.
+pub const META: &str = "meta";
+/// The key, in [`META`], of the record that says the [`LEGACY`] databases were moved in.
+pub const MIGRATED_KEY: &str = "migrated";
+/// The mutation queue's object store.
+pub const QUEUE: &str = "queue";
+/// The key of the queue's record in [`QUEUE`].
+pub const QUEUE_KEY: &str = "state";
+
+/// The databases of earlier builds, each with the object stores moved from it into [`DATABASE`] (same
+/// names, same records).
+pub const LEGACY: [(&str, &[&str]); 3] = [
+    ("cachet-sw-identity", &[IDENTITY]),
+    ("cachet-sw-queue", &[QUEUE]),
+    ("cachet-sw", &[ENTRIES, GENERATIONS]),
+];

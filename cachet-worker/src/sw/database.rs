@@ -1,0 +1,153 @@
+//! The worker's one IndexedDB database ([`cachet_core::protocol::storage`]: the entry index, the
+//! generations, the identity and the mutation queue), opened once per worker instance and shared by
+//! every module that keeps state in it.
+//!
+//! One database where there were three: each `indexedDB.open` cost a cold start 2–3 ms before its
+//! answer (BENCHMARKS.md, cold start step by step), and the identity and the generations, which every
+//! answer needs, are now read through one connection.
+//!
+//! # The databases of earlier builds
+//!
+//! The first open of an instance reads [`MIGRATED_KEY`] (one `get`). Absent, the [`LEGACY`] databases
+//! are read whole and copied, with [`MIGRATED_KEY`], in one transaction: an app upgraded in place keeps
+//! its queue, its entry index, its generations and its signed-in user, and a worker stopped half-way
+//! copies again from the start (nothing was committed). Nothing else runs on an instance before that:
+//! every reader and writer opens through [`open`]. The legacy databases are deleted after the commit, in
+//! the background: a page of the old build may hold one open, which would block the deletion; a
+//! deletion that never happens wastes a little room and is never read again.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use cachet_core::protocol::storage::{
+    DATABASE, ENTRIES, GENERATIONS, IDENTITY, LEGACY, META, MIGRATED_KEY, QUEUE, TAGS_INDEX, USE_INDEX,
+    VERSION,
+};
+use rexie::{Index, ObjectStore, Rexie, Transaction, TransactionMode};
+use wasm_bindgen::JsValue;
+
+use crate::error::{commit, idb};
+use crate::Error;
+
+thread_local! {
+    // A handle, not state: after the browser stops the worker, the next start opens the database again.
+    static OPEN: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
+}
+
+/// The first open of an instance is one: the identity and the entry index are read at once on a cold
+/// start, and both wait for the same open (and migration). A worker is one thread: `Sync` is only the
+/// static's requirement.
+static OPENING: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
+
+/// The instance's connection, opened (creating the database, moving the legacy ones in) on first use.
+pub(crate) async fn open() -> Result<Rc<Rexie>, Error> {
+    if let Some(database) = OPEN.with(|open| open.borrow().clone()) {
+        return Ok(database);
+    }
+    let _opening = OPENING.lock().await;
+    if let Some(database) = OPEN.with(|open| open.borrow().clone()) {
+        return Ok(database);
+    }
+    let mut database = build().await?;
+    let names = database.store_names();
+    if !STORES.iter().all(|store| names.iter().any(|name| name == store)) {
+        // Created at our version without our layout: a page opened it (pages open it as it is, with no
+        // version) after the origin's IndexedDB was cleared. It holds nothing of ours.
+        database.close();
+        Rexie::delete(DATABASE).await.map_err(idb("delete the worker's database without its layout"))?;
+        database = build().await?;
+    }
+    migrate(&database).await?;
+    let database = Rc::new(database);
+    OPEN.with(|open| *open.borrow_mut() = Some(database.clone()));
+    Ok(database)
+}
+
+/// Every object store of the database.
+const STORES: [&str; 5] = [ENTRIES, GENERATIONS, IDENTITY, QUEUE, META];
+
+/// Opens the database at [`VERSION`], creating it with its layout when it does not exist.
+async fn build() -> Result<Rexie, Error> {
+    Rexie::builder(DATABASE)
+        .version(VERSION)
+        .add_object_store(
+            ObjectStore::new(ENTRIES)
+                .key_path("url")
+                .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
+                .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
+        )
+        .add_object_store(ObjectStore::new(GENERATIONS).key_path("tag"))
+        .add_object_store(ObjectStore::new(IDENTITY))
+        .add_object_store(ObjectStore::new(QUEUE))
+        .add_object_store(ObjectStore::new(META))
+        .build()
+        .await
+        .map_err(idb("open the worker's database"))
+}
+
+/// A transaction on `stores` on the instance's connection; a connection that refuses it (closed by the
+/// browser, which it may do at will) is replaced once.
+pub(crate) async fn transaction(stores: &[&str], mode: TransactionMode) -> Result<Transaction, Error> {
+    if let Ok(transaction) = open().await?.transaction(stores, mode) {
+        return Ok(transaction);
+    }
+    OPEN.with(|open| open.borrow_mut().take());
+    open().await?.transaction(stores, mode).map_err(idb("a transaction on the worker's database"))
+}
+
+/// Moves the [`LEGACY`] databases in, unless [`MIGRATED_KEY`] says it was done (see the module docs).
+async fn migrate(database: &Rexie) -> Result<(), Error> {
+    let marker = JsValue::from_str(MIGRATED_KEY);
+    {
+        let transaction =
+            database.transaction(&[META], TransactionMode::ReadOnly).map_err(idb("migration check"))?;
+        let store = transaction.store(META).map_err(idb("meta store"))?;
+        if store.get(marker.clone()).await.map_err(idb("read the migration mark"))?.is_some() {
+            return Ok(());
+        }
+    }
+    // Every legacy record, read before the one write (IndexedDB ends a transaction that waits on
+    // anything but its own requests).
+    let mut moved: Vec<(&str, Vec<(JsValue, JsValue)>)> = Vec::new();
+    let mut legacy = Vec::new();
+    for (name, stores) in LEGACY {
+        let old = Rexie::builder(name).build().await.map_err(idb("open a database of an earlier build"))?;
+        let present = old.store_names();
+        for store in stores.iter().copied().filter(|store| present.iter().any(|name| name == store)) {
+            let transaction =
+                old.transaction(&[store], TransactionMode::ReadOnly).map_err(idb("read an earlier build"))?;
+            let records = transaction
+                .store(store)
+                .map_err(idb("an earlier build's store"))?
+                .scan(None, None, None, None)
+                .await
+                .map_err(idb("read an earlier build's records"))?;
+            moved.push((store, records));
+        }
+        old.close();
+        legacy.push(name);
+    }
+    let transaction = database.transaction(&STORES, TransactionMode::ReadWrite).map_err(idb("migration"))?;
+    for (name, records) in &moved {
+        let store = transaction.store(name).map_err(idb("migration store"))?;
+        // The entries and the generations carry their keys (key paths); the others are out of line.
+        let in_line = *name == ENTRIES || *name == GENERATIONS;
+        for (key, value) in records {
+            let key = (!in_line).then_some(key);
+            store.put(value, key).await.map_err(idb("copy a record of an earlier build"))?;
+        }
+    }
+    let store = transaction.store(META).map_err(idb("meta store"))?;
+    let moved_count: usize = moved.iter().map(|(_, records)| records.len()).sum();
+    store.put(&JsValue::from_f64(moved_count as f64), Some(&marker)).await.map_err(idb("mark migrated"))?;
+    commit(transaction, "move the earlier build's databases in").await?;
+    for name in legacy {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(error) = Rexie::delete(name).await {
+                let message = format!("cachet: deleting the earlier build's database {name}: {error}");
+                web_sys::console::warn_1(&message.into());
+            }
+        });
+    }
+    Ok(())
+}
