@@ -95,19 +95,26 @@ pub async fn answer_with_preload(
         }
         request_bytes(&request).await.map(Some)
     };
-    // At the same time: on a worker's first request the identity and the entry index are opened from
-    // IndexedDB, and the generations read as soon as the index is open; one after the other they
-    // doubled what a cold start waits for. A failed read of the generations is not reported here: the
-    // engine reads them again before it uses them, and fails the request as it always did.
+    let headers = request.headers();
+    let lookup = |name: &str| headers.get(name).ok().flatten();
+    // The request classified (its GraphQL document parsed, its cache key hashed) as soon as its body is
+    // read, while IndexedDB reads what the answer needs: on a stopped worker's first request the
+    // database is opened, the identity read and the generations loaded, and the classification is the
+    // first run of the wasm's code (compiled as it runs): a cold hit waits for the longer of the two, not
+    // their sum. A failed read of the generations is not reported here:
+    // the engine reads them again before it uses them, and fails the request as it always did.
+    let classified = async {
+        let body = read_body.await?;
+        let class = classify_request(&method, &path, &lookup, body.as_deref(), config);
+        Ok::<_, Error>((body, class))
+    };
     let index = async {
         let index = tag_index::shared().await?;
         let _ = generations::loaded(&index).await;
         Ok::<_, Error>(index)
     };
-    let (body, identity, index) = futures::join!(read_body, identity::current(), index);
-    let body = body?;
-    let headers = request.headers();
-    let lookup = |name: &str| headers.get(name).ok().flatten();
+    let (classified, identity, index) = futures::join!(classified, identity::current(), index);
+    let (body, class) = classified?;
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
     let partition = match identity {
@@ -119,7 +126,7 @@ pub async fn answer_with_preload(
     };
     let auth = AuthRetry::for_request(config, is_marked(&lookup), &request, client_id);
     let plugins = plugins::for_request(auth);
-    let class = match classify_request(&method, &path, &lookup, body.as_deref(), config) {
+    let class = match class {
         Ok(class) => class,
         Err(error) => {
             web_sys::console::warn_1(
