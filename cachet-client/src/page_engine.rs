@@ -2,7 +2,8 @@
 //! request the worker does not route): a core [`Job`] answered by the core's runner
 //! ([`cachet_core::engine::run`]) over the page's [`MemoryCache`](crate::memory_cache) ([`PageStore`]), the
 //! page's HTTP client ([`PageNetwork`]) and `spawn_local` / the client's listeners; a request without a
-//! job (a mutation) goes through the same plugins ([`cachet_core::engine::pass`]). The same runner answers
+//! job goes through the same plugins ([`cachet_core::engine::pass`]), a mutation through the core's
+//! [`cachet_core::engine::mutate`], which also names the tags its answer invalidates. The same runner answers
 //! in the Service Worker (`cachet_worker::sw::engine`): every decision is the core planner's.
 //!
 //! Plugins, in order: refresh-and-retry for a request sent with auth ([`PageAuth`]), then the app's
@@ -16,7 +17,8 @@ use std::rc::Rc;
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin, Plugins};
 use cachet_core::engine::{
-    pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Network, Runner, Served, Source, Store, Storing,
+    mutate, pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Mutated, Mutation, Network, Runner, Served,
+    Source, Store, Storing,
 };
 use cachet_core::handover::HandedRequest;
 use cachet_core::protocol::SwEvent;
@@ -79,6 +81,25 @@ impl Inner {
         let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: None };
         match pass(Call { method: &method, url: &url, job: None }, &network, &plugins).await {
             Ok(Served { response, .. }) => Ok(response),
+            Err(Failed::NotCached) => Err(Error::Network { url, message: "not answered".to_owned() }),
+            Err(Failed::Edge(error)) => Err(error),
+        }
+    }
+
+    /// Sends the mutation `outgoing` as [`Inner::pass`] does, through the core's runner
+    /// ([`cachet_core::engine::mutate`]): its answer, and the tags that answer invalidates.
+    pub(crate) async fn mutate(
+        self: &Rc<Self>,
+        mutation: &Mutation,
+        outgoing: HttpRequest,
+        auth: bool,
+    ) -> Result<Mutated<HttpResponse>, Error> {
+        let url = outgoing.url.clone();
+        let method = outgoing.method.clone();
+        let plugins = self.plugins_for(auth);
+        let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: None };
+        match mutate(mutation, Call { method: &method, url: &url, job: None }, &network, &plugins).await {
+            Ok(mutated) => Ok(mutated),
             Err(Failed::NotCached) => Err(Error::Network { url, message: "not answered".to_owned() }),
             Err(Failed::Edge(error)) => Err(error),
         }

@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
 use cachet_core::config::FailureResponse;
-use cachet_core::engine::Job;
+use cachet_core::engine::{Job, Mutation};
 use cachet_core::handover::HandedRequest;
 use cachet_core::partition::{partition_for, Partition};
 use cachet_core::protocol::headers::{is_cachet_header, STRATEGY_HEADER};
@@ -123,21 +123,21 @@ impl Inner {
             let (response, from_cache) = self.run_job(job, outgoing, auth, handed).await?;
             return Ok(Answer { response, from_cache });
         }
-        match route.class {
-            RequestClass::Graphql(GraphqlCall { action: GraphqlAction::Mutation { invalidate }, .. }) => {
-                let response = self.pass(outgoing, auth).await?;
-                if response.ok() && !invalidate.is_empty() {
-                    // The answer reaches the caller even when the Service Worker's part fails.
-                    if let Err(error) = self.invalidate_everywhere(&invalidate).await {
-                        web_sys::console::warn_1(
-                            &format!("cachet: invalidating {}: {error}", invalidate.join(", ")).into(),
-                        );
-                    }
-                }
-                Ok(Answer { response, from_cache: false })
+        // The core's mutation job; no queue here (the worker keeps it), so no `Idempotency-Key` either.
+        let lookup = |name: &str| request.header(name).map(str::to_owned);
+        let Some(mutation) = Mutation::for_request(&route.class, &lookup, false, 0) else {
+            return Ok(Answer { response: self.pass(outgoing, auth).await?, from_cache: false });
+        };
+        let mutated = self.mutate(&mutation, outgoing, auth).await?;
+        if !mutated.invalidate.is_empty() {
+            // The answer reaches the caller even when the Service Worker's part fails.
+            if let Err(error) = self.invalidate_everywhere(&mutated.invalidate).await {
+                web_sys::console::warn_1(
+                    &format!("cachet: invalidating {}: {error}", mutated.invalidate.join(", ")).into(),
+                );
             }
-            _ => Ok(Answer { response: self.pass(outgoing, auth).await?, from_cache: false }),
         }
+        Ok(Answer { response: mutated.served.response, from_cache: false })
     }
 
     /// `request` with the adapter's headers and, for cookie-like auth, credentials (`auth` only).

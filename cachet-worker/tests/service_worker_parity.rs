@@ -126,7 +126,12 @@ impl parity::Edge for WorkerEdge {
 async fn the_parity_table_in_a_service_worker() {
     script_the_network();
     // As an app's worker binary would (it also installs the engine on this global, unused here).
-    cachet_worker::sw::Options::new().plugin(parity::PreviewPlugin).install();
+    let offline = parity::OfflineAnswer(|status, body| {
+        let init = ResponseInit::new();
+        init.set_status(status);
+        Response::new_with_opt_str_and_init(Some(body), &init).unwrap()
+    });
+    cachet_worker::sw::Options::new().plugin(parity::PreviewPlugin).plugin(offline).install();
     let edge = WorkerEdge {
         config: Config::from_json_str(parity::CONFIG).unwrap(),
         index: cachet_worker::sw::tag_index::shared().await.unwrap(),

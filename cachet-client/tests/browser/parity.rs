@@ -84,6 +84,12 @@ async fn the_parity_table_in_a_page_without_a_service_worker() {
         .options(options("parity"))
         .http(server.http())
         .plugin(table::PreviewPlugin)
+        .plugin(table::OfflineAnswer(|status, body| cachet_client::HttpResponse {
+            url: String::new(),
+            status,
+            headers: Vec::new(),
+            body: body.as_bytes().to_vec(),
+        }))
         .build()
         .unwrap();
     let updated: Rc<Cell<usize>> = Rc::default();

@@ -8,6 +8,8 @@
 //! - `commit`: the storing step: decided as the answer arrives, carried out after it is given.
 //! - [`invalidations`]: the invalidations begun, which an answer stored after them may predate.
 //! - [`edge`]: the [`Store`], [`Network`] and [`Host`] traits each edge implements for the runner.
+//! - [`mutation`]: a GraphQL mutation's decisions (send or queue behind, its `Idempotency-Key`, which
+//!   answers invalidate its tags, what a queued copy keeps); the runner sends it with [`mutate`].
 //! - [`run`](mod@run): the runner over them.
 //! - [`response`]: what moves between store, network and plugins ([`Hit`], [`Fetched`], [`Source`],
 //!   [`Message`]).
@@ -19,6 +21,7 @@ mod commit;
 pub mod edge;
 pub mod invalidations;
 pub mod key;
+pub mod mutation;
 pub mod plan;
 pub mod plugin;
 pub mod response;
@@ -27,6 +30,9 @@ pub mod run;
 pub use adopt::adopt;
 pub use invalidations::Invalidations;
 pub use key::EntryKey;
+pub use mutation::{Mutation, MutationStart};
 pub use plan::{Job, NotStored, Storing};
 pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};
-pub use run::{pass, run, send, Failed, Fetched, Hit, Host, Network, Runner, Served, Source, Store};
+pub use run::{
+    mutate, pass, run, send, Failed, Fetched, Hit, Host, Mutated, Network, Runner, Served, Source, Store,
+};

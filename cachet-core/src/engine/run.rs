@@ -13,9 +13,10 @@ use std::rc::Rc;
 use super::commit;
 pub use super::edge::{Host, Network, Store};
 use super::key::EntryKey;
+use super::mutation::Mutation;
 use super::plan::{self, AfterLookup, AfterNetworkFailure, Job, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
-pub use super::response::{Fetched, Hit, Source};
+pub use super::response::{Fetched, Hit, Message, Source};
 
 /// What the runner answered, and what it did on the way (the parity suite compares these).
 #[derive(Debug, Clone)]
@@ -114,6 +115,33 @@ where
         .map(|fetched| Served { response: fetched.response, source: Source::Network, storing: None })
         .map_err(Failed::Edge);
     finish(call, plugins, answered).await
+}
+
+/// A mutation's answer, and the tags that answer invalidates ([`Mutation::invalidated_by`]), which the edge
+/// carries out (after the answer is given, or before: the edge's choice; never for a failed send).
+#[derive(Debug, Clone)]
+pub struct Mutated<R> {
+    /// The answer.
+    pub served: Served<R>,
+    /// The tags to invalidate.
+    pub invalidate: Vec<String>,
+}
+
+/// Sends `mutation` as [`pass`] does (the same sends, retries and plugins: the offline queue keeps it
+/// when the network is unreachable), and says which tags its answer invalidates.
+pub async fn mutate<R: Message + 'static, E, N>(
+    mutation: &Mutation,
+    call: Call<'_>,
+    network: &N,
+    plugins: &[Rc<dyn Plugin<R>>],
+) -> Result<Mutated<R>, Failed<E>>
+where
+    E: Display,
+    N: Network<R, E>,
+{
+    let served = pass(call, network, plugins).await?;
+    let invalidate = mutation.invalidated_by(served.response.status(), served.source).to_vec();
+    Ok(Mutated { served, invalidate })
 }
 
 /// The last hooks: `handler_did_error` for a failure, then `handler_will_respond`.

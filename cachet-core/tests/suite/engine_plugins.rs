@@ -43,7 +43,7 @@ impl Network<Resp, Error> for Script {
             .find(|(name, _)| name.eq_ignore_ascii_case("cache-control"))
             .map(|(_, value)| value.clone());
         Ok(Fetched {
-            response: Resp { body: body.to_owned(), headers },
+            response: Resp { body: body.to_owned(), headers, status: 200 },
             status,
             body: body.as_bytes().to_vec(),
             auth_failure: status == 401,

@@ -13,7 +13,8 @@ use cachet_core::config::{CacheBounds, Config};
 use cachet_core::engine::plan::{self, Job, NotStored, Storing};
 use cachet_core::engine::plugin::{Message, Plugin};
 use cachet_core::engine::{
-    run, EntryKey, Failed, Fetched, Hit, Host, Invalidations, Network, Runner, Source, Store,
+    mutate, run, Call, EntryKey, Failed, Fetched, Hit, Host, Invalidations, Mutation, Network, Runner,
+    Source, Store,
 };
 use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
@@ -61,17 +62,18 @@ impl std::fmt::Display for Error {
 pub(crate) struct Resp {
     pub(crate) body: String,
     pub(crate) headers: Vec<(String, String)>,
+    pub(crate) status: u16,
 }
 
 impl Resp {
     pub(crate) fn new(body: &str) -> Self {
-        Resp { body: body.to_owned(), headers: Vec::new() }
+        Resp { body: body.to_owned(), headers: Vec::new(), status: 200 }
     }
 }
 
 impl Message for Resp {
     fn status(&self) -> u16 {
-        200
+        self.status
     }
     fn header(&self, name: &str) -> Option<String> {
         self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.clone())
@@ -556,6 +558,7 @@ impl Network<Resp, Error> for ReplyNetwork {
                     .iter()
                     .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
                     .collect(),
+                status: reply.status,
             },
             status: reply.status,
             body: reply.body.as_bytes().to_vec(),
@@ -587,9 +590,20 @@ impl parity::Edge for NativeEdge {
             classify_request(method, &path, &headers, body.as_deref().map(str::as_bytes), &self.config)
                 .unwrap();
         let url = format!("{ORIGIN}{path}");
-        let job = Job::for_request(&class, &Partition::Shared, ORIGIN, &url, &self.config).unwrap();
         let network = ReplyNetwork { reply, rule: self.config.features.auth.failure.clone() };
-        match run_with(job, &self.fake, network, vec![Rc::new(parity::PreviewPlugin)]).await {
+        let offline = parity::OfflineAnswer(|status, body| Resp { status, ..Resp::new(body) });
+        let plugins: Vec<Rc<dyn Plugin<Resp>>> = vec![Rc::new(parity::PreviewPlugin), Rc::new(offline)];
+        if let Some(mutation) = Mutation::for_request(&class, &headers, false, 0) {
+            let call = Call { method, url: &url, job: None };
+            let Ok(mutated) = mutate::<Resp, Error, _>(&mutation, call, &network, &plugins).await else {
+                return parity::Got::Failed;
+            };
+            let tags: Vec<&str> = mutated.invalidate.iter().map(String::as_str).collect();
+            parity::Edge::invalidate(self, &tags).await;
+            return parity::Got::Network(mutated.served.response.body);
+        }
+        let job = Job::for_request(&class, &Partition::Shared, ORIGIN, &url, &self.config).unwrap();
+        match run_with(job, &self.fake, network, plugins).await {
             Ok(served) if served.source == Source::Cache => parity::Got::Cache(served.response.body),
             Ok(served) => parity::Got::Network(served.response.body),
             Err(_) => parity::Got::Failed,

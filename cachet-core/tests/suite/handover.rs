@@ -201,7 +201,7 @@ fn a_hand_over_travels_as_versioned_json_and_a_malformed_one_is_a_typed_error() 
 }
 
 fn fetched(body: &str, status: u16, headers: Vec<(String, String)>, auth_failure: bool) -> Fetched<Resp> {
-    let response = Resp { body: body.into(), headers };
+    let response = Resp { body: body.into(), headers, status: 200 };
     let cache_control = response.header("cache-control");
     Fetched {
         response,

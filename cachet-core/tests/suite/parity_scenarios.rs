@@ -32,6 +32,25 @@ impl<R: cachet_core::engine::Message + 'static> cachet_core::engine::Plugin<R> f
     }
 }
 
+/// The second app plugin every edge installs: an app's offline answer for a mutation the network could not
+/// carry (200, [`OFFLINE_ANSWER`]), built by each edge as its own response type (`make`). The server
+/// never saw that mutation: its answer invalidates nothing.
+pub struct OfflineAnswer<R>(pub fn(u16, &'static str) -> R);
+
+/// The body [`OfflineAnswer`] answers with.
+pub const OFFLINE_ANSWER: &str = r#"{"data":{"offline":true}}"#;
+
+impl<R: cachet_core::engine::Message + 'static> cachet_core::engine::Plugin<R> for OfflineAnswer<R> {
+    fn handler_did_error<'a>(
+        &'a self,
+        call: &'a cachet_core::engine::Call<'a>,
+        _error: &'a dyn std::fmt::Display,
+    ) -> cachet_core::engine::plugin::Later<'a, Option<R>> {
+        let mutation = call.job.is_none() && call.method == "POST";
+        Box::pin(std::future::ready(mutation.then(|| (self.0)(200, OFFLINE_ANSWER))))
+    }
+}
+
 /// What the network answers; `status: 0` is a network failure.
 #[derive(Debug, Clone, Copy)]
 pub struct Reply {
@@ -59,6 +78,8 @@ pub enum Ask {
     Get { path: &'static str, tags: &'static str },
     /// `query GetTodos { todos { id } }` with the variable `scenario` posted to `endpoint`.
     Query { endpoint: &'static str },
+    /// `mutation AddTodo { addTodo { id } }` posted to `endpoint` (it invalidates `todo` and `todos`).
+    Mutation { endpoint: &'static str },
 }
 
 /// What a step expects back.
@@ -105,6 +126,8 @@ const ITEMS: Ask = Ask::Get { path: "items", tags: "" };
 const TAGGED: Ask = Ask::Get { path: "tagged", tags: "list" };
 const QUERY: Ask = Ask::Query { endpoint: "/graphql" };
 const ADMIN_QUERY: Ask = Ask::Query { endpoint: "/admin/graphql" };
+const MUTATION: Ask = Ask::Mutation { endpoint: "/graphql" };
+const ADDED: &str = r#"{"data":{"addTodo":{"id":2}}}"#;
 
 /// The table.
 pub const SCENARIOS: &[Scenario] = &[
@@ -290,6 +313,42 @@ pub const SCENARIOS: &[Scenario] = &[
             held(QUERY, DATA),
         ],
     },
+    Scenario {
+        // A mutation is the core's job (`cachet_core::engine::mutation`) on every edge.
+        name: "a-mutation-answered-2xx-by-the-network-invalidates-its-tags",
+        steps: &[
+            send(QUERY, "cache-first", OK, Answer::Network(DATA)),
+            send(
+                MUTATION,
+                "network-only",
+                Reply { status: 200, body: ADDED, headers: &[] },
+                Answer::Network(ADDED),
+            ),
+            absent(QUERY),
+        ],
+    },
+    Scenario {
+        name: "a-mutation-the-server-refuses-invalidates-nothing",
+        steps: &[
+            send(QUERY, "cache-first", OK, Answer::Network(DATA)),
+            send(
+                MUTATION,
+                "network-only",
+                Reply { status: 500, body: "down", headers: &[] },
+                Answer::Network("down"),
+            ),
+            held(QUERY, DATA),
+        ],
+    },
+    Scenario {
+        // Disagreement of issue 33: the page invalidated on any 2xx, the worker only on the network's.
+        name: "a-mutation-a-plugin-answers-invalidates-nothing",
+        steps: &[
+            send(QUERY, "cache-first", OK, Answer::Network(DATA)),
+            send(MUTATION, "network-only", UNREACHABLE, Answer::Network(OFFLINE_ANSWER)),
+            held(QUERY, DATA),
+        ],
+    },
 ];
 
 /// What an edge answered, to compare with an [`Answer`].
@@ -319,6 +378,13 @@ pub fn request_of(scenario: &str, ask: Ask) -> (&'static str, String, Option<Str
             endpoint.to_owned(),
             Some(format!(
                 r#"{{"query":"query GetTodos {{ todos {{ id }} }}","variables":{{"scenario":"{scenario}"}}}}"#
+            )),
+        ),
+        Ask::Mutation { endpoint } => (
+            "POST",
+            endpoint.to_owned(),
+            Some(format!(
+                r#"{{"query":"mutation AddTodo {{ addTodo {{ id }} }}","variables":{{"scenario":"{scenario}"}}}}"#
             )),
         ),
     }

@@ -74,9 +74,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use cachet_core::config::Config;
-use cachet_core::machines::queue::{
-    NotQueued, QueueEffect, QueueEvent, QueuedRequest, SendFailure, QUEUE_OFFLINE_HEADER,
-};
+use cachet_core::engine::mutation::{kept_headers, Mutation};
+use cachet_core::machines::queue::{NotQueued, QueueEffect, QueueEvent, QueuedRequest, SendFailure};
 use cachet_core::protocol::SwEvent;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -108,12 +107,6 @@ pub enum Trigger {
     Timer,
 }
 
-/// Whether the request asks to be queued when the network fails (`X-Cachet-Queue-Offline: 1`).
-pub(crate) fn asks_to_queue(request: &Request) -> bool {
-    let value = request.headers().get(QUEUE_OFFLINE_HEADER).ok().flatten();
-    cachet_core::protocol::headers::marker_is_set(value.as_deref())
-}
-
 /// Whether earlier queued mutations still wait. An unreadable queue may hold some: it counts as
 /// pending (reported), so that the new mutation queues behind what the queue's next write salvages.
 pub(crate) async fn has_pending(config: &Config) -> bool {
@@ -133,23 +126,18 @@ pub(crate) async fn has_pending(config: &Config) -> bool {
 pub(crate) async fn enqueue(
     request: &Request,
     body: &[u8],
-    operation_name: Option<String>,
-    invalidate: &[String],
+    mutation: &Mutation,
     after_network_failure: bool,
     config: &Config,
     background: &dyn Fn(Promise),
 ) -> Result<Response, Error> {
-    let headers = header_pairs(&request.headers())
-        .into_iter()
-        .filter(|(name, _)| name != "authorization" && name != QUEUE_OFFLINE_HEADER)
-        .collect();
     let queued = QueuedRequest {
         method: request.method(),
         url: request.url(),
-        headers,
+        headers: kept_headers(header_pairs(&request.headers())),
         body: String::from_utf8_lossy(body).into_owned(),
-        operation_name,
-        invalidate: invalidate.to_vec(),
+        operation_name: mutation.operation.clone(),
+        invalidate: mutation.invalidate.clone(),
     };
     let now = now_ms();
     let random = random_u128();

@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use cachet_core::config::Config;
 use cachet_core::engine::plugin::{Call, Later, Plugin};
+use cachet_core::engine::Mutation;
 use js_sys::Promise;
 use web_sys::{Request, Response};
 
@@ -20,8 +21,7 @@ use super::queue;
 pub(crate) struct QueueOffline {
     pub(crate) request: Request,
     pub(crate) body: Rc<[u8]>,
-    pub(crate) operation_name: Option<String>,
-    pub(crate) invalidate: Vec<String>,
+    pub(crate) mutation: Mutation,
     pub(crate) config: Rc<Config>,
     pub(crate) background: Rc<dyn Fn(Promise)>,
     /// The 202 once queued, or the 507 of a refusal.
@@ -32,20 +32,11 @@ impl QueueOffline {
     pub(crate) fn new(
         request: Request,
         body: Rc<[u8]>,
-        operation_name: Option<String>,
-        invalidate: Vec<String>,
+        mutation: Mutation,
         config: Rc<Config>,
         background: Rc<dyn Fn(Promise)>,
     ) -> Self {
-        QueueOffline {
-            request,
-            body,
-            operation_name,
-            invalidate,
-            config,
-            background,
-            queued: RefCell::new(None),
-        }
+        QueueOffline { request, body, mutation, config, background, queued: RefCell::new(None) }
     }
 }
 
@@ -55,8 +46,7 @@ impl Plugin<Response> for QueueOffline {
             let queued = queue::enqueue(
                 &self.request,
                 &self.body,
-                self.operation_name.clone(),
-                &self.invalidate,
+                &self.mutation,
                 true,
                 &self.config,
                 &*self.background,

@@ -50,7 +50,7 @@ pub(crate) async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (Q
         return (failed(SendFailure::Network), authorization);
     };
     let status = response.status();
-    if (200..300).contains(&status) {
+    if cachet_core::engine::mutation::applied(status) {
         return (QueueEvent::SendSucceeded { id, now }, authorization);
     }
     let bytes = if auth.enabled && auth.failure.needs_body() {
