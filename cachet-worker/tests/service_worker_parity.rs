@@ -22,7 +22,7 @@ mod common;
 #[path = "../../cachet-core/tests/suite/parity_scenarios.rs"]
 mod parity;
 
-use common::{drain, listen_for_events, settle, Listener};
+use common::{barrier, listen_for_events, Listener};
 use parity::{Ask, Got, Reply};
 
 thread_local! {
@@ -100,25 +100,24 @@ impl parity::Edge for WorkerEdge {
         invalidate_tags(&self.index, &tags, &background).await.unwrap();
     }
 
-    async fn updated(&self, expected: usize) -> usize {
-        // A background re-fetch is answered with the reply of the step that started it.
-        let pending: Vec<Promise> = self.background.borrow_mut().drain(..).collect();
-        for promise in pending {
-            let _ = JsFuture::from(promise).await;
-        }
-        let mut updated = 0;
-        // Bounded: at most 50 waits for what is expected, then one more for anything unexpected.
-        for _ in 0..50 {
-            settle(100).await;
-            updated += drain(&self.events)
-                .iter()
-                .filter(|event| matches!(event, SwEvent::CacheUpdated { .. }))
-                .count();
-            if updated >= expected {
+    async fn updated(&self, _expected: usize) -> usize {
+        // A background re-fetch is answered with the reply of the step that started it; its store and
+        // its announcement are part of the promise it handed over (and may hand over more).
+        loop {
+            let pending: Vec<Promise> = self.background.borrow_mut().drain(..).collect();
+            if pending.is_empty() {
                 break;
             }
+            for promise in pending {
+                let _ = JsFuture::from(promise).await;
+            }
         }
-        updated
+        // Every announcement made so far, and nothing else: a barrier on the channel, no timeout.
+        barrier(&self.events)
+            .await
+            .iter()
+            .filter(|event| matches!(event, SwEvent::CacheUpdated { .. }))
+            .count()
     }
 }
 

@@ -48,6 +48,29 @@ pub async fn next_event(listener: &Listener) -> SwEvent {
     decode_sw_event(&wire).unwrap()
 }
 
+/// Every message the channel carried before now, decoded, and forgotten: a sentinel is posted on the
+/// channel from this worker and awaited. One sender's messages arrive in the order they were posted, so
+/// a broadcast posted before the sentinel has arrived once it has (a barrier, not a wait: proving that
+/// nothing more came needs no timeout).
+pub async fn barrier(listener: &Listener) -> Vec<SwEvent> {
+    thread_local! {
+        static SENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    let number = SENT.with(|sent| sent.replace(sent.get() + 1));
+    let sentinel = SwEvent::Activated { build: format!("test-barrier-{number}") };
+    let sender = BroadcastChannel::new(BROADCAST_CHANNEL).unwrap();
+    sender.post_message(&JsValue::from_str(&cachet_core::protocol::encode_sw_event(&sentinel))).unwrap();
+    sender.close();
+    let mut before = Vec::new();
+    loop {
+        let event = next_event(listener).await;
+        if event == sentinel {
+            return before;
+        }
+        before.push(event);
+    }
+}
+
 /// The messages received so far, decoded, and forgotten.
 pub fn drain(listener: &Listener) -> Vec<SwEvent> {
     listener.received.borrow_mut().drain(..).filter_map(|wire| decode_sw_event(&wire).ok()).collect()

@@ -333,11 +333,18 @@ async fn sign_out_purges_caches_storage_and_queue_and_logs_the_other_tab_out() -
     harness.wait_for("the second tab's login form", "document.querySelector('#login') !== null").await?;
 
     // The purged mutation is never sent, even when the server is back and the Service Worker restarts.
+    // The barrier: an add made after the restart, which the queue would send after it (a mutation asking
+    // to be queued waits behind any still queued); once the server applied it, `bread` would have been.
     harness.restart_server().await?;
     harness.stop_service_workers().await?;
     reload(&harness).await?;
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(harness.count("graphql CreateTodo"), 0, "the queued add was purged, not replayed");
+    harness.sign_in("alice").await?;
+    harness.add_todo("sentinel").await?;
+    harness.wait_for_list(&["milk", "sentinel"]).await?;
+    harness
+        .wait_for("the sentinel applied", "document.querySelectorAll('#todos li.pending').length === 0")
+        .await?;
+    assert_eq!(harness.count("graphql CreateTodo"), 1, "the queued add was purged, not replayed");
     Ok(())
 }
 
@@ -422,10 +429,13 @@ async fn adds_made_offline_are_queued_then_replayed_once_in_order() -> Result<()
     harness
         .wait_for("no pending item", "document.querySelectorAll('#todos li.pending').length === 0")
         .await?;
-    // The restarted server counts from zero: exactly the two replays, and no more a while later.
+    // The restarted server counts from zero: exactly the two replays, and no more after an add made
+    // now has been applied (the barrier: it is sent after anything still queued).
     assert_eq!(harness.count("graphql CreateTodo"), 2);
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(harness.count("graphql CreateTodo"), 2, "each queued add was sent exactly once");
+    harness.add_todo("four").await?;
+    harness.wait_for_list(&["one", "two", "three", "four"]).await?;
+    harness.wait_for("four applied", "document.querySelectorAll('#todos li.pending').length === 0").await?;
+    assert_eq!(harness.count("graphql CreateTodo"), 3, "each queued add was sent exactly once");
     Ok(())
 }
 
