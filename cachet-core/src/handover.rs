@@ -34,8 +34,6 @@
 //! | the worker holds the entry fresh | [`Refused::Held`] |
 //! | the planner or a plugin would not store it | [`Refused::NotStored`] |
 
-use serde::{Deserialize, Serialize};
-
 use crate::classify::{classify_request, RequestClass};
 use crate::config::Config;
 use crate::engine::plan::{self, Found, Job, NotStored};
@@ -44,50 +42,7 @@ use crate::partition::{is_marked, partition_of, Identity};
 /// At most this many entries in one hand-over (the most recently used the page holds).
 pub const MAX_ENTRIES: usize = 32;
 
-/// One answer the page stored before a worker controlled it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HandedEntry {
-    /// The request as the page built it.
-    pub request: HandedRequest,
-    /// The answer the network gave it.
-    pub response: HandedResponse,
-    /// When the page stored it (Unix ms): the entry expires when it would have in the page.
-    pub stored_at: u64,
-}
-
-/// A request of a [`HandedEntry`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HandedRequest {
-    /// `GET` or `POST`.
-    pub method: String,
-    /// The absolute URL.
-    pub url: String,
-    /// `(name, value)`, cachet's headers included (`X-SW-Strategy`, `X-Cachet-Tags`, `X-Cachet-Auth`), never
-    /// `Authorization`.
-    #[serde(default)]
-    pub headers: Vec<(String, String)>,
-    /// A GraphQL POST's body.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<String>,
-    /// The [`auth_fingerprint`](crate::cache_key::auth_fingerprint) of the `Authorization` it was sent with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub authorization: Option<String>,
-}
-
-/// An answer of a [`HandedEntry`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HandedResponse {
-    /// HTTP status.
-    pub status: u16,
-    /// `(name, value)` as the page read them.
-    #[serde(default)]
-    pub headers: Vec<(String, String)>,
-    /// The body (an answer whose body is not UTF-8 text is not handed over).
-    pub body: String,
-}
+pub use crate::protocol::handover::{HandedEntry, HandedRequest, HandedResponse};
 
 impl HandedRequest {
     /// The value of header `name` (case-insensitive).

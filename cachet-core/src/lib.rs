@@ -14,11 +14,12 @@
 //! | [`tags`] | tags derived from operation names; the tag headers |
 //! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
 //! | [`classify`] | what the Service Worker does with one request |
-//! | [`engine`] | every step of a cached request: keys, the planner, the runner both edges use |
+//! | [`engine`] | every step of a cached request and of a mutation: keys, the planner, the runner both edges use |
 //! | [`generations`] | invalidation by generations: whether a stored entry is current |
 //! | [`partition`] | which user partition a request's entry lives in |
 //! | [`handover`] | the first visit's answers, handed from the page to the worker that takes control |
-//! | [`protocol`] | every message between page, Service Worker and agent |
+//! | [`protocol`] | every message between page, Service Worker and agent, the wire headers and the worker's storage layout; it depends on no other module of this crate |
+//! | [`push`] | what the Service Worker does with a server push |
 //! | [`machines`] | auth, single-flight refresh, query status and mutation queue reducers |
 //! | [`devtools`] | what a devtools snapshot shows of entries, the queue and the identity |
 //!
@@ -49,6 +50,7 @@ pub mod join;
 pub mod machines;
 pub mod partition;
 pub mod protocol;
+pub mod push;
 pub mod shared;
 pub mod strategy;
 pub mod tags;

@@ -151,21 +151,7 @@ pub struct DeadLetter {
     pub at: u64,
 }
 
-/// Why a mutation was given up. Wire: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`,
-/// `{"kind":"unauthorized"}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum DeadLetterReason {
-    /// The server refused it with a 4xx status.
-    Rejected {
-        /// The status.
-        status: u16,
-    },
-    /// It failed `maxAttempts` times.
-    TooManyAttempts,
-    /// It met an auth failure again after a refresh.
-    Unauthorized,
-}
+pub use crate::protocol::DeadLetterReason;
 
 /// How one send went wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,6 +23,7 @@
 //! one retried request (SPEC §5.3: the SW scope holds no token); the SW must not store it.
 
 mod agent;
+pub mod handover;
 pub mod headers;
 mod page;
 pub mod push;
@@ -39,7 +40,7 @@ pub use snapshot::{
     DeadLetterView, EntryPage, EntryView, IdentityView, NotStoredView, QueueView, QueuedView, SnapshotQuery,
     StateSnapshot, TagCount,
 };
-pub use sw::{AuthChangeKind, SwEvent};
+pub use sw::{AuthChangeKind, DeadLetterReason, SwEvent};
 
 use serde::{Deserialize, Serialize};
 
@@ -139,7 +140,7 @@ fn encode<T: Serialize>(msg: &T) -> String {
     serde_json::to_string(&EnvelopeOut { v: PROTOCOL_VERSION, msg }).unwrap_or_default()
 }
 
-fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, ProtocolError> {
+pub(crate) fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, ProtocolError> {
     let (object, kind) = wire::envelope(text)?;
     serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
         if e.to_string().contains("unknown variant") {

@@ -89,7 +89,7 @@ pub enum PageToSw {
         /// Correlates the answer.
         request_id: u64,
         /// The entries, most recently used first.
-        entries: Vec<crate::handover::HandedEntry>,
+        entries: Vec<super::handover::HandedEntry>,
     },
 }
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::machines::queue::DeadLetterReason;
+use super::DeadLetterReason;
 
 /// Entries per page when a query asks for none.
 pub const DEFAULT_PAGE_SIZE: u32 = 50;

@@ -1,6 +1,5 @@
 //! [`SwEvent`]: what the Service Worker broadcasts to every page and agent.
 
-use crate::machines::queue::DeadLetterReason;
 use serde::{Deserialize, Serialize};
 
 /// An event the Service Worker broadcasts to every page and yew-agent worker of its origin.
@@ -84,4 +83,20 @@ pub enum AuthChangeKind {
     Refresh,
     /// `clearAuth()` purged everything.
     Clear,
+}
+
+/// Why a mutation was given up. Wire: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`,
+/// `{"kind":"unauthorized"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DeadLetterReason {
+    /// The server refused it with a 4xx status.
+    Rejected {
+        /// The status.
+        status: u16,
+    },
+    /// It failed `maxAttempts` times.
+    TooManyAttempts,
+    /// It met an auth failure again after a refresh.
+    Unauthorized,
 }

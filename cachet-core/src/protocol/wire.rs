@@ -12,10 +12,10 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::DeadLetterReason;
 use super::{
     AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SwEvent, SwToPage,
 };
-use crate::machines::queue::DeadLetterReason;
 
 /// The envelope of wire JSON: the object, and its `type`, once the version is checked.
 pub(super) fn envelope(text: &str) -> Result<(Map<String, Value>, String), ProtocolError> {

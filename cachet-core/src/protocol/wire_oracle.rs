@@ -6,12 +6,12 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::handover::{HandedEntry, HandedRequest, HandedResponse};
+use super::DeadLetterReason;
 use super::{
     decode_by_serde, decode_message, encode_message, AgentRequest, AgentResponse, AuthChangeKind, Message,
     PageReply, PageToSw, ProtocolError, SnapshotQuery, SwEvent, SwToPage,
 };
-use crate::handover::{HandedEntry, HandedRequest, HandedResponse};
-use crate::machines::queue::DeadLetterReason;
 
 fn entry() -> HandedEntry {
     HandedEntry {

@@ -297,3 +297,28 @@ fn unknown_newer_and_malformed_messages_are_typed_errors() {
         Err(ProtocolError::Malformed(_))
     ));
 }
+
+/// `protocol` is the wire, which every other module may use: it uses none of them (issue 33), so that a
+/// message's form never depends on a decision's code. Read from the source: no `crate::` path in code
+/// that leaves `crate::protocol` (doc links may point anywhere).
+#[test]
+fn the_protocol_module_depends_on_no_other_module_of_the_core() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocol");
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let mut rest = code;
+            while let Some(at) = rest.find("crate::") {
+                let after = &rest[at + "crate::".len()..];
+                if !after.starts_with("protocol") {
+                    offenders.push(format!("{}:{}: {}", path.display(), number + 1, line.trim()));
+                }
+                rest = after;
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "protocol uses other modules: {offenders:#?}");
+}

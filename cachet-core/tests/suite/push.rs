@@ -2,10 +2,9 @@
 //! included (a fuzz-ish table: each is ignored with a reason, never a panic).
 
 use cachet_core::config::{AuthType, Config, PushRefusal};
-use cachet_core::protocol::push::{
-    vapid_public_key, PushAction, PushError, PushMessage, Refetch, MAX_PUSH_BYTES, MAX_REFETCH,
-};
+use cachet_core::protocol::push::{vapid_public_key, PushMessage, MAX_PUSH_BYTES, MAX_REFETCH};
 use cachet_core::protocol::{encode_message, ProtocolError};
+use cachet_core::push::{PushAction, PushError, Refetch};
 use cachet_core::tags::{TagError, MAX_TAGS};
 
 fn config(text: &str) -> Config {

@@ -9,7 +9,7 @@
 //! marked as authenticated, the offline queue when it is marked `X-Cachet-Queue-Offline: 1`
 //! (`super::queue_plugin`), the app's own. This module carries the decisions out: the tags the runner
 //! names are invalidated (the whole entries: absent from then on, deleted in the background:
-//! [`super::invalidate::invalidate_everywhere`]) and `cache-invalidated {tags}` is broadcast to every page.
+//! `super::invalidate::invalidate_everywhere`) and `cache-invalidated {tags}` is broadcast to every page.
 
 use std::rc::Rc;
 

@@ -1,6 +1,6 @@
 //! Server push (SPEC §5.8): the server tells the worker what changed, with no page open.
 //!
-//! What a push means is the core's decision ([`cachet_core::protocol::push::PushAction::decide`]):
+//! What a push means is the core's decision ([`cachet_core::push::PushAction::decide`]):
 //! whether the config accepts pushes (`features.push.enabled`, cookie auth or none), then the payload's
 //! tags and documents. The engine carries it out:
 //!
@@ -22,7 +22,7 @@ use cachet_core::protocol::headers::{AUTH_HEADER, STRATEGY_HEADER};
 use std::rc::Rc;
 
 use cachet_core::config::Config;
-use cachet_core::protocol::push::{PushAction, Refetch};
+use cachet_core::push::{PushAction, Refetch};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     ClientQueryOptions, ClientType, Headers, NotificationOptions, PushEvent, Request, RequestInit,

@@ -5,7 +5,7 @@
 //! such transactions on the same store one after the other, so two events handled at the same time (two
 //! mutations queued at once, a replay and a `clear-all`) never lose each other's changes, and the new
 //! state is committed before anything it decided is carried out or announced. A change that changes
-//! nothing writes nothing, and the database stays open for the worker instance's life ([`database`]): the
+//! nothing writes nothing, and the database stays open for the worker instance's life (`sw::database`): the
 //! write that records a replay's outcome is the worker's share of the window in which a stopped worker
 //! forgets a mutation the server applied (RELIABILITY.md).
 //!

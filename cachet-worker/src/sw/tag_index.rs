@@ -8,7 +8,7 @@
 //! began, `cachet_core::generations`) (times in Unix milliseconds), with a multi-entry index on
 //! `tags` (looking a tag up is one index read, whatever the number of entries) and an index on
 //! `[cache, usedAt]` (the least recently used entries of a cache are its first keys), in the worker's one
-//! database ([`super::database`], beside the generations, the identity and the queue). The index may
+//! database (`sw::database`, beside the generations, the identity and the queue). The index may
 //! name an entry the cache no longer holds (a failed store, an eviction): deleting a missing cache entry
 //! is harmless, so invalidation stays correct.
 
@@ -80,7 +80,7 @@ fn cache_of(record: &JsValue) -> Option<String> {
 }
 
 impl TagIndex {
-    /// Opens (creating on first use) the index: the worker's database ([`database::open`]).
+    /// Opens (creating on first use) the index: the worker's database (`sw::database`).
     pub async fn open() -> Result<Self, Error> {
         database::open().await?;
         Ok(TagIndex { counts: std::cell::RefCell::default() })

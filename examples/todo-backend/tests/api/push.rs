@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use cachet_core::protocol::decode_message;
-use cachet_core::protocol::push::{PushAction, PushMessage};
+use cachet_core::protocol::push::PushMessage;
+use cachet_core::push::PushAction;
 use serde_json::{json, Value};
 use todo_backend::fake_push_service::FakePushService;
 use todo_backend::AuthMode;
