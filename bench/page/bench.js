@@ -489,4 +489,30 @@ window.bench = {
     const [elapsed, source] = await timedQuery(id, size, 'bench-cold');
     return { samples: [elapsed], sources: sourceCounts([source]) };
   },
+
+  // One query nobody stored, timed alone, the server answering `delay` ms late (the runner stops the
+  // worker before each call: a cold miss).
+  async coldMiss(id, size, delay) {
+    const init = queryInit(id, size, 'bench-cold-miss');
+    init.headers['x-bench-delay'] = String(delay);
+    const started = performance.now();
+    const response = await fetch('/graphql', init);
+    const text = await response.text();
+    const elapsed = performance.now() - started;
+    if (response.status !== 200) throw new Error(`BenchItem(${id}): HTTP ${response.status}`);
+    checkItem(text, id, size);
+    return { samples: [elapsed], sources: sourceCounts([response.headers.get('x-cachet-source')]) };
+  },
+
+  // One GET of `url` (a script), timed until its body arrived (the runner stops the worker first).
+  async coldAsset(url, expected) {
+    const started = performance.now();
+    const response = await fetch(url);
+    const text = await response.text();
+    const elapsed = performance.now() - started;
+    if (response.status !== 200 || text !== expected) {
+      throw new Error(`${url}: HTTP ${response.status}, ${text.length} bytes`);
+    }
+    return { samples: [elapsed], sources: sourceCounts([response.headers.get('x-cachet-source')]) };
+  },
 };

@@ -8,13 +8,14 @@
 //! | a query with `variables: {id, size}` | `{"data":{"item":{"id":<id>,"rev":<rev>,"pad":"xx…"}}}`, exactly `size` bytes |
 //! | a `mutation` with `variables: {id}` | `{"data":{"createNote":{"id":<id>}}}`, and item `id`'s `rev` goes up by one |
 //!
-//! It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
+//! A request carrying `X-Bench-Delay: <ms>` is answered that many milliseconds late (at most 1 000), as
+//! over a network with that round trip. It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
 //! reached the network and that an invalidated entry did; `rev` is how a page sees fresh data.
 //!
 //! `GET /nav/<ms>/page.html` is a small page (one script, one stylesheet: `nav.js`, `nav.css` beside
 //! it), each file answered `<ms>` milliseconds late (at most 1 000), as over a network with that round
-//! trip; `Cache-Control: no-cache` keeps the HTTP cache from answering for it. The pages served are
-//! counted, so that a navigation asked twice (a preload not used) fails the run.
+//! trip; `Cache-Control: no-cache` keeps the HTTP cache from answering for it. The pages and the assets
+//! served are counted, so that a navigation asked twice (a preload not used) fails the run.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ pub struct Counts {
     mutations: AtomicU64,
     /// `/nav/<ms>/page.html` answers.
     pages: AtomicU64,
+    /// `/nav/<ms>/nav.js` and `nav.css` answers.
+    assets: AtomicU64,
     /// Item id → how many mutations named it.
     revisions: std::sync::Mutex<std::collections::HashMap<i64, u64>>,
 }
@@ -51,6 +54,11 @@ impl Counts {
     /// The `/nav/<ms>/page.html` answers so far.
     pub fn pages(&self) -> u64 {
         self.pages.load(Ordering::SeqCst)
+    }
+
+    /// The `/nav/<ms>/nav.js` and `nav.css` answers so far.
+    pub fn assets(&self) -> u64 {
+        self.assets.load(Ordering::SeqCst)
     }
 }
 
@@ -97,7 +105,12 @@ async fn isolate(mut response: Response) -> Response {
     response
 }
 
-async fn graphql(State(counts): State<Arc<Counts>>, body: Bytes) -> Response {
+async fn graphql(State(counts): State<Arc<Counts>>, headers: axum::http::HeaderMap, body: Bytes) -> Response {
+    // `X-Bench-Delay: <ms>` (at most 1 000): answered that late, as over a network with that round trip.
+    let delay = headers.get("x-bench-delay").and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if let Some(ms) = delay {
+        tokio::time::sleep(std::time::Duration::from_millis(ms.min(1_000))).await;
+    }
     match answer(&counts, &body) {
         Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(message) => (StatusCode::BAD_REQUEST, message).into_response(),
@@ -108,7 +121,8 @@ async fn graphql(State(counts): State<Arc<Counts>>, body: Bytes) -> Response {
 const NAV_PAGE: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><title>nav</title>\
 <link rel=\"stylesheet\" href=\"nav.css\"><script src=\"nav.js\"></script></head>\
 <body><p>navigated</p></body></html>";
-const NAV_SCRIPT: &str = "window.navScript = true;";
+/// The navigation page's script (also what the first-asset row fetches).
+pub const NAV_SCRIPT: &str = "window.navScript = true;";
 const NAV_STYLE: &str = "p { color: #333; }";
 
 /// `GET /nav/<ms>/<file>`: the page or one of its assets, `ms` milliseconds late.
@@ -123,9 +137,10 @@ async fn navigation_file(
         _ => return StatusCode::NOT_FOUND.into_response(),
     };
     tokio::time::sleep(std::time::Duration::from_millis(ms.min(1_000))).await;
-    if file == "page.html" {
-        counts.pages.fetch_add(1, Ordering::SeqCst);
-    }
+    match file == "page.html" {
+        true => counts.pages.fetch_add(1, Ordering::SeqCst),
+        false => counts.assets.fetch_add(1, Ordering::SeqCst),
+    };
     ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 

@@ -40,11 +40,18 @@ pub enum Workload {
     NavFirstByteRtt,
     /// The same, until the load event.
     NavLoadRtt,
+    /// A stopped worker until the answer of a query it has not stored (1 KB; the server at once).
+    ColdMiss,
+    /// The same, the server answering 50 ms late.
+    ColdMissRtt,
+    /// A stopped worker until a script the page fetches has arrived (the app's default strategy,
+    /// network-first for cachet and Workbox's route; the server 50 ms late).
+    ColdAssetRtt,
 }
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 16] = [
+    pub const ALL: [Workload; 19] = [
         Workload::Hit1k,
         Workload::Hit100k,
         Workload::Miss,
@@ -54,6 +61,9 @@ impl Workload {
         Workload::Invalidate1k,
         Workload::Invalidate10k,
         Workload::ColdStart,
+        Workload::ColdMiss,
+        Workload::ColdMissRtt,
+        Workload::ColdAssetRtt,
         Workload::InvalidationEvent,
         Workload::InvalidationFresh,
         Workload::HookRerender,
@@ -82,6 +92,9 @@ impl Workload {
             Workload::NavLoad => "navigation, stopped SW: load (1 script, 1 stylesheet)",
             Workload::NavFirstByteRtt => "navigation, stopped SW, 50 ms round trip: first byte",
             Workload::NavLoadRtt => "navigation, stopped SW, 50 ms round trip: load",
+            Workload::ColdMiss => "cold miss: stopped SW → answer of a new 1 KB query",
+            Workload::ColdMissRtt => "cold miss, 50 ms round trip",
+            Workload::ColdAssetRtt => "first asset after a stop, 50 ms round trip (a script, network-first)",
         }
     }
 

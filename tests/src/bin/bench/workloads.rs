@@ -59,6 +59,14 @@ pub async fn run_all(
     for site in sites.iter().filter(|_| wants(Workload::ColdStart)) {
         keep(Workload::ColdStart, site.variant, cold_start(browser, site, 5, settings.cold).await?);
     }
+    for (ms, workload, first_id) in [(0, Workload::ColdMiss, 20_000), (50, Workload::ColdMissRtt, 30_000)] {
+        for site in sites.iter().filter(|_| wants(workload)) {
+            keep(workload, site.variant, cold_miss(browser, site, first_id, ms, settings.cold).await?);
+        }
+    }
+    for site in sites.iter().filter(|_| wants(Workload::ColdAssetRtt)) {
+        keep(Workload::ColdAssetRtt, site.variant, cold_asset(browser, site, 50, settings.cold).await?);
+    }
     for (ms, first_byte, load) in [
         (0, Workload::NavFirstByte, Workload::NavLoad),
         (50, Workload::NavFirstByteRtt, Workload::NavLoadRtt),
@@ -209,6 +217,45 @@ async fn cold_start(browser: &Browser, site: &Site, id: u64, rounds: u64) -> Res
             bail!("{}: no service worker running after a cold-start answer", site.variant.name());
         }
         times.extend(samples(&out)?);
+    }
+    Ok(times)
+}
+
+/// `rounds` queries nobody stored (ids from `first_id`), each with every worker stopped first, the server
+/// answering `ms` late: each must reach the server once, and cachet's answer come from the network.
+async fn cold_miss(browser: &Browser, site: &Site, first_id: u64, ms: u64, rounds: u64) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    let mut times = Vec::new();
+    for id in first_id..first_id + rounds {
+        browser.stop_service_workers().await?;
+        let before = site.main.counts.snapshot();
+        let out = browser.call(&format!("bench.coldMiss({id}, 1024, {ms})")).await?;
+        let queries = site.main.counts.snapshot().0 - before.0;
+        expect_count(site.variant, &format!("cold miss ({ms} ms): server queries"), queries, 1..=1)?;
+        expect_cachet_sources(site.variant, "cold miss", &out["sources"], "network", 1)?;
+        times.extend(samples(&out)?);
+    }
+    Ok(times)
+}
+
+/// `rounds` fetches of `/nav/<ms>/nav.js` from the page, each with every worker stopped first, after one
+/// untimed: each must reach the server once (network-first for cachet and Workbox's route; the HTTP cache
+/// revalidates a `no-cache` answer), and cachet's answer come from the network.
+async fn cold_asset(browser: &Browser, site: &Site, ms: u64, rounds: u64) -> Result<Vec<f64>> {
+    browser.open(&site.main.url, site.variant).await?;
+    let url = format!("/nav/{ms}/nav.js");
+    let expected = serde_json::json!(crate::server::NAV_SCRIPT);
+    let mut times = Vec::new();
+    for round in 0..=rounds {
+        browser.stop_service_workers().await?;
+        let before = site.main.counts.assets();
+        let out = browser.call(&format!("bench.coldAsset({}, {expected})", serde_json::json!(url))).await?;
+        let asked = site.main.counts.assets() - before;
+        expect_count(site.variant, &format!("first asset ({ms} ms): assets served"), asked, 1..=1)?;
+        expect_cachet_sources(site.variant, "first asset", &out["sources"], "network", 1)?;
+        if round > 0 {
+            times.extend(samples(&out)?);
+        }
     }
     Ok(times)
 }
