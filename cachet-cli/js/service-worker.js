@@ -18,7 +18,7 @@ for (const script of ['./cachet-sw-config.js', './cachet-build.js', './cachet-sw
   }
 }
 
-const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [] };
+const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
 const BUILD = self.CACHET_BUILD || 'unstamped';
 const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
 const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
@@ -61,6 +61,19 @@ function routed(request) {
   if (request.method === 'POST') return ROUTES.graphqlEndpoints.includes(url.pathname);
   if (request.method !== 'GET') return false;
   return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
+}
+
+// The rule of cachet_core::config::SwRoutes::fetches_early: a routed GET whose job begins with the
+// network whatever the engine reads (no GraphQL endpoint, none of cachet's request headers, the config's
+// default strategy network-first or network-only). It is sent now, and the engine's network step takes
+// this answer, as it takes a navigation's preload: sent once, while a stopped worker starts.
+function fetchesEarly(request) {
+  if (!ROUTES.fetchEarly || request.method !== 'GET' || request.mode === 'navigate') return false;
+  if (ROUTES.graphqlEndpoints.includes(new URL(request.url).pathname)) return false;
+  for (const name of request.headers.keys()) {
+    if (name === 'x-sw-strategy' || name.startsWith('x-cachet-')) return false;
+  }
+  return true;
 }
 
 // Static routes (the Static Routing API, `InstallEvent.addRoutes`: Chromium 123+, feature-detected):
@@ -112,10 +125,13 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('fetch', (event) => {
   if (!routed(event.request)) return;
+  const early = fetchesEarly(event.request) ? fetch(event.request) : undefined;
+  // Kept alive until it settles, its failure left to the engine (which falls back to its cache).
+  if (early) event.waitUntil(early.catch(() => undefined));
   // If the engine cannot load, the request goes to the network as if there were no SW (a navigation:
-  // its preloaded answer, when there is one).
-  event.respondWith(engine().then((e) => e.fetch(event), async () => {
-    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : undefined;
+  // its preloaded answer, when there is one; an early one: that answer).
+  event.respondWith(engine().then((e) => e.fetch(event, early), async () => {
+    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
     return preloaded || fetch(event.request);
   }));
 });

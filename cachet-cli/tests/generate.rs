@@ -123,7 +123,7 @@ fn generate_writes_once_then_changes_nothing_and_check_notices_edits() {
     let written = std::fs::read_to_string(app.path().join(cachet_cli::SW_CONFIG_PATH)).unwrap();
     assert!(
         written.contains(
-            r#"self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":[]};"#
+            r#"self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":[],"fetchEarly":true};"#
         ),
         "{written}"
     );
@@ -214,4 +214,23 @@ fn bundles_are_copied_only_when_asked_for_and_a_missing_build_is_named() {
     let changed = cachet(&["generate", "--dir", dir, &flag, "--check"]);
     assert_eq!(changed.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&changed.stderr).contains("cachet/cachet-api.bundle.js"));
+}
+
+#[test]
+fn the_shims_early_send_rule_names_cachets_headers_as_the_core_does() {
+    // `fetchesEarly` in the shim tests a header name as `is_cachet_header` does.
+    use cachet_core::protocol::headers::{is_cachet_header, STRATEGY_HEADER};
+    let config = cachet_core::config::Config::from_json_str("{}").unwrap();
+    let files = cachet_cli::generated_files(&config);
+    let shim = files.iter().find(|file| file.path == cachet_cli::SW_SHIM_PATH).unwrap();
+    let rule = format!("if (name === '{STRATEGY_HEADER}' || name.startsWith('x-cachet-')) return false;");
+    assert!(shim.content.contains(&rule), "the shim should test headers with: {rule}");
+    assert!(is_cachet_header(STRATEGY_HEADER) && is_cachet_header("x-cachet-anything"));
+    assert!(!is_cachet_header("x-cachetx") && !is_cachet_header("x-sw-other"));
+    let sw_config = files.iter().find(|file| file.path == "cachet-sw-config.js").unwrap();
+    assert!(
+        sw_config.content.contains("\"fetchEarly\":true"),
+        "network-first by default: {}",
+        sw_config.content
+    );
 }

@@ -50,4 +50,4 @@ self.CACHET_CONFIG = {
     "backoffMaxMs": 60000
   }
 };
-self.CACHET_ROUTES = {"passThrough":[],"graphqlEndpoints":["/graphql"]};
+self.CACHET_ROUTES = {"passThrough":[],"graphqlEndpoints":["/graphql"],"fetchEarly":true};

@@ -50,4 +50,4 @@ self.CACHET_CONFIG = {
     "backoffMaxMs": 60000
   }
 };
-self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":["/graphql"]};
+self.CACHET_ROUTES = {"passThrough":["/api/login","/api/logout","/api/refresh","/api/me"],"graphqlEndpoints":["/graphql"],"fetchEarly":true};

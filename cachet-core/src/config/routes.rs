@@ -5,10 +5,18 @@
 //! `passThrough` path (equal to it, or continuing it with `/`, exactly as [`Config::is_auth_route`]
 //! decides) or a `POST` to one of `graphqlEndpoints` (exactly, as [`Config::graphql_endpoint_index`]
 //! decides). The engine then classifies it fully with [`crate::classify::classify_request`].
+//!
+//! A routed request whose job begins with the network whatever the engine reads ([`SwRoutes::fetches_early`]:
+//! a `GET`, not to a GraphQL endpoint, carrying none of cachet's request headers, while the config's
+//! default strategy is network-first or network-only) is sent by the shim as the event arrives, and the
+//! engine's network step takes that answer (`cachet-worker`'s `WorkerNetwork`), as it takes a
+//! navigation's preload: the request is sent once, and a stopped worker's start and the network's time
+//! overlap. Everything else waits for the engine, which decides first.
 
 use serde::Serialize;
 
 use super::Config;
+use crate::strategy::Strategy;
 
 /// What the shim needs to route synchronously.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -18,6 +26,10 @@ pub struct SwRoutes {
     pub pass_through: Vec<String>,
     /// GraphQL endpoint paths whose POSTs reach the engine: the configured ones when GraphQL is on.
     pub graphql_endpoints: Vec<String>,
+    /// Whether a `GET` with none of cachet's request headers begins with the network (the config's
+    /// `strategy.default` is network-first or network-only): the shim then sends it early
+    /// ([`SwRoutes::fetches_early`]).
+    pub fetch_early: bool,
 }
 
 impl SwRoutes {
@@ -34,6 +46,19 @@ impl SwRoutes {
             _ => false,
         }
     }
+
+    /// Whether the shim sends a routed request early, handing the answer to the engine (the module
+    /// docs): `method` `GET`, `path` (no query string) routed and not a GraphQL endpoint (a GraphQL
+    /// `GET` is a query, classified by the engine), none of `header_names` (lower case) cachet's own
+    /// ([`crate::protocol::headers::is_cachet_header`]: a strategy, tags or the auth marker change what
+    /// the engine does first), and [`SwRoutes::fetch_early`]. The shim runs this rule in JavaScript.
+    pub fn fetches_early(&self, method: &str, path: &str, header_names: &[&str]) -> bool {
+        self.fetch_early
+            && method == "GET"
+            && self.routes(method, path)
+            && !self.graphql_endpoints.iter().any(|endpoint| endpoint == path)
+            && !header_names.iter().any(|name| crate::protocol::headers::is_cachet_header(name))
+    }
 }
 
 impl Config {
@@ -44,6 +69,7 @@ impl Config {
         SwRoutes {
             pass_through: if auth.enabled { auth.route_paths.clone() } else { Vec::new() },
             graphql_endpoints: if graphql.enabled { graphql.endpoints.clone() } else { Vec::new() },
+            fetch_early: matches!(self.strategy.default, Strategy::NetworkFirst | Strategy::NetworkOnly),
         }
     }
 }
@@ -78,8 +104,11 @@ mod tests {
 
     #[test]
     fn the_route_rule_matches_the_shims() {
-        let routes =
-            SwRoutes { pass_through: vec!["/api/login".into()], graphql_endpoints: vec!["/graphql".into()] };
+        let routes = SwRoutes {
+            pass_through: vec!["/api/login".into()],
+            graphql_endpoints: vec!["/graphql".into()],
+            fetch_early: true,
+        };
         let table = [
             ("GET", "/api/notes", true),
             ("GET", "/api/login", false),
@@ -93,5 +122,35 @@ mod tests {
         for (method, path, routed) in table {
             assert_eq!(routes.routes(method, path), routed, "{method} {path}");
         }
+    }
+
+    #[test]
+    fn only_a_get_whose_job_begins_with_the_network_is_sent_early() {
+        let config = Config::from_json_str(
+            r#"{"features":{"auth":{"enabled":true},"graphql":{"enabled":true,"endpoints":["/graphql"]}}}"#,
+        )
+        .unwrap_or_default();
+        let routes = config.sw_routes();
+        assert!(routes.fetch_early, "network-first is the default");
+        let table: [(&str, &str, &[&str], bool); 8] = [
+            ("GET", "/app.js", &["accept"], true),
+            ("GET", "/app.js", &["x-sw-strategy"], false),
+            ("GET", "/app.js", &["x-cachet-tags"], false),
+            ("GET", "/app.js", &["x-cachet-auth"], false),
+            ("GET", "/graphql", &[], false),
+            ("GET", "/api/login", &[], false),
+            ("POST", "/graphql", &[], false),
+            ("HEAD", "/app.js", &[], false),
+        ];
+        for (method, path, headers, early) in table {
+            assert_eq!(routes.fetches_early(method, path, headers), early, "{method} {path} {headers:?}");
+        }
+        let cache_first =
+            Config::from_json_str(r#"{"strategy":{"default":"cache-first"}}"#).unwrap_or_default();
+        assert!(!cache_first.sw_routes().fetch_early, "a lookup comes first");
+        assert!(!cache_first.sw_routes().fetches_early("GET", "/app.js", &[]));
+        let network_only =
+            Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
+        assert!(network_only.sw_routes().fetch_early);
     }
 }

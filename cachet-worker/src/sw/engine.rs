@@ -52,7 +52,8 @@ pub struct Target {
     /// A GraphQL query's operation name, for the devtools' list of answers not stored.
     pub operation: Option<String>,
     /// A navigation's preloaded answer (`FetchEvent.preloadResponse`, a promise of a `Response` or of
-    /// `undefined`): the network step uses it instead of a fetch of its own.
+    /// `undefined`), or the shim's early send of the request: the network step uses it instead of a fetch
+    /// of its own.
     pub preload: Option<Promise>,
 }
 
@@ -140,9 +141,11 @@ fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reaso
 /// auth-failure check's verdict on each answer (the auth plugin retries on it).
 ///
 /// A navigation's first network step takes the answer the browser preloaded (navigation preload, which
-/// the shim enables where the browser has it): the browser sent it as the worker started, so the network's
-/// time and the worker's start overlap rather than add up. It is taken once, and only by a step that sets
-/// no header of its own (a plugin's retry sends its own request); a preload that resolves to nothing (none
+/// the shim enables where the browser has it), and another request's the shim's early send of it (a
+/// request whose job begins with the network: `cachet_core::config::SwRoutes::fetches_early`): it was
+/// sent as the worker started, so the network's time and the worker's start overlap rather than add up.
+/// It is taken once, and only by a step that sets no header of its own (a plugin's retry, or an app
+/// plugin's `request_will_fetch` headers: the request is then sent again with them); a preload that resolves to nothing (none
 /// was made) leaves the step to a fetch, and one that fails is the network's failure, as a fetch's is.
 pub(crate) struct WorkerNetwork {
     pub(crate) request: Request,
@@ -168,7 +171,7 @@ impl Network<Response, Error> for WorkerNetwork {
     }
 }
 
-/// What `preload` (a navigation's `FetchEvent.preloadResponse`) resolved to: the preloaded answer, or
+/// What `preload` (a navigation's `FetchEvent.preloadResponse`, or the shim's early send) resolved to: the preloaded answer, or
 /// `None` when there is none (no preload made, or none asked for); a rejected preload is
 /// [`Error::Network`] for `url`, as a failed fetch is.
 pub(crate) async fn preloaded(preload: Option<Promise>, url: &str) -> Result<Option<Response>, Error> {

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
-//! | `fetch` | `fetch(event)` | answers a request the shim routed here, returns a `Promise<Response>` |
+//! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes |
 //! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
 //! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
@@ -109,13 +109,17 @@ pub fn install() {
         })
     });
     let fetch_config = config.clone();
-    let fetch = Closure::<dyn Fn(FetchEvent) -> js_sys::Promise>::new(move |event: FetchEvent| {
-        let config = fetch_config.clone();
-        // The queue's start replay begins after the first answer (`router::handle_fetch`).
-        wasm_bindgen_futures::future_to_promise(async move {
-            router::handle_fetch(&event, &config).await.map(JsValue::from).map_err(JsValue::from)
-        })
-    });
+    let fetch = Closure::<dyn Fn(FetchEvent, JsValue) -> js_sys::Promise>::new(
+        move |event: FetchEvent, early: JsValue| {
+            let config = fetch_config.clone();
+            // The shim's early send of a request whose job begins with the network, if it made one.
+            let early = early.dyn_into::<js_sys::Promise>().ok();
+            // The queue's start replay begins after the first answer (`router::handle_fetch`).
+            wasm_bindgen_futures::future_to_promise(async move {
+                router::handle_fetch(&event, early, &config).await.map(JsValue::from).map_err(JsValue::from)
+            })
+        },
+    );
     let set = |name: &str, value: &JsValue| {
         // Setting a property on a fresh plain object cannot throw.
         let _ = js_sys::Reflect::set(&engine, &name.into(), value);

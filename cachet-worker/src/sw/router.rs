@@ -25,16 +25,22 @@ use crate::Error;
 /// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
 /// sweep of what earlier instances left) begins after its first answer, in the event's `waitUntil`: a
 /// stopped worker's first answer waits for nothing but what it reads ([`answer`]).
-pub(crate) async fn handle_fetch(event: &FetchEvent, config: &Rc<Config>) -> Result<Response, Error> {
+pub(crate) async fn handle_fetch(
+    event: &FetchEvent,
+    early: Option<Promise>,
+    config: &Rc<Config>,
+) -> Result<Response, Error> {
     let event_for_background = event.clone();
     let background: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     });
     let request = event.request();
+    // A navigation's preload by the browser, or the shim's early send of a request whose job begins with
+    // the network: either is the network step's answer (`engine::WorkerNetwork`), never a second send.
     let preload = match request.mode() == web_sys::RequestMode::Navigate {
         true => navigation_preload(event),
-        false => None,
+        false => early,
     };
     let client_id = event.client_id().unwrap_or_default();
     let answered = answer_with_preload(request, preload, client_id, config, background.clone()).await;
@@ -65,8 +71,8 @@ pub async fn answer(
     answer_with_preload(request, None, client_id, config, background).await
 }
 
-/// [`answer`] for a navigation whose answer the browser preloaded (`preload`, its
-/// `FetchEvent.preloadResponse`): the network step of its job uses it (`engine::WorkerNetwork`).
+/// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
+/// shim's early send): the network step of its job uses that answer (`engine::WorkerNetwork`).
 pub async fn answer_with_preload(
     request: web_sys::Request,
     preload: Option<Promise>,

@@ -5,7 +5,6 @@
 //! its steps, as Chromium does to an idle one: nothing a story relies on may live only in the worker's
 //! memory.
 
-
 use anyhow::{bail, Result};
 use cachet_e2e::app::{Stored, BEARER_CONFIG};
 use cachet_e2e::Harness;
