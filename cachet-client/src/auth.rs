@@ -117,7 +117,7 @@ impl Client {
         let failed = inner.auth.borrow().as_ref().and_then(AuthData::authorization);
         let generation = inner.refresh.generation();
         match inner.after_auth_failure(failed, false, generation, Origin::Page).await {
-            RefreshOutcome::Retry | RefreshOutcome::Reject(RejectReason::NotRefreshable) => {
+            RefreshOutcome::Retry { .. } | RefreshOutcome::Reject(RejectReason::NotRefreshable) => {
                 Ok(inner.auth.borrow().clone())
             }
             RefreshOutcome::Reject(_) => match (inner.auth.borrow().clone(), inner.refresh.last_error()) {

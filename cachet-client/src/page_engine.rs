@@ -271,7 +271,7 @@ impl Plugin<HttpResponse> for PageAuth {
             let outcome =
                 self.inner.after_auth_failure(failed, retried, self.generation.get(), Origin::Page).await;
             match outcome {
-                crate::refresh_state::RefreshOutcome::Retry if !retried => AfterFetch::Retry,
+                crate::refresh_state::RefreshOutcome::Retry { .. } if !retried => AfterFetch::Retry,
                 _ => AfterFetch::Keep,
             }
         })

@@ -38,16 +38,9 @@ impl Inner {
         generation: u64,
         origin: Origin,
     ) -> RefreshOutcome {
-        let request = self.refresh.next_request.get() + 1;
-        self.refresh.next_request.set(request);
-        let (sender, outcome) = oneshot::channel();
-        self.refresh.waiters.borrow_mut().insert(request, sender);
-        let effects = self.refresh.reduce(RefreshEvent::AuthFailed {
-            request,
-            retried,
-            sent_with_generation: generation,
-        });
-        if self.refresh.settle(effects) {
+        let token = failed.as_deref().map(auth_fingerprint);
+        let (outcome, start) = self.refresh.auth_failed(retried, generation, token);
+        if start {
             let inner = self.clone();
             wasm_bindgen_futures::spawn_local(async move { inner.run_refresh(failed, origin).await });
         }
@@ -56,15 +49,14 @@ impl Inner {
 
     /// Rejects every waiter (auth was cleared); a refresh finishing later is ignored.
     pub(crate) fn reset_refresh(&self) {
-        let effects = self.refresh.reduce(RefreshEvent::Reset);
-        self.refresh.settle(effects);
+        self.refresh.apply(RefreshEvent::Reset);
     }
 
     async fn run_refresh(self: Rc<Self>, failed: Option<String>, origin: Origin) {
         let outcome = with_timeout(self.options.refresh_timeout, self.refresh_once(failed, origin)).await;
         let event = match outcome {
             Some(Ok(true)) => RefreshEvent::Succeeded,
-            Some(Ok(false)) => RefreshEvent::Failed,
+            Some(Ok(false)) => RefreshEvent::Refused,
             Some(Err(error)) => {
                 web_sys::console::warn_1(&format!("cachet: token refresh failed: {error}").into());
                 *self.refresh.last_error.borrow_mut() = Some(error);
@@ -79,8 +71,7 @@ impl Inner {
                 RefreshEvent::Failed
             }
         };
-        let effects = self.refresh.reduce(event);
-        if self.refresh.settle(effects) {
+        if self.refresh.apply(event) {
             // A new failure arrived between the outcome and now: the machine asks for another refresh.
             let current = self.auth.borrow().as_ref().and_then(crate::AuthData::authorization);
             Box::pin(self.run_refresh(current, origin)).await;

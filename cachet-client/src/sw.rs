@@ -153,7 +153,7 @@ impl Inner {
         }
         let generation = self.refresh.generation();
         match self.after_auth_failure(current, false, generation, Origin::ServiceWorker).await {
-            RefreshOutcome::Retry => {
+            RefreshOutcome::Retry { .. } => {
                 (true, self.auth.borrow().as_ref().and_then(crate::AuthData::authorization))
             }
             RefreshOutcome::Reject(_) => (false, None),

@@ -17,7 +17,10 @@
 //!   | auth failure after a refresh | dead letter [`DeadLetterReason::Unauthorized`]: never a refresh loop |
 //!   | 4xx other than 408 and 429 | dead letter [`DeadLetterReason::Rejected`]: resending cannot help |
 //!   | 408, 429, 5xx, other statuses, network failure | retried after a backoff, or dead letter [`DeadLetterReason::TooManyAttempts`] once `maxAttempts` sends failed so |
-//!   | not sent ([`SendFailure::NotSent`]: no page could give a bearer mutation its auth) | retried after a backoff; never counted, never a dead letter |
+//!   | not sent ([`SendFailure::NotSent`]: no page could give a bearer mutation its auth) | retried after a backoff, woken by a page's alarm or the next trigger (no [`QueueEffect::WakeAt`]: a worker's timer has no page to ask); never counted, never a dead letter |
+//!
+//!   A network failure also means the network cannot be reached: the queue is offline (as after
+//!   [`QueueEvent::Offline`]) and asks for no wake-up; the next [`QueueEvent::Online`] replays.
 //!
 //! - **Stops are not failures.** `attempts` counts sends that ended in an answer or a network failure,
 //!   counted when the outcome arrives ([`QueueEvent::SendFailed`]), never when the send starts: a worker
@@ -143,6 +146,11 @@ impl QueueState {
                     return (self, effects);
                 }
                 self.in_flight = None;
+                if failure == SendFailure::Network {
+                    // The network cannot be reached: nothing is sent until a connectivity trigger says
+                    // it can ([`QueueEvent::Online`]).
+                    self.online = false;
+                }
                 self.fail_head(failure, now, random, &mut effects);
             }
             QueueEvent::RefreshFinished { ok, now, random } => {
@@ -208,7 +216,12 @@ impl QueueState {
             head.next_attempt_at = retry_at;
             effects.push(QueueEffect::Announce(SwEvent::MutationFailed { id: head.id, attempts, retry_at }));
         }
-        effects.push(QueueEffect::WakeAt { at: retry_at });
+        // No wake-up while offline (a wake-up would send nothing: the next connectivity trigger
+        // replays), nor for a mutation no page could authorise (a worker's timer has no page to ask: a
+        // page's alarm, `QueueState::alarm`, or the next trigger tries again).
+        if self.online && failure != SendFailure::NotSent {
+            effects.push(QueueEffect::WakeAt { at: retry_at });
+        }
     }
 
     /// Sends the head when it is due and nothing blocks; otherwise asks to be woken when it is due.

@@ -106,10 +106,10 @@ fn server_errors_back_off_with_jitter_until_the_attempt_cap() {
     assert_eq!(effects, [QueueEffect::WakeAt { at: 600 }], "not before it is due");
     let (state, effects) = state.reduce(QueueEvent::Wake { now: 600 });
     assert_eq!(sent(&effects), [1]);
-    // 2nd failure (network): d = 2000, random = max gives the full 2000.
+    // 2nd failure (a 503): d = 2000, random = max gives the full 2000.
     let (state, effects) = state.reduce(QueueEvent::SendFailed {
         id: 1,
-        failure: SendFailure::Network,
+        failure: SendFailure::Status(503),
         now: 700,
         random: u32::MAX,
     });
@@ -368,6 +368,7 @@ pub(crate) fn varied_states() -> Vec<QueueState> {
         let id = sent(&effects)[0];
         (exhausted, _) =
             next.reduce(QueueEvent::SendFailed { id, failure: SendFailure::Network, now: 8, random: 0 });
+        exhausted = exhausted.reduce(QueueEvent::Online { now: 8 }).0;
     }
     states.push(exhausted);
     states
@@ -488,10 +489,11 @@ fn a_mutation_no_page_could_authorise_waits_and_is_never_a_dead_letter() {
             [
                 QueueEffect::Persist,
                 QueueEffect::Announce(SwEvent::MutationFailed { id: 1, attempts: 0, retry_at: now + 500 }),
-                QueueEffect::WakeAt { at: now + 500 },
             ],
-            "round {round}"
+            "round {round}: no wake-up of the worker's own (it has no page to ask)"
         );
+        assert_eq!(next.alarm(now, true).check_at, Some(now + 500), "a page's alarm wakes it when due");
+        assert!(next.alarm(now + 500, true).wake_now);
         let (next, effects) = next.reduce(QueueEvent::Wake { now: now + 500 });
         assert_eq!(sent(&effects), [1]);
         state = next;
@@ -594,4 +596,29 @@ fn the_page_reads_the_same_alarm_from_the_stored_text() {
             other => panic!("{text}: {other:?}"),
         }
     }
+}
+
+#[test]
+fn a_network_failure_takes_the_queue_offline_until_a_connectivity_trigger() {
+    let (state, _) = enqueue(QueueState::new(BOUNDS, true), "A", 0);
+    let (state, _) = enqueue(state, "B", 1);
+    let (state, effects) =
+        state.reduce(QueueEvent::SendFailed { id: 1, failure: SendFailure::Network, now: 10, random: 0 });
+    assert!(!state.online);
+    assert!(
+        !effects.iter().any(|e| matches!(e, QueueEffect::WakeAt { .. } | QueueEffect::Send { .. })),
+        "{effects:?}"
+    );
+    let (state, effects) = state.reduce(QueueEvent::Wake { now: 100_000 });
+    assert!(effects.is_empty(), "a wake-up sends nothing while offline: {effects:?}");
+    let (_, effects) = state.reduce(QueueEvent::Online { now: 100_000 });
+    assert_eq!(sent(&effects), [1], "FIFO: the head again, never B first");
+    // A refresh that found no fresh auth backs off as before, online, with a wake-up.
+    let (state, effects) = enqueue(QueueState::new(BOUNDS, true), "C", 2);
+    let id = sent(&effects)[0];
+    let (state, _) =
+        state.reduce(QueueEvent::SendFailed { id, failure: SendFailure::AuthFailure, now: 20, random: 0 });
+    let (state, effects) = state.reduce(QueueEvent::RefreshFinished { ok: false, now: 30, random: 0 });
+    assert!(state.online);
+    assert!(effects.iter().any(|e| matches!(e, QueueEffect::WakeAt { .. })), "{effects:?}");
 }

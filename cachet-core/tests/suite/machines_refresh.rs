@@ -1,9 +1,20 @@
 //! Single-flight refresh: one refresh, waiters released together, each request retried once.
 
-use cachet_core::machines::refresh::{RefreshEffect, RefreshEvent, RefreshState, RejectReason};
+use cachet_core::machines::refresh::{
+    Flight, Outcome, RefreshEffect, RefreshEvent, RefreshState, RejectReason, REFUSED_REMEMBERED,
+};
 
 fn failed(request: u64, retried: bool, generation: u64) -> RefreshEvent {
-    RefreshEvent::AuthFailed { request, retried, sent_with_generation: generation }
+    failed_with(request, retried, generation, "t1")
+}
+
+fn failed_with(request: u64, retried: bool, generation: u64, token: &str) -> RefreshEvent {
+    RefreshEvent::AuthFailed {
+        request,
+        retried,
+        sent_with_generation: generation,
+        token: Some(token.to_owned()),
+    }
 }
 
 #[test]
@@ -94,4 +105,81 @@ fn no_request_is_ever_retried_twice() {
     }
     assert!(retries.values().all(|count| *count == 1));
     assert!(!retries.is_empty());
+}
+
+#[test]
+fn a_refused_token_is_rejected_at_once_and_another_token_still_refreshes() {
+    let (state, _) = RefreshState::new(true).reduce(failed_with(1, false, 0, "old"));
+    let (state, _) = state.reduce(failed_with(2, false, 0, "other"));
+    let (state, effects) = state.reduce(RefreshEvent::Refused);
+    assert_eq!(
+        effects,
+        [1, 2].map(|request| RefreshEffect::Reject { request, reason: RejectReason::RefreshFailed })
+    );
+    assert_eq!(state.refused, ["old"], "the token that started the refresh, not every waiter's");
+    let (state, effects) = state.reduce(failed_with(3, false, 0, "old"));
+    assert_eq!(
+        effects,
+        [RefreshEffect::Reject { request: 3, reason: RejectReason::RefreshFailed }],
+        "no new refresh"
+    );
+    let (state, effects) = state.reduce(failed_with(4, false, 0, "new"));
+    assert_eq!(effects, [RefreshEffect::StartRefresh]);
+    // A refresh that merely failed (offline) remembers nothing: the token may refresh later.
+    let (state, _) = state.reduce(RefreshEvent::Failed);
+    assert_eq!(state.refused, ["old"]);
+    let (mut state, effects) = state.reduce(failed_with(5, false, 0, "new"));
+    assert_eq!(effects, [RefreshEffect::StartRefresh]);
+    // Bounded: the oldest refused token is forgotten first.
+    for n in 0..REFUSED_REMEMBERED {
+        state = state.reduce(RefreshEvent::Refused).0;
+        state = state.reduce(failed_with(10 + n as u64, false, 0, &format!("t{n}"))).0;
+    }
+    assert_eq!(state.refused.len(), REFUSED_REMEMBERED);
+    assert!(!state.refused.contains(&"old".to_owned()) && state.refused.contains(&"new".to_owned()));
+}
+
+#[test]
+fn a_flight_hands_each_waiter_back_with_its_outcome() {
+    let mut flight = Flight::new(true);
+    let first = flight.auth_failed("a", false, 0, Some("t1".into()));
+    assert!(first.start_refresh && first.told.is_empty());
+    let second = flight.auth_failed("b", false, 0, Some("t1".into()));
+    assert!(!second.start_refresh && second.told.is_empty(), "waits behind the running refresh");
+    let done = flight.apply(RefreshEvent::Succeeded);
+    assert_eq!(done.told, [("a", Outcome::Retry { generation: 1 }), ("b", Outcome::Retry { generation: 1 })]);
+    assert_eq!(flight.state().generation, 1);
+    let late = flight.auth_failed("c", false, 0, Some("t1".into()));
+    assert_eq!(
+        late.told,
+        [("c", Outcome::Retry { generation: 1 })],
+        "sent before the refresh: retried at once"
+    );
+    let again = flight.auth_failed("d", true, 1, Some("t2".into()));
+    assert_eq!(again.told, [("d", Outcome::Reject(RejectReason::AlreadyRetried))]);
+    let _ = flight.auth_failed("e", false, 1, Some("t2".into()));
+    let cleared = flight.apply(RefreshEvent::Reset);
+    assert_eq!(cleared.told, [("e", Outcome::Reject(RejectReason::Cleared))]);
+    let mut cookie = Flight::new(false);
+    assert_eq!(
+        cookie.auth_failed("f", false, 0, None).told,
+        [("f", Outcome::Reject(RejectReason::NotRefreshable))]
+    );
+}
+
+#[test]
+fn no_token_is_never_remembered_as_refused_and_a_reset_forgets_refusals() {
+    let none =
+        |request| RefreshEvent::AuthFailed { request, retried: false, sent_with_generation: 0, token: None };
+    let (state, _) = RefreshState::new(true).reduce(none(1));
+    let (state, _) = state.reduce(RefreshEvent::Refused);
+    assert!(state.refused.is_empty());
+    let (state, effects) = state.reduce(none(2));
+    assert_eq!(effects, [RefreshEffect::StartRefresh], "a custom adapter's next failure still refreshes");
+    let (state, _) = state.reduce(RefreshEvent::Reset);
+    let (state, _) = state.reduce(failed_with(3, false, 1, "old"));
+    let (state, _) = state.reduce(RefreshEvent::Refused);
+    let (state, _) = state.reduce(RefreshEvent::Reset);
+    let (_, effects) = state.reduce(failed_with(4, false, 2, "old"));
+    assert_eq!(effects, [RefreshEffect::StartRefresh], "a new session (clearAuth, login) starts clean");
 }

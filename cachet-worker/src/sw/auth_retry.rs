@@ -4,7 +4,7 @@
 //!
 //! | Auth type | On an auth failure |
 //! |---|---|
-//! | bearer, custom | ask the page that made the request for fresh auth (`page_auth::refresh_shared`: one question for all concurrent failures of the same token); with it, send the request once more with the new `Authorization` and answer with that; without it (refused, failed, no page, timeout), answer with the original failure and broadcast `sw-auth-state-change {type: 'logout'}` once |
+//! | bearer, custom | the core's refresh machine decides (`page_auth::after_auth_failure`, the single flight the page client runs too): one question to the page that made the request for all concurrent failures; with fresh auth, send the request once more with the new `Authorization` and answer with that; without it (refused, failed, no page, timeout), answer with the original failure and broadcast `sw-auth-state-change {type: 'logout'}` once |
 //! | cookie | no refresh (the server owns the session): answer with the failure and broadcast `logout` |
 //!
 //! A request is retried at most once; a retry that fails again is answered as it is. The new header
@@ -16,14 +16,12 @@
 
 use std::cell::{Cell, RefCell};
 
-use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::{rule_check, AuthFailureRule, Config, FailureCheck, FailureResponse};
 use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin};
 use cachet_core::engine::Fetched;
-use cachet_core::protocol::AuthChangeKind;
 use web_sys::{Request, Response};
 
-use super::page_auth::{announce, refresh_shared, PageAnswer};
+use super::page_auth::{after_auth_failure, generation};
 
 /// Refresh-and-retry for one authenticated request, as an engine plugin
 /// ([`cachet_core::engine::plugin`]): `fetch_did_succeed` sees the auth-failure check's verdict, asks the
@@ -35,8 +33,10 @@ pub struct AuthRetry {
     pub client_id: String,
     /// Whether the auth type refreshes (bearer, custom).
     pub refreshes: bool,
-    /// The `Authorization` the request was sent with (the refresh is shared per token).
-    sent: String,
+    /// The `Authorization` the request was sent with, if any.
+    sent: Option<String>,
+    /// The auth generation it was sent with ([`generation`]).
+    generation: u64,
     /// The `Authorization` a refresh gave, for the retry.
     fresh: RefCell<Option<String>>,
 }
@@ -49,7 +49,8 @@ impl AuthRetry {
         (auth.enabled && marked).then(|| AuthRetry {
             client_id,
             refreshes: auth.kind.refreshes(),
-            sent: request.headers().get("authorization").ok().flatten().unwrap_or_default(),
+            sent: request.headers().get("authorization").ok().flatten(),
+            generation: generation(),
             fresh: RefCell::new(None),
         })
     }
@@ -64,30 +65,23 @@ impl Plugin<Response> for AuthRetry {
 
     fn fetch_did_succeed<'a>(
         &'a self,
-        call: &'a Call<'a>,
+        _call: &'a Call<'a>,
         fetched: &'a Fetched<Response>,
         retried: bool,
     ) -> Later<'a, AfterFetch> {
         Box::pin(async move {
-            if !fetched.auth_failure || retried {
+            if !fetched.auth_failure {
                 return AfterFetch::Keep;
             }
-            if !self.refreshes {
-                announce(AuthChangeKind::Logout);
-                return AfterFetch::Keep;
-            }
-            match refresh_shared(&self.client_id, auth_fingerprint(&self.sent)).await {
-                Ok(PageAnswer { ok: true, authorization }) => {
+            let sent = self.sent.as_deref();
+            match after_auth_failure(self.refreshes, Some(&self.client_id), sent, retried, self.generation)
+                .await
+            {
+                Ok(authorization) if !retried => {
                     *self.fresh.borrow_mut() = authorization;
                     AfterFetch::Retry
                 }
-                Ok(_) => AfterFetch::Keep,
-                Err(error) => {
-                    web_sys::console::warn_1(
-                        &format!("cachet: no fresh auth for {}: {error}", call.url).into(),
-                    );
-                    AfterFetch::Keep
-                }
+                Ok(_) | Err(_) => AfterFetch::Keep,
             }
         })
     }

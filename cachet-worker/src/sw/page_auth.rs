@@ -5,24 +5,28 @@
 //!
 //! | Caller | `failed` | The page (see `SwToPage::RefreshRequest`) |
 //! |---|---|---|
-//! | refresh-and-retry (`auth_retry`) | fingerprint of the header that failed | refreshes if that is its current token, else answers its current header |
+//! | refresh-and-retry (`auth_retry`, a queued replay), through [`after_auth_failure`] | fingerprint of the header that failed | refreshes if that is its current token, else answers its current header |
 //! | the mutation queue, before a replay | `None` | answers its current header |
 //!
 //! The page asked is the one that made the request (`FetchEvent.clientId`), or else any window this
-//! worker controls. The header received is used for the one request it was asked for and dropped: it is
+//! worker controls. The header received is used for the requests it was asked for and dropped: it is
 //! never stored.
 //!
-//! **Single flight.** Concurrent auth failures of requests that carried the same token share one
-//! question to the page ([`refresh_shared`]); the page is the single flight across tabs (Web Locks), so a
-//! failure that arrives after a refresh finished gets the new header at once, without a second refresh.
-//! Only this in-flight question lives in memory, and only while requests wait on it (their fetch events
-//! keep the worker alive): nothing is lost when the worker stops.
+//! **Single flight: the core's.** Auth failures go through the core's refresh machine
+//! ([`cachet_core::machines::refresh::Flight`], the one the page client runs): the first starts one
+//! question to the page, later ones wait behind it and are retried together with its header, a request
+//! sent before a refresh finished is retried at once (with the header the page has now), each is retried
+//! once, and a token the page refused is refused at once afterwards. Across tabs the page is the single
+//! flight (Web Locks). Only this flight lives in memory, and only while requests wait on it (their fetch
+//! events keep the worker alive): nothing is lost when the worker stops (a restarted worker asks once
+//! more about a refused token). This worker never resets it: a new session shows as a new token.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 
+use cachet_core::cache_key::auth_fingerprint;
+use cachet_core::machines::refresh::{Flight, Outcome, RefreshEvent, RejectReason};
 use cachet_core::protocol::{decode_message, encode_message, AuthChangeKind, PageReply, SwEvent, SwToPage};
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::channel::oneshot;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -52,22 +56,69 @@ pub(crate) struct PageAnswer {
     pub authorization: Option<String>,
 }
 
-type SharedAnswer = Shared<LocalBoxFuture<'static, Result<PageAnswer, Error>>>;
-
-/// How many refused token fingerprints [`refresh_shared`] remembers.
-const REFUSED_REMEMBERED: usize = 16;
-
 thread_local! {
     static NEXT_REQUEST_ID: Cell<u64> = const { Cell::new(1) };
-    static IN_FLIGHT: RefCell<HashMap<String, SharedAnswer>> = RefCell::new(HashMap::new());
-    // Fingerprints of tokens whose refresh the page refused, newest last. A refused token stays refused,
-    // so a failure of it that arrives after the question settled is answered at once, without asking the
-    // page again or announcing a second logout. Only a shortcut: a restarted worker asks once more.
-    static REFUSED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    static FLIGHT: RefCell<Flight<Waiter>> = RefCell::new(Flight::new(true));
+}
+
+/// A request waiting on the flight: told its outcome and, after this worker's refresh, the header the
+/// page gave.
+type Waiter = oneshot::Sender<(Outcome, Option<String>)>;
+
+/// The auth generation a request sent now is sent with (bumped by every refresh this worker ran).
+pub(crate) fn generation() -> u64 {
+    FLIGHT.with(|flight| flight.borrow().state().generation)
+}
+
+/// After a request from `client_id`, sent with `sent` (its `Authorization`) at `generation`, met an auth
+/// failure: `Ok(header)` to send it once more with that `Authorization` (`None`: with none), or why not.
+/// The core's machine decides ([`Flight`], module docs); this edge carries out its one effect, the
+/// question to a page. A refresh that ends without fresh auth (refused, failed, no page, silent past
+/// the timeout) broadcasts `sw-auth-state-change {type: 'logout'}` once for all its waiters; a cookie
+/// session's failure (no refresh) too, each time.
+pub(crate) async fn after_auth_failure(
+    refreshes: bool,
+    client_id: Option<&str>,
+    sent: Option<&str>,
+    retried: bool,
+    generation: u64,
+) -> Result<Option<String>, RejectReason> {
+    let token = sent.map(auth_fingerprint);
+    let (sender, told) = oneshot::channel();
+    let settled = FLIGHT.with(|flight| {
+        let mut flight = flight.borrow_mut();
+        flight.set_can_refresh(refreshes);
+        flight.auth_failed(sender, retried, generation, token.clone())
+    });
+    if settled.start_refresh {
+        wasm_bindgen_futures::spawn_local(run_refresh(client_id.map(str::to_owned), token.clone()));
+    }
+    tell(settled.told, None);
+    match told.await {
+        Ok((Outcome::Retry { .. }, Some(header))) => Ok(Some(header)),
+        // Retried at once (sent before a refresh finished): the page's current header.
+        Ok((Outcome::Retry { .. }, None)) => match ask_page_for_auth(client_id, token).await {
+            Ok(Some(header)) => Ok(Some(header)),
+            Ok(None) => Err(RejectReason::RefreshFailed),
+            Err(error) => {
+                web_sys::console::warn_1(&format!("cachet: no current auth for a retry: {error}").into());
+                Err(RejectReason::RefreshFailed)
+            }
+        },
+        Ok((Outcome::Reject(reason), _)) => {
+            if reason == RejectReason::NotRefreshable {
+                announce(AuthChangeKind::Logout);
+            }
+            Err(reason)
+        }
+        Err(_) => Err(RejectReason::Cleared),
+    }
 }
 
 /// The current `Authorization` header of a page (the one that made the request when `client_id` names
-/// it, else any controlled window), for a request that has none yet (a queued mutation's replay).
+/// it, else any controlled window), for a request that has none yet (a queued mutation's replay), or
+/// for a retry after a refresh that finished while the request was on the wire (`failed`: the token it
+/// carried, not the page's current one, so the page answers without refreshing).
 /// `Ok(None)`: the page has no header to give (cookie auth, or logged out).
 pub(crate) async fn ask_page_for_auth(
     client_id: Option<&str>,
@@ -78,49 +129,32 @@ pub(crate) async fn ask_page_for_auth(
     Ok(if answer.ok { answer.authorization } else { None })
 }
 
-/// Asks for fresh auth after a request carrying the token with fingerprint `failed` met an auth
-/// failure. Concurrent callers with the same `failed` share one question. When the page has no fresh
-/// auth (refused, failed, gone, or silent past the timeout), `sw-auth-state-change {type: 'logout'}` is
-/// broadcast once for all of them. A token the page refused is remembered: its later failures are
-/// answered as refused at once, with no new question and no second logout.
-pub(crate) async fn refresh_shared(client_id: &str, failed: String) -> Result<PageAnswer, Error> {
-    if REFUSED.with(|refused| refused.borrow().contains(&failed)) {
-        return Ok(PageAnswer { ok: false, authorization: None });
+/// The flight's one effect: asks a page for fresh auth for the token `failed`, and feeds the outcome
+/// back (`Succeeded` with the page's header, `Refused` when the page has none, `Failed` when no page
+/// answered).
+async fn run_refresh(client_id: Option<String>, failed: Option<String>) {
+    let answer =
+        ask_page(client_id.as_deref(), Some(failed.unwrap_or_default()), PAGE_REPLY_TIMEOUT_MS).await;
+    let (event, header) = match answer {
+        Ok(PageAnswer { ok: true, authorization }) => (RefreshEvent::Succeeded, authorization),
+        Ok(PageAnswer { ok: false, .. }) => (RefreshEvent::Refused, None),
+        Err(error) => {
+            web_sys::console::warn_1(&format!("cachet: no fresh auth: {error}").into());
+            (RefreshEvent::Failed, None)
+        }
+    };
+    if event != RefreshEvent::Succeeded {
+        announce(AuthChangeKind::Logout);
     }
-    let shared = IN_FLIGHT.with(|in_flight| {
-        in_flight
-            .borrow_mut()
-            .entry(failed.clone())
-            .or_insert_with(|| {
-                let (client_id, failed) = (client_id.to_owned(), failed.clone());
-                async move {
-                    let answer =
-                        ask_page(Some(&client_id), Some(failed.clone()), PAGE_REPLY_TIMEOUT_MS).await;
-                    IN_FLIGHT.with(|in_flight| in_flight.borrow_mut().remove(&failed));
-                    if matches!(answer, Ok(PageAnswer { ok: false, .. })) {
-                        remember_refused(failed);
-                    }
-                    if !matches!(answer, Ok(PageAnswer { ok: true, .. })) {
-                        announce(AuthChangeKind::Logout);
-                    }
-                    answer
-                }
-                .boxed_local()
-                .shared()
-            })
-            .clone()
-    });
-    shared.await
+    let settled = FLIGHT.with(|flight| flight.borrow_mut().apply(event));
+    tell(settled.told, header);
 }
 
-fn remember_refused(fingerprint: String) {
-    REFUSED.with(|refused| {
-        let mut refused = refused.borrow_mut();
-        if refused.len() == REFUSED_REMEMBERED {
-            refused.remove(0);
-        }
-        refused.push(fingerprint);
-    });
+fn tell(told: Vec<(Waiter, Outcome)>, header: Option<String>) {
+    for (waiter, outcome) in told {
+        let header = matches!(outcome, Outcome::Retry { .. }).then(|| header.clone()).flatten();
+        let _ = waiter.send((outcome, header));
+    }
 }
 
 /// Broadcasts `sw-auth-state-change {type: kind}`; a failed broadcast is reported on the console.

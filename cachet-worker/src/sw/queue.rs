@@ -48,7 +48,7 @@
 //! dropped. On an auth failure the page is asked to refresh the token that failed
 //! (`refresh-request {failed: <fingerprint>}`); with fresh auth the mutation is sent once more at once,
 //! without, it backs off. With no page open (a `sync` event with every tab closed) it is not sent: it
-//! counts as a network failure and waits for a page (SPEC §5.8: background sync needs cookie auth).
+//! is not sent and waits for a page (SPEC §5.8: background sync needs cookie auth).
 //! Other 4xx (but 408 and 429) are dead-lettered at once (`mutation-dead-lettered`); network failures,
 //! 408, 429 and 5xx back off (`mutation-failed {attempts, retryAt}`) until `queue.maxAttempts`.
 //!
@@ -75,7 +75,7 @@ use std::rc::Rc;
 
 use cachet_core::config::Config;
 use cachet_core::engine::mutation::{kept_headers, Mutation};
-use cachet_core::machines::queue::{NotQueued, QueueEffect, QueueEvent, QueuedRequest, SendFailure};
+use cachet_core::machines::queue::{NotQueued, QueueEffect, QueueEvent, QueuedRequest};
 use cachet_core::protocol::SwEvent;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -86,7 +86,7 @@ use super::broadcast::broadcast;
 use super::clock::{now_ms, random, random_u128};
 use super::http::{await_js, header_pairs, not_queued_answer, queued_answer};
 use super::invalidate::invalidate_everywhere;
-use super::queue_send::{refresh, send};
+use super::queue_send::{refresh, send, SentWith};
 use super::queue_store;
 use crate::Error;
 
@@ -263,8 +263,8 @@ fn spawn(background: &dyn Fn(Promise), config: Rc<Config>, work: Work) {
 /// wake-up time asked for on the way becomes a timer handed to `background`.
 async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn Fn(Promise)) {
     let mut wake_at = None;
-    // The `Authorization` the last send carried: a refresh names it to the page.
-    let mut sent_authorization = None;
+    // The auth the last send carried: a refresh names it to the page.
+    let mut sent_with = SentWith::default();
     loop {
         let mut next = None;
         for effect in effects {
@@ -275,35 +275,19 @@ async fn run(mut effects: Vec<QueueEffect>, config: Rc<Config>, background: &dyn
                 QueueEffect::Invalidate { tags } => report(invalidate_everywhere(&tags, background).await),
                 QueueEffect::WakeAt { at } => wake_at = Some(at),
                 QueueEffect::RequestRefresh { .. } => {
-                    let ok = refresh(&config, sent_authorization.take()).await;
+                    let ok = refresh(&config, std::mem::take(&mut sent_with)).await;
                     next = Some(QueueEvent::RefreshFinished { ok, now: now_ms(), random: random() })
                 }
                 QueueEffect::Send { id, request } => {
-                    let (outcome, authorization) = send(id, &request, &config).await;
-                    sent_authorization = authorization;
+                    let (outcome, sent) = send(id, &request, &config).await;
+                    sent_with = sent;
                     next = Some(outcome);
                 }
             }
         }
         let Some(event) = next else { break };
-        let offline = matches!(event, QueueEvent::SendFailed { failure: SendFailure::Network, .. });
-        // Not sent for want of a page with auth: a page's alarm (or the next trigger) tries again, rather
-        // than a timer of a worker that has no page to ask.
-        let waits_for_page = matches!(event, QueueEvent::SendFailed { failure: SendFailure::NotSent, .. });
-        let outcome = queue_store::transition(&config, &|state| {
-            let (state, effects) = state.reduce(event.clone());
-            if offline {
-                (state.reduce(QueueEvent::Offline).0, effects)
-            } else {
-                (state, effects)
-            }
-        })
-        .await;
+        let outcome = queue_store::transition(&config, &|state| state.reduce(event.clone())).await;
         match outcome {
-            // Offline, a wake-up would send nothing: the next connectivity trigger replays.
-            Ok(following) if offline || waits_for_page => {
-                effects = following.into_iter().filter(|e| !matches!(e, QueueEffect::WakeAt { .. })).collect()
-            }
             Ok(following) => effects = following,
             Err(error) => {
                 // The outcome is lost with the write; the stored item is sent again by a later trigger.

@@ -2,7 +2,6 @@
 //! a bearer mutation for that send only, the stored request rebuilt without cachet's headers, and the
 //! outcome as an event for the reducer; and the refresh asked of a page after an auth failure.
 
-use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::Config;
 use cachet_core::machines::queue::{QueueEvent, QueuedRequest, SendFailure};
 use cachet_core::protocol::headers::{marker_is_set, AUTH_HEADER};
@@ -12,46 +11,56 @@ use web_sys::{Headers, Request, RequestInit};
 use super::auth_retry::is_auth_failure;
 use super::clock::{now_ms, random};
 use super::http::{body_bytes, fetch_raw, without_cachet_headers};
-use super::page_auth::ask_page_for_auth;
+use super::page_auth::{after_auth_failure, ask_page_for_auth, generation};
 use crate::Error;
 
-/// Sends one queued mutation and says how it went, as an event for the reducer, with the `Authorization`
-/// it carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
+/// The auth one send carried: the `Authorization` a page gave for it, at the worker's auth generation
+/// then ([`generation`]); a refresh after its auth failure names both to the refresh machine.
+#[derive(Debug, Default)]
+pub(crate) struct SentWith {
+    authorization: Option<String>,
+    generation: u64,
+}
+
+/// Sends one queued mutation and says how it went, as an event for the reducer, with the auth it
+/// carried. A mutation marked `X-Cachet-Auth: 1` under bearer (or custom) auth carries the header a
 /// page gives for it; with no page to ask, or a page without auth, it is not sent
 /// ([`SendFailure::NotSent`]: SPEC §5.8, a token lives in a page only).
-pub(crate) async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, Option<String>) {
+pub(crate) async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (QueueEvent, SentWith) {
     let now = now_ms();
+    let generation = generation();
     let failed = |failure| QueueEvent::SendFailed { id, failure, now: now_ms(), random: random() };
     let auth = &config.features.auth;
     let marked = queued.headers.iter().any(|(name, value)| name == AUTH_HEADER && marker_is_set(Some(value)));
     let authorization = if auth.enabled && auth.kind.refreshes() && marked {
         match ask_page_for_auth(None, None).await {
             Ok(Some(authorization)) => Some(authorization),
-            Ok(None) => return (failed(SendFailure::NotSent), None),
+            Ok(None) => return (failed(SendFailure::NotSent), SentWith::default()),
             Err(error) => {
                 web_sys::console::warn_1(
                     &format!("cachet: queued mutation {id} waits for a page: {error}").into(),
                 );
-                return (failed(SendFailure::NotSent), None);
+                return (failed(SendFailure::NotSent), SentWith::default());
             }
         }
     } else {
         None
     };
+    let sent = |authorization| SentWith { authorization, generation };
     let request = match build_request(queued, authorization.as_deref()) {
         Ok(request) => request,
         Err(error) => {
             // A stored request the browser refuses to build can never be sent: given up as rejected.
             web_sys::console::error_1(&format!("cachet: queued mutation {id} unusable: {error}").into());
-            return (failed(SendFailure::Status(400)), None);
+            return (failed(SendFailure::Status(400)), sent(None));
         }
     };
     let Ok(response) = fetch_raw(&request).await else {
-        return (failed(SendFailure::Network), authorization);
+        return (failed(SendFailure::Network), sent(authorization));
     };
     let status = response.status();
     if cachet_core::engine::mutation::applied(status) {
-        return (QueueEvent::SendSucceeded { id, now }, authorization);
+        return (QueueEvent::SendSucceeded { id, now }, sent(authorization));
     }
     let bytes = if auth.enabled && auth.failure.needs_body() {
         body_bytes(&response).await.unwrap_or_default()
@@ -63,24 +72,16 @@ pub(crate) async fn send(id: u64, queued: &QueuedRequest, config: &Config) -> (Q
     } else {
         SendFailure::Status(status)
     };
-    (failed(outcome), authorization)
+    (failed(outcome), sent(authorization))
 }
 
-/// After a replay met an auth failure: whether fresh auth is there to send it once more. Bearer (and
-/// custom) auth asks a page to refresh the token that failed; cookie auth has no refresh (the server owns
-/// the session), so the reducer backs off and a second auth failure is final.
-pub(crate) async fn refresh(config: &Config, failed_authorization: Option<String>) -> bool {
-    if !config.features.auth.kind.refreshes() {
-        return false;
-    }
-    let failed = auth_fingerprint(&failed_authorization.unwrap_or_default());
-    match ask_page_for_auth(None, Some(failed)).await {
-        Ok(fresh) => fresh.is_some(),
-        Err(error) => {
-            web_sys::console::warn_1(&format!("cachet: no fresh auth for a queued mutation: {error}").into());
-            false
-        }
-    }
+/// After a replay met an auth failure: whether fresh auth is there to send it once more. The core's
+/// refresh machine decides, as for the worker's other requests (`page_auth::after_auth_failure`): bearer
+/// (and custom) auth asks a page to refresh the token that failed; cookie auth has no refresh (the server
+/// owns the session), so the reducer backs off and a second auth failure is final.
+pub(crate) async fn refresh(config: &Config, sent: SentWith) -> bool {
+    let refreshes = config.features.auth.kind.refreshes();
+    after_auth_failure(refreshes, None, sent.authorization.as_deref(), false, sent.generation).await.is_ok()
 }
 
 fn build_request(queued: &QueuedRequest, authorization: Option<&str>) -> Result<Request, Error> {
