@@ -34,15 +34,19 @@ pub fn strings(options: &Value, name: &str) -> Result<Option<Vec<String>>, Error
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| {
-                item.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| Error::Usage(format!("options.{name}: expected strings, got {item}")))
+                item.as_str().map(str::to_owned).ok_or_else(|| Error::InvalidArgument {
+                    what: format!("options.{name}"),
+                    expected: "strings",
+                    got: item.to_string(),
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
-        Some(other) => {
-            Err(Error::Usage(format!("options.{name}: expected an array of strings, got {other}")))
-        }
+        Some(other) => Err(Error::InvalidArgument {
+            what: format!("options.{name}"),
+            expected: "an array of strings",
+            got: other.to_string(),
+        }),
     }
 }
 

@@ -19,7 +19,9 @@ use crate::{client, fail};
 
 /// A JS value that must be an array of `T`, else an `invalid` error naming `what`.
 fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
-    serde_json::from_value(to_json(value)).map_err(|error| fail(Error::Usage(format!("{what}: {error}"))))
+    serde_json::from_value(to_json(value)).map_err(|error| {
+        fail(Error::InvalidArgument { what: what.to_owned(), expected: "an array", got: error.to_string() })
+    })
 }
 
 /// `getSnapshot(query)`.
@@ -27,8 +29,13 @@ fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<V
 pub async fn get_snapshot(query: JsValue) -> Result<JsValue, JsValue> {
     let query: SnapshotQuery = match to_json(&query) {
         Value::Null => SnapshotQuery::default(),
-        value => serde_json::from_value(value)
-            .map_err(|error| fail(Error::Usage(format!("getSnapshot query: {error}"))))?,
+        value => serde_json::from_value(value).map_err(|error| {
+            fail(Error::InvalidArgument {
+                what: "getSnapshot query".to_owned(),
+                expected: "{ tag, urlContains, after, limit }",
+                got: error.to_string(),
+            })
+        })?,
     };
     let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
     Ok(to_js(&serde_json::to_value(snapshot).unwrap_or(Value::Null)))

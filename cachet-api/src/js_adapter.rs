@@ -49,14 +49,17 @@ impl JsAdapter {
             if value.is_undefined() || value.is_null() {
                 return Ok(None);
             }
-            value
-                .dyn_into()
-                .map(Some)
-                .map_err(|_| Error::Usage(format!("configure: auth.{name} must be a function")))
+            value.dyn_into().map(Some).map_err(|value: JsValue| Error::InvalidArgument {
+                what: format!("configure: auth.{name}"),
+                expected: "a function",
+                got: value.js_typeof().as_string().unwrap_or_default(),
+            })
         };
         let kind_name = member("type").as_string().unwrap_or_else(|| "cookie".to_owned());
-        let kind: AuthType = kind_name.parse().map_err(|()| {
-            Error::Usage(format!("configure: auth.type must be cookie, bearer or custom, got {kind_name:?}"))
+        let kind: AuthType = kind_name.parse().map_err(|()| Error::InvalidArgument {
+            what: "configure: auth.type".to_owned(),
+            expected: "cookie, bearer or custom",
+            got: format!("{kind_name:?}"),
         })?;
         let fallback: Box<dyn AuthAdapter> = match kind {
             AuthType::Cookie => Box::new(CookieAdapter::default()),

@@ -32,7 +32,7 @@
 //! `replayQueue`, `clearCaches`): see [`devtools`].
 //!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`, `not-queued`
-//! (with `reason`: `queue-full`, `storage-full` or `unwritable`), `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `feature-off`, `push-needs-cookie-auth`,
+//! (with `reason`: `queue-full`, `storage-full` or `unwritable`), `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `refresh` (a token refresh that timed out or whose token another tab never passed on), `feature-off`, `push-needs-cookie-auth`,
 //! `push-unavailable`, `storage` or `browser`, with `status`, `url`, `errors`, `data` and `browserError` where
 //! they apply.
 
@@ -84,9 +84,7 @@ fn page_builder() -> Result<cachet_client::ClientBuilder, Error> {
 }
 
 fn client() -> Result<Client, JsValue> {
-    CLIENT.with(|cell| cell.borrow().clone()).ok_or_else(|| {
-        to_js_error(&Error::Usage("cachet is not configured: call cachet.configure(...) first".into()))
-    })
+    CLIENT.with(|cell| cell.borrow().clone()).ok_or_else(|| to_js_error(&Error::NotConfigured))
 }
 
 fn fail(error: Error) -> JsValue {

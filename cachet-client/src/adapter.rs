@@ -226,9 +226,7 @@ pub async fn fetch_user(
 /// [`default_adapter`] for `auth_type`, or the error that `custom` needs the app's own.
 #[cfg(feature = "auth")]
 pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
-    default_adapter(auth_type)
-        .map(Rc::from)
-        .ok_or_else(|| Error::Usage("features.auth.type is custom: give the client your AuthAdapter".into()))
+    default_adapter(auth_type).map(Rc::from).ok_or(Error::NoAuthAdapter)
 }
 
 /// Without the cargo feature `auth`: an adapter that adds nothing, refreshes nothing and fetches no user,

@@ -139,8 +139,7 @@ impl ClientBuilder {
     /// Starts the client: listens to the Service Worker, the other tabs and connectivity, and restores the
     /// persisted auth in the background (every async call waits for that first).
     pub fn build(self) -> Result<Client, Error> {
-        let window = web_sys::window()
-            .ok_or_else(|| Error::Usage("cachet-client runs in a page (no window here)".into()))?;
+        let window = web_sys::window().ok_or(Error::Unsupported { api: "window" })?;
         let config_source = self.config_source_ref();
         let config = self.config.unwrap_or_default();
         if config.features.auth.enabled && !cfg!(feature = "auth") {

@@ -8,8 +8,8 @@ use crate::Error;
 /// `tags` checked and normalised by the core's tag rules; `option` names the option in the error.
 pub(crate) fn checked_tags(tags: Vec<String>, option: &'static str) -> Result<Vec<String>, Error> {
     let header = if option == "invalidate" { "invalidate option" } else { "tags option" };
-    if tags.iter().any(|tag| tag.contains(',')) {
-        return Err(Error::Usage(format!("{option}: a tag cannot contain a comma: {tags:?}")));
+    if let Some(tag) = tags.iter().find(|tag| tag.contains(',')) {
+        return Err(Error::TagWithComma { option, tag: tag.clone() });
     }
     parse_tag_list(&tags.join(",")).map_err(|source| Error::Core(cachet_core::Error::Tags { header, source }))
 }

@@ -82,7 +82,7 @@ impl Inner {
 
     async fn ask_config(&self, worker: &ServiceWorker) -> Result<Config, crate::Error> {
         let text = self.sw_request_to(worker, |request_id| PageToSw::ConfigRequest { request_id }).await?;
-        Config::from_json_str(&text).map_err(|error| crate::Error::ServiceWorker(format!("config: {error}")))
+        Config::from_json_str(&text).map_err(|error| crate::Error::ServiceWorkerConfig(error.into()))
     }
 
     /// Follows `worker_config` where it differs from the config in force, and says so.

@@ -20,7 +20,7 @@
 //! # Ok(()) }
 //! ```
 
-use cachet_core::protocol::{DeadLetterView, PageToSw, SnapshotQuery, StateSnapshot, SwToPage};
+use cachet_core::protocol::{DeadLetterView, Message, PageToSw, SnapshotQuery, StateSnapshot, SwToPage};
 
 use crate::{Client, Error};
 
@@ -28,7 +28,7 @@ impl Client {
     async fn devtools_call(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<SwToPage, Error> {
         self.inner.ready().await;
         let Some(worker) = self.inner.service_worker().await else {
-            return Err(Error::ServiceWorker("no cachet Service Worker serves this page yet".to_owned()));
+            return Err(Error::NoServiceWorker);
         };
         self.inner.sw_exchange(&worker, make).await
     }
@@ -38,13 +38,13 @@ impl Client {
     /// config in force. Ask again with `after: snapshot.entries.next` for the next page.
     pub async fn devtools_snapshot(&self, query: SnapshotQuery) -> Result<StateSnapshot, Error> {
         match self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await? {
-            SwToPage::Snapshot { snapshot, .. } => {
-                StateSnapshot::from_value(snapshot).map_err(|error| Error::ServiceWorker(error.to_string()))
-            }
-            other => Err(Error::ServiceWorker(format!(
-                "unexpected answer {}",
-                cachet_core::protocol::encode_message(&other)
-            ))),
+            SwToPage::Snapshot { snapshot, .. } => StateSnapshot::from_value(snapshot).map_err(|error| {
+                Error::Decode { what: "the service worker's snapshot".to_owned(), message: error.to_string() }
+            }),
+            other => Err(Error::ServiceWorkerAnswer {
+                asked: "snapshot-request".to_owned(),
+                answered: other.type_name(),
+            }),
         }
     }
 

@@ -67,16 +67,95 @@ pub enum Error {
         /// The decoder's message.
         message: String,
     },
-    /// The Service Worker refused a request (`nack`) or did not answer in time.
-    #[error("service worker: {0}")]
-    ServiceWorker(String),
+    /// The Service Worker refused a message (`nack`), with its own reason.
+    #[error("the service worker refused {asked}: {reason}")]
+    ServiceWorkerRefused {
+        /// The message's `type` (for example `clear-all`).
+        asked: String,
+        /// The worker's reason.
+        reason: String,
+    },
+    /// The Service Worker did not answer a message within the client's `service_worker_timeout`.
+    #[error("the service worker did not answer {asked} within {waited_ms} ms")]
+    ServiceWorkerSilent {
+        /// The message's `type`.
+        asked: String,
+        /// How long the page waited.
+        waited_ms: u64,
+    },
+    /// The Service Worker answered a message with a message of another kind.
+    #[error("the service worker answered {asked} with {answered}")]
+    ServiceWorkerAnswer {
+        /// The message's `type`.
+        asked: String,
+        /// The answer's `type`.
+        answered: String,
+    },
+    /// The call needs a cachet Service Worker, and none serves this page yet.
+    #[error("no cachet Service Worker serves this page yet")]
+    NoServiceWorker,
+    /// The config the Service Worker answered with (`config-request`) is not one this client reads.
+    #[error("the service worker's config: {0}")]
+    ServiceWorkerConfig(cachet_core::Error),
     /// A cachet rule refused the input: the config, a tag, a GraphQL document (see [`cachet_core::Error`]).
     #[error(transparent)]
     Core(#[from] cachet_core::Error),
-    /// The call cannot be carried out as asked (for example an `endpoint_index` past the configured list,
-    /// or `custom` auth without an adapter).
-    #[error("{0}")]
-    Usage(String),
+    /// A tag given in a call's `tags` or `invalidate` option contains a comma (tags travel as one
+    /// comma-separated header).
+    #[error("{option}: a tag cannot contain a comma: {tag:?}")]
+    TagWithComma {
+        /// The option (`tags` or `invalidate`).
+        option: &'static str,
+        /// The tag.
+        tag: String,
+    },
+    /// `features.auth.type` is `custom`, and the client was built without the app's `AuthAdapter`.
+    #[error("features.auth.type is custom: give the client your AuthAdapter (ClientBuilder::adapter)")]
+    NoAuthAdapter,
+    /// A call's `endpoint_index` is past the configured GraphQL endpoints.
+    #[error("endpoint index {index} is past the {} configured GraphQL endpoint(s)", endpoints.len())]
+    NoSuchEndpoint {
+        /// The index asked for.
+        index: usize,
+        /// The configured endpoints (`features.graphql.endpoints`).
+        endpoints: Vec<String>,
+    },
+    /// The VAPID public key given to `subscribe_push` is not one.
+    #[error(transparent)]
+    VapidKey(#[from] cachet_core::protocol::push::VapidKeyError),
+    /// A token refresh did not finish within the client's `refresh_timeout`: the waiting requests get
+    /// their auth failure, and the user stays signed in.
+    #[error("token refresh took longer than {waited_ms} ms")]
+    RefreshTimedOut {
+        /// How long the page waited.
+        waited_ms: u64,
+    },
+    /// Another tab refreshed the token, and its new token did not reach this tab within the client's
+    /// `peer_wait`.
+    #[error("another tab refreshed the token, but it did not arrive here within {waited_ms} ms")]
+    RefreshLost {
+        /// How long the page waited.
+        waited_ms: u64,
+    },
+    /// The client runs outside a page (no `window`), or the browser lacks an API it needs.
+    #[error("{api} is missing: cachet-client runs in a page of a current browser")]
+    Unsupported {
+        /// The missing API (for example `window`, `navigator.locks.request`).
+        api: &'static str,
+    },
+    /// An argument of the bundler-free API (`window.cachet`) is not of the shape asked for.
+    #[error("{what}: expected {expected}, got {got}")]
+    InvalidArgument {
+        /// The argument (for example `options.tags`, `configure: auth.type`).
+        what: String,
+        /// What it must be.
+        expected: &'static str,
+        /// What it was.
+        got: String,
+    },
+    /// The bundler-free API was called before `cachet.configure(...)`.
+    #[error("cachet is not configured: call cachet.configure(...) first")]
+    NotConfigured,
     /// The call needs a feature that is off in the config the client runs on (which follows the Service
     /// Worker's): it is refused rather than sent without what it asked for (an `auth: true` query sent
     /// unmarked could be cached where another user would read it).
@@ -137,7 +216,7 @@ impl Error {
 
     /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
     /// `network`, `http`, `not-queued`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`,
-    /// `feature-off`, `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
+    /// `refresh`, `feature-off`, `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Network { .. } => "network",
@@ -146,8 +225,20 @@ impl Error {
             Error::Unauthorized { .. } => "unauthorized",
             Error::Graphql { .. } => "graphql",
             Error::Decode { .. } => "decode",
-            Error::ServiceWorker(_) => "service-worker",
-            Error::Core(_) | Error::Usage(_) => "invalid",
+            Error::ServiceWorkerRefused { .. }
+            | Error::ServiceWorkerSilent { .. }
+            | Error::ServiceWorkerAnswer { .. }
+            | Error::ServiceWorkerConfig(_)
+            | Error::NoServiceWorker => "service-worker",
+            Error::Core(_)
+            | Error::TagWithComma { .. }
+            | Error::NoAuthAdapter
+            | Error::NoSuchEndpoint { .. }
+            | Error::VapidKey(_)
+            | Error::InvalidArgument { .. }
+            | Error::NotConfigured => "invalid",
+            Error::RefreshTimedOut { .. } | Error::RefreshLost { .. } => "refresh",
+            Error::Unsupported { .. } => "browser",
             Error::FeatureOff { .. } => "feature-off",
             Error::PushNeedsCookieAuth { .. } => "push-needs-cookie-auth",
             Error::PushUnavailable { .. } => "push-unavailable",

@@ -108,12 +108,9 @@ impl Client {
             refuse_when_off(&config, "mutateGql with { queueOffline: true }", false, true)?;
         }
         let endpoints = &config.features.graphql.endpoints;
-        let endpoint = endpoints.get(options.endpoint_index).ok_or_else(|| {
-            Error::Usage(format!(
-                "endpoint index {} is past the {} configured GraphQL endpoint(s) {endpoints:?}",
-                options.endpoint_index,
-                endpoints.len()
-            ))
+        let endpoint = endpoints.get(options.endpoint_index).ok_or_else(|| Error::NoSuchEndpoint {
+            index: options.endpoint_index,
+            endpoints: endpoints.clone(),
         })?;
         let mut body = json!({ "query": query });
         if let Some(variables) = variables.filter(|variables| !variables.is_null()) {

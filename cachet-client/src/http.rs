@@ -171,8 +171,7 @@ impl Http {
         Http::with_fetch(|request: Request| {
             Box::pin(async move {
                 let url = request.url();
-                let window = web_sys::window()
-                    .ok_or_else(|| Error::Usage("no window: the client runs in a page".into()))?;
+                let window = web_sys::window().ok_or(Error::Unsupported { api: "window" })?;
                 JsFuture::from(window.fetch_with_request(&request))
                     .await
                     .map(JsCast::unchecked_into)

@@ -41,7 +41,7 @@ pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
     let request = js_sys::Reflect::get(&locks, &"request".into())
         .ok()
         .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
-        .ok_or(Error::Usage("navigator.locks.request is not a function".into()))?;
+        .ok_or(Error::Unsupported { api: "navigator.locks.request" })?;
     let (acquired_sender, acquired) = oneshot::channel::<()>();
     let (release, released) = oneshot::channel::<()>();
     // The lock is held until the promise the callback returns settles: until the guard is dropped.

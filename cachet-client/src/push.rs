@@ -46,7 +46,7 @@ impl Client {
     pub async fn subscribe_push(&self, vapid_key: &str) -> Result<Value, Error> {
         self.inner.ready().await;
         push_allowed(&self.inner.config())?;
-        let key = vapid_public_key(vapid_key).map_err(Error::Usage)?;
+        let key = vapid_public_key(vapid_key)?;
         let manager = push_manager().await?;
         if let Some(existing) = current(&manager).await? {
             if application_server_key(&existing).as_deref() == Some(&key[..]) {

@@ -63,10 +63,8 @@ impl Inner {
                 RefreshEvent::Failed
             }
             None => {
-                let error = Error::Usage(format!(
-                    "token refresh took longer than {:?}",
-                    self.options.refresh_timeout
-                ));
+                let waited_ms = u64::try_from(self.options.refresh_timeout.as_millis()).unwrap_or(u64::MAX);
+                let error = Error::RefreshTimedOut { waited_ms };
                 *self.refresh.last_error.borrow_mut() = Some(error);
                 RefreshEvent::Failed
             }
@@ -94,9 +92,9 @@ impl Inner {
             if Some(&stored) != failed_fingerprint.as_ref() {
                 return match self.wait_for_authorization_change(failed.as_deref()).await {
                     true => Ok(true),
-                    false => Err(Error::Usage(
-                        "another tab refreshed the token, but it did not arrive here".into(),
-                    )),
+                    false => Err(Error::RefreshLost {
+                        waited_ms: u64::try_from(self.options.peer_wait.as_millis()).unwrap_or(u64::MAX),
+                    }),
                 };
             }
         }

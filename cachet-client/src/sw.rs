@@ -57,10 +57,16 @@ impl Inner {
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
     ) -> Result<String, Error> {
-        match self.sw_exchange(worker, make).await? {
+        let mut asked = String::new();
+        let named = |request_id| {
+            let message = make(request_id);
+            asked = message.type_name();
+            message
+        };
+        match self.sw_exchange(worker, named).await? {
             SwToPage::Ack { .. } => Ok(String::new()),
             SwToPage::Config { config, .. } => Ok(config),
-            other => Err(Error::ServiceWorker(format!("unexpected answer {}", other.to_wire()))),
+            other => Err(Error::ServiceWorkerAnswer { asked, answered: other.type_name() }),
         }
     }
 
@@ -82,13 +88,14 @@ impl Inner {
         let outcome = with_timeout(self.options.service_worker_timeout, answer).await;
         self.sw.pending.borrow_mut().remove(&request_id);
         match outcome {
-            Some(Ok(SwToPage::Nack { message, .. })) => Err(Error::ServiceWorker(message)),
+            Some(Ok(SwToPage::Nack { message: reason, .. })) => {
+                Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
+            }
             Some(Ok(answer)) => Ok(answer),
-            Some(Err(_)) | None => Err(Error::ServiceWorker(format!(
-                "no answer to {} within {:?}",
-                message.to_wire(),
-                self.options.service_worker_timeout
-            ))),
+            Some(Err(_)) | None => Err(Error::ServiceWorkerSilent {
+                asked: message.type_name(),
+                waited_ms: u64::try_from(self.options.service_worker_timeout.as_millis()).unwrap_or(u64::MAX),
+            }),
         }
     }
 

@@ -108,13 +108,15 @@ impl Identity {
     pub fn from_json(text: &str) -> Result<Identity, crate::Error> {
         let identity: Identity = serde_json::from_str(text)
             .map_err(|error| crate::Error::StoredState { what: "identity", message: error.to_string() })?;
-        identity.check().map_err(|message| crate::Error::StoredState { what: "identity", message })?;
+        identity
+            .check()
+            .map_err(|error| crate::Error::StoredState { what: "identity", message: error.to_string() })?;
         Ok(identity)
     }
 
     /// Checks what a page sent or the store gave back: the partition is 1 to 64 ASCII letters, digits,
     /// `-` or `_` (it becomes a path segment of cache URLs), each credential a hex fingerprint.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), IdentityError> {
         let segment = |text: &str| {
             (1..=64).contains(&text.len())
                 && text.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
@@ -122,13 +124,30 @@ impl Identity {
         let hex =
             |text: &str| (1..=64).contains(&text.len()) && text.bytes().all(|byte| byte.is_ascii_hexdigit());
         if !segment(&self.partition) {
-            return Err(format!("partition {:?}: expected 1 to 64 of A-Z a-z 0-9 - _", self.partition));
+            return Err(IdentityError::Partition { partition: self.partition.clone() });
         }
         match self.credentials.iter().find(|fingerprint| !hex(fingerprint)) {
-            Some(bad) => Err(format!("credential {bad:?}: expected a hex fingerprint")),
+            Some(bad) => Err(IdentityError::Credential { credential: bad.clone() }),
             None => Ok(()),
         }
     }
+}
+
+/// Why an [`Identity`] cannot be kept ([`Identity::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    /// The partition could not be a cache path segment.
+    #[error("partition '{partition}': expected 1 to 64 of A-Z a-z 0-9 - _")]
+    Partition {
+        /// The partition as given.
+        partition: String,
+    },
+    /// A credential is not a hex fingerprint.
+    #[error("credential '{credential}': expected a hex fingerprint")]
+    Credential {
+        /// The credential as given.
+        credential: String,
+    },
 }
 
 /// The partition of a request, from its headers (looked up by lowercase name) and the current identity:

@@ -67,16 +67,38 @@ pub enum PushError {
         count: usize,
     },
     /// A document to re-fetch cannot be re-fetched.
-    #[error("push refetch[{index}]: {message}")]
+    #[error("push refetch[{index}]: {problem}")]
     Document {
         /// Its position in `refetch`.
         index: usize,
         /// What is wrong.
-        message: String,
+        problem: DocumentProblem,
     },
     /// Neither a tag nor a document: the push asks for nothing.
     #[error("the push names no tag and no document")]
     Empty,
+}
+
+/// Why a document of a push's `refetch` cannot be re-fetched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DocumentProblem {
+    /// `features.graphql` is off in the worker's config.
+    #[error("features.graphql is off in the worker's config")]
+    GraphqlOff,
+    /// `endpointIndex` is past the configured endpoints.
+    #[error("endpointIndex {index} is past the {configured} configured endpoints")]
+    NoSuchEndpoint {
+        /// The index given.
+        index: usize,
+        /// How many endpoints are configured.
+        configured: usize,
+    },
+    /// The document does not parse, or names no operation it holds.
+    #[error(transparent)]
+    Graphql(#[from] crate::graphql::GraphqlError),
+    /// A mutation or a subscription: a push never runs one.
+    #[error("only a query can be re-fetched: a push never runs a mutation or a subscription")]
+    NotAQuery,
 }
 
 impl PushAction {
@@ -110,7 +132,7 @@ impl PushAction {
             .iter()
             .enumerate()
             .map(|(index, document)| {
-                refetch_of(document, config).map_err(|message| PushError::Document { index, message })
+                refetch_of(document, config).map_err(|problem| PushError::Document { index, problem })
             })
             .collect::<Result<Vec<_>, _>>()?;
         if normal.is_empty() && refetch.is_empty() {
@@ -120,24 +142,18 @@ impl PushAction {
     }
 }
 
-fn refetch_of(document: &RefetchDocument, config: &Config) -> Result<Refetch, String> {
+fn refetch_of(document: &RefetchDocument, config: &Config) -> Result<Refetch, DocumentProblem> {
     let graphql = &config.features.graphql;
     if !graphql.enabled {
-        return Err("features.graphql is off in the worker's config".to_owned());
+        return Err(DocumentProblem::GraphqlOff);
     }
-    let endpoint = graphql.endpoints.get(document.endpoint_index).ok_or_else(|| {
-        format!(
-            "endpointIndex {} is past the {} configured endpoints",
-            document.endpoint_index,
-            graphql.endpoints.len()
-        )
+    let endpoint = graphql.endpoints.get(document.endpoint_index).ok_or(DocumentProblem::NoSuchEndpoint {
+        index: document.endpoint_index,
+        configured: graphql.endpoints.len(),
     })?;
-    let operation = operation_of(&document.query, document.operation_name.as_deref())
-        .map_err(|error| error.to_string())?;
+    let operation = operation_of(&document.query, document.operation_name.as_deref())?;
     if operation.kind != OperationKind::Query {
-        return Err(
-            "only a query can be re-fetched: a push never runs a mutation or a subscription".to_owned()
-        );
+        return Err(DocumentProblem::NotAQuery);
     }
     let mut body = Map::new();
     body.insert("query".to_owned(), Value::String(document.query.clone()));

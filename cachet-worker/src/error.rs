@@ -40,9 +40,45 @@ pub enum Error {
         /// How long the worker waited.
         waited_ms: i32,
     },
-    /// A message from a page could not be used.
+    /// A message from a page could not be decoded.
     #[error("unusable message from a page: {0}")]
-    Protocol(String),
+    Protocol(#[from] cachet_core::protocol::ProtocolError),
+    /// A page answered a `refresh-request` with another reply than the one to it.
+    #[error("a page answered refresh-request {asked} with another reply")]
+    WrongReply {
+        /// The request's id.
+        asked: u64,
+    },
+    /// `set-identity` named a partition or a credential the worker cannot keep.
+    #[error("set-identity: {0}")]
+    Identity(cachet_core::partition::IdentityError),
+    /// A page's `hand-over` was refused whole: more entries than
+    /// [`cachet_core::handover::MAX_ENTRIES`].
+    #[error(
+        "hand-over of {count} entries refused: at most {} are taken",
+        cachet_core::handover::MAX_ENTRIES
+    )]
+    HandoverTooLarge {
+        /// How many entries it had.
+        count: usize,
+    },
+    /// A dead-letter action named a mutation that is not a dead letter.
+    #[error("mutation {id} is not a dead letter")]
+    NotADeadLetter {
+        /// The mutation's id.
+        id: u64,
+    },
+    /// A dead letter could not go back to the queue: it holds `queue.maxItems` items.
+    #[error("the mutation queue is full (queue.maxItems)")]
+    QueueFull,
+    /// A push's re-fetch was answered with a status outside 200–299.
+    #[error("HTTP {status} from {url}")]
+    Http {
+        /// The request URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
     /// The code runs in a context that lacks the API it needs (for example not in a Service Worker).
     #[error("wrong context: {0}")]
     Context(&'static str),

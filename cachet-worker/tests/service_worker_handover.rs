@@ -104,7 +104,9 @@ async fn a_handed_answer_is_kept_as_the_live_path_would_and_the_refused_change_n
     // Over the cap: the whole message is refused, typed, and what was stored stays.
     let many = vec![entry(&graphql, "query Many { many }", r#"{"data":{}}"#); MAX_ENTRIES + 1];
     match handover::adopt(&many, &config()).await {
-        Err(Error::Protocol(message)) => assert!(message.contains("33 entries"), "{message}"),
+        Err(error @ Error::HandoverTooLarge { count: 33 }) => {
+            assert!(error.to_string().contains("33 entries"), "{error}")
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(ask(greeting).await, ("cache".to_owned(), first.to_owned()));

@@ -218,7 +218,10 @@ async fn errors_say_which_stage_failed() {
         other => panic!("expected a decode error, got {other:?}"),
     }
     let past_the_list = GqlOptions { endpoint_index: 1, ..GqlOptions::default() };
-    assert!(matches!(client.query_gql::<Value>(GET_TODOS, None, past_the_list).await, Err(Error::Usage(_))));
+    assert!(matches!(
+        client.query_gql::<Value>(GET_TODOS, None, past_the_list).await,
+        Err(Error::NoSuchEndpoint { index: 1, .. })
+    ));
     assert_eq!(server.count(|seen| seen.operation() == "Broken"), 2, "GraphQL errors are never cached");
 }
 

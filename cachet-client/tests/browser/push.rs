@@ -4,6 +4,7 @@
 //! records what the client asked.
 
 use cachet_client::{Client, Error};
+use cachet_core::protocol::push::VapidKeyError;
 use serde_json::{json, Value};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -75,7 +76,7 @@ async fn subscribing_is_refused_with_a_typed_error_where_push_cannot_work() {
     let cookie =
         client("push-refused", r#"{"features": {"auth": {"enabled": true}, "push": {"enabled": true}}}"#);
     let error = cookie.subscribe_push("not a key").await.unwrap_err();
-    assert!(matches!(error, Error::Usage(_)), "{error:?}");
+    assert!(matches!(error, Error::VapidKey(VapidKeyError::NotBase64Url)), "{error:?}");
     // This test page has no Service Worker registration: nothing to subscribe with, nothing to end.
     let error = cookie.subscribe_push(KEY).await.unwrap_err();
     assert_eq!(error.kind(), "push-unavailable");

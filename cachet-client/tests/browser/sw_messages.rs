@@ -106,7 +106,7 @@ impl AuthAdapter for Provider {
 async fn get_auth_asks_the_adapter_first_and_custom_auth_needs_one() {
     fresh_database("custom").await;
     let without = Client::builder().config(config("custom")).options(options("custom")).build();
-    assert!(matches!(without, Err(Error::Usage(_))), "custom auth without an adapter");
+    assert!(matches!(without, Err(Error::NoAuthAdapter)), "custom auth without an adapter");
     let server = FakeServer::new(|_| Reply::json(200, json!({})));
     let client = Client::builder()
         .config(config("custom"))

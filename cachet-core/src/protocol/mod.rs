@@ -88,6 +88,16 @@ pub trait Message: Serialize + for<'de> Deserialize<'de> + sealed::Sealed {
     fn from_wire(text: &str) -> Result<Self, ProtocolError> {
         decode(text)
     }
+
+    /// The message's `type` (`clear-all`, `ack`, …), for errors and logs.
+    fn type_name(&self) -> String {
+        // Read off the wire text (`{"v":1,"type":"clear-all",…}`: the envelope's first fields, a
+        // kebab-case name that needs no escaping) rather than through `serde_json::Value`, whose
+        // serializer for every message enum would weigh kilobytes in each wasm.
+        let wire = self.to_wire();
+        let name = wire.split_once("\"type\":\"").and_then(|(_, rest)| rest.split_once('"'));
+        name.map(|(name, _)| name.to_owned()).unwrap_or_default()
+    }
 }
 
 mod sealed {

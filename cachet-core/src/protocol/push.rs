@@ -78,16 +78,28 @@ impl PushMessage {
 /// The bytes of a VAPID public key as `PushManager.subscribe` takes them (`applicationServerKey`), from
 /// the base64url text servers publish: 65 bytes, an uncompressed P-256 point (`0x04` first). Padding
 /// (`=`) and the standard alphabet (`+`, `/`) are accepted too.
-pub fn vapid_public_key(text: &str) -> Result<Vec<u8>, String> {
-    let bytes = base64url_decode(text.trim())
-        .ok_or_else(|| "the VAPID public key is not base64url text".to_owned())?;
+pub fn vapid_public_key(text: &str) -> Result<Vec<u8>, VapidKeyError> {
+    let bytes = base64url_decode(text.trim()).ok_or(VapidKeyError::NotBase64Url)?;
     if bytes.len() != 65 || bytes[0] != 4 {
-        return Err(format!(
-            "the VAPID public key must be an uncompressed P-256 point (65 bytes starting with 0x04), got {} bytes",
-            bytes.len()
-        ));
+        return Err(VapidKeyError::NotAPoint { bytes: bytes.len() });
     }
     Ok(bytes)
+}
+
+/// Why a text is not a VAPID public key ([`vapid_public_key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum VapidKeyError {
+    /// A character outside base64url (and the standard alphabet), or a length no encoding has.
+    #[error("the VAPID public key is not base64url text")]
+    NotBase64Url,
+    /// Decoded, but not 65 bytes starting with `0x04`.
+    #[error(
+        "the VAPID public key must be an uncompressed P-256 point (65 bytes starting with 0x04), got {bytes} bytes"
+    )]
+    NotAPoint {
+        /// How many bytes the text decoded to.
+        bytes: usize,
+    },
 }
 
 fn base64url_decode(text: &str) -> Option<Vec<u8>> {

@@ -12,6 +12,9 @@ fn check<M: Message + Debug + PartialEq>(table: Vec<(M, &str)>) {
     for (message, wire) in table {
         assert_eq!(encode_message(&message), wire);
         assert_eq!(message.to_wire(), wire);
+        // The name read off the wire text is the `type` a JSON parser reads.
+        let value: serde_json::Value = serde_json::from_str(wire).unwrap();
+        assert_eq!(Some(message.type_name().as_str()), value["type"].as_str(), "{wire}");
         assert_eq!(decode_message::<M>(wire), Ok(message), "{wire}");
     }
 }

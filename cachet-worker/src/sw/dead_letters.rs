@@ -29,10 +29,10 @@ async fn apply(event: QueueEvent, config: &Config) -> Result<(), Error> {
     for effect in effects {
         match effect {
             QueueEffect::Refused(Refusal::NoSuchDeadLetter { id }) => {
-                return Err(Error::Protocol(format!("mutation {id} is not a dead letter")));
+                return Err(Error::NotADeadLetter { id });
             }
             QueueEffect::Refused(_) => {
-                return Err(Error::Protocol("the mutation queue is full (queue.maxItems)".to_owned()));
+                return Err(Error::QueueFull);
             }
             QueueEffect::Announce(event) => {
                 if let Err(error) = broadcast(&event) {

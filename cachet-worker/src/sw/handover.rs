@@ -21,10 +21,10 @@ use super::{identity, plugins, tag_index};
 use crate::Error;
 
 /// Keeps what it can of `entries`; for each, `Ok(())` when stored, or why not. The whole hand-over is
-/// refused ([`Error::Protocol`]) when it has more than [`cachet_core::handover::MAX_ENTRIES`] entries,
+/// refused ([`Error::HandoverTooLarge`]) when it has more than [`cachet_core::handover::MAX_ENTRIES`] entries,
 /// storing nothing; a store that fails stops it there (what is stored stays).
 pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Result<(), Refused>>, Error> {
-    check_count(entries).map_err(|refused| Error::Protocol(format!("hand-over: {refused}")))?;
+    check_count(entries).map_err(|_too_many| Error::HandoverTooLarge { count: entries.len() })?;
     // An invalidation that begins while the hand-over is stored drops what it may have missed, as for a
     // live store; the page dropped what it heard invalidated before it posted.
     let begun = super::store::invalidations_begun();

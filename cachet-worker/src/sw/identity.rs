@@ -42,13 +42,13 @@ pub async fn current() -> Result<Option<Identity>, Error> {
 
 /// `set-identity {partition, authorization}`: the same user keeps the fingerprints already vouched for,
 /// another user (or none) replaces them ([`Identity::after_set`]). A partition or fingerprint that could
-/// not be a cache path segment or a fingerprint is refused with [`Error::Protocol`], storing nothing.
+/// not be a cache path segment or a fingerprint is refused with [`Error::Identity`], storing nothing.
 pub async fn set(partition: Option<String>, authorization: Option<String>) -> Result<(), Error> {
     // An unreadable record is replaced, not kept: the page just said who is signed in.
     let before = current().await.unwrap_or(None);
     let next = Identity::after_set(before, partition, authorization);
     if let Some(identity) = &next {
-        identity.check().map_err(|message| Error::Protocol(format!("set-identity: {message}")))?;
+        identity.check().map_err(Error::Identity)?;
     }
     write(next).await
 }

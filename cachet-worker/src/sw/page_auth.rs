@@ -204,8 +204,8 @@ async fn ask_page(
             }
             Ok(PageAnswer { ok, authorization })
         }
-        Ok(_) => Err(Error::Protocol(format!("a reply to another request: {reply_text}"))),
-        Err(error) => Err(Error::Protocol(error.to_string())),
+        Ok(_) => Err(Error::WrongReply { asked: id }),
+        Err(error) => Err(Error::Protocol(error)),
     }
 }
 

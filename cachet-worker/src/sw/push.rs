@@ -98,7 +98,7 @@ async fn refetch_one(
     let request = Request::new_with_str_and_init(&url, &init).map_err(|e| Error::js("new Request", e))?;
     let response = answer(request, String::new(), config, background).await?;
     if !response.ok() {
-        return Err(Error::Protocol(format!("the server answered {}", response.status())));
+        return Err(Error::Http { url: response.url(), status: response.status() });
     }
     Ok(())
 }
