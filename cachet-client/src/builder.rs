@@ -174,6 +174,7 @@ impl ClientBuilder {
             sw: SwLink::new(),
             listeners: RefCell::new(Vec::new()),
             ready: RefCell::new(None),
+            background: Rc::default(),
             config: RefCell::new(Rc::new(config)),
             config_source: Cell::new(config_source),
             adapter: RefCell::new(adapter),

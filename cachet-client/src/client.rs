@@ -116,6 +116,8 @@ pub(crate) struct Inner {
     pub(crate) auth_channel: Option<BroadcastChannel>,
     pub(crate) listeners: RefCell<Vec<EventListener>>,
     pub(crate) ready: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
+    /// The engine's background work in this page ([`crate::page_engine::Background`]).
+    pub(crate) background: Rc<crate::page_engine::Background>,
 }
 
 impl Drop for Inner {
@@ -255,5 +257,13 @@ impl Client {
     /// Whether a token refresh is running in this tab.
     pub fn refresh_in_flight(&self) -> bool {
         self.inner.refresh.in_flight()
+    }
+
+    /// Resolves once the background work the engine started in this page has ended: an answer stored
+    /// after it was given, a stale-while-revalidate re-fetch with its store and its `cache-updated`
+    /// (work started meanwhile is waited for too). With a Service Worker in control that work runs in
+    /// the worker, and this resolves at once. For tests and for code that must read what was stored.
+    pub async fn settled(&self) {
+        self.inner.background.settled().await;
     }
 }

@@ -183,7 +183,7 @@ impl Host for PageStore {
     }
 
     fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
-        wasm_bindgen_futures::spawn_local(work);
+        self.inner.background.spawn(work);
     }
 
     /// What the worker would broadcast, told to this page's listeners as the worker's events are.
@@ -275,5 +275,39 @@ impl Plugin<HttpResponse> for PageAuth {
                 _ => AfterFetch::Keep,
             }
         })
+    }
+}
+
+/// The engine's background work in this page (a late store, a stale-while-revalidate re-fetch with its
+/// store and its `cache-updated`), counted so that [`crate::Client::settled`] can wait for all of it.
+#[derive(Default)]
+pub(crate) struct Background {
+    running: Cell<usize>,
+    waiting: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
+}
+
+impl Background {
+    /// Runs `work` in the page's event loop, counted until it ends.
+    pub(crate) fn spawn(self: &Rc<Self>, work: Pin<Box<dyn Future<Output = ()>>>) {
+        self.running.set(self.running.get() + 1);
+        let counted = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            work.await;
+            counted.running.set(counted.running.get() - 1);
+            if counted.running.get() == 0 {
+                for waiter in counted.waiting.borrow_mut().drain(..) {
+                    let _ = waiter.send(());
+                }
+            }
+        });
+    }
+
+    /// Resolves once no background work runs (work that spawns more is waited for too).
+    pub(crate) async fn settled(&self) {
+        while self.running.get() > 0 {
+            let (sender, receiver) = futures::channel::oneshot::channel();
+            self.waiting.borrow_mut().push(sender);
+            let _ = receiver.await;
+        }
     }
 }
