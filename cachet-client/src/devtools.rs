@@ -5,8 +5,8 @@
 //! [`Client::invalidate_by_tag`]).
 //!
 //! Each goes to the worker that controls the page (or the active worker of its registration) and awaits
-//! its answer; without a Service Worker it fails with [`Error::ServiceWorker`] saying so, and a refusal
-//! (an id that is not a dead letter, say) is [`Error::ServiceWorker`] with the worker's reason.
+//! its answer; without a Service Worker it fails with [`Error::NoServiceWorker`], and a refusal (an id
+//! that is not a dead letter, say) is [`Error::ServiceWorkerRefused`] with the worker's reason.
 //!
 //! ```no_run
 //! # async fn run(client: cachet_client::Client) -> Result<(), cachet_client::Error> {

@@ -1,14 +1,15 @@
 //! cachet in one dependency.
 //!
 //! An app depends on this crate alone; `cachet init` writes the rest (the app's `src/cachet/` module, the
-//! Service Worker and agent binaries, `index.html` and `Trunk.toml`). It re-exports:
+//! Service Worker and agent binaries, `index.html` and `Trunk.toml`). It exports what an app writes, and
+//! nothing of cachet's inside:
 //!
-//! | path | crate | what for |
+//! | path | from | what for |
 //! |---|---|---|
-//! | [`yew`] (feature `yew`, default) | `cachet-yew` | `<CachetProvider>`, the `use_cachet_*` hooks, `<CachetDevtools />` |
-//! | [`client`] | `cachet-client` | the page client, `GqlOptions`, `FetchOptions`, `AuthData` |
-//! | [`worker`] | `cachet-worker` | the Service Worker entry point (`worker::sw::install`) and the agent (`worker::agent::CachetAgent`) |
-//! | [`core`] | `cachet-core` | config, strategies, protocol, the failure check's types |
+//! | [`yew`] (feature `yew`, default) | `cachet-yew`, whole: its surface is the provider and the hooks | `<CachetProvider>`, the `use_cachet_*` hooks, `<CachetDevtools />` |
+//! | [`client`] | `cachet-client` | the page client: [`client::Client`], its builder, options and results, the auth adapters, an injectable network |
+//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::CachetAgent`]) |
+//! | [`core`] | `cachet-core` | the config ([`core::config`]), the strategies, the header names an app reads or sends ([`core::protocol::headers`]) |
 //! | [`yew_agent`] (feature `yew`) | `yew-agent` | `Registrable`, for the agent binary |
 //! | [`serde`], [`serde_json`] | | what the generated modules use, so the app needs no dependency of its own for them |
 //!
@@ -22,9 +23,6 @@
 //! fetches the matching one unless told otherwise in `Trunk.toml`'s `[tools]`) must equal it.
 #![deny(missing_docs)]
 
-pub use cachet_client as client;
-pub use cachet_core as core;
-pub use cachet_worker as worker;
 pub use serde;
 pub use serde_json;
 
@@ -32,3 +30,54 @@ pub use serde_json;
 pub use cachet_yew as yew;
 #[cfg(feature = "yew")]
 pub use yew_agent;
+
+/// The page client: what an app calls, configures and implements.
+pub mod client {
+    pub use cachet_client::{
+        default_adapter, AuthAdapter, AuthChangeKind, AuthData, AuthSnapshot, AuthState, BearerAdapter,
+        Client, ClientBuilder, ClientEvent, ClientOptions, ConfigSource, CookieAdapter, Credentials, Error,
+        EventStream, FetchFn, FetchOptions, FetchResult, GqlOptions, GqlResponse, Http, HttpRequest,
+        HttpResponse, MutationResult, QueryResult, Subscription, SwEvent,
+    };
+}
+
+/// The worker side's entry points.
+pub mod worker {
+    /// The Service Worker engine, as the app's worker binary starts it.
+    pub mod sw {
+        pub use cachet_worker::sw::{install, install_with, Options};
+    }
+    /// The yew-agent reactor the hooks talk to, as the app's agent binary registers it.
+    pub mod agent {
+        pub use cachet_worker::agent::CachetAgent;
+    }
+    pub use cachet_worker::Error;
+}
+
+/// The rules' types an app names: its config, strategies, the auth-failure check, cachet's headers.
+pub mod core {
+    pub use cachet_core::Error;
+
+    /// `cachet.config.json` and the auth-failure check (`src/cachet/auth/check.rs`).
+    pub mod config {
+        pub use cachet_core::config::{
+            rule_check, AuthFailureRule, AuthType, CacheBounds, Config, ConfigError, FailureCheck,
+            FailureResponse, HeaderRule, JsonFieldRule, QueueBounds,
+        };
+    }
+
+    /// The caching strategies (`X-SW-Strategy`).
+    pub mod strategy {
+        pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
+    }
+
+    /// The wire an app meets.
+    pub mod protocol {
+        pub use cachet_core::protocol::{AuthChangeKind, SwEvent};
+
+        /// Every HTTP header cachet reads or writes (`X-Cachet-Source` on each answer, say).
+        pub mod headers {
+            pub use cachet_core::protocol::headers::*;
+        }
+    }
+}

@@ -11,13 +11,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use cachet_core::config::{AuthFailureRule, CacheBounds};
-use cachet_core::engine::key::RUNTIME_CACHE;
+use cachet_core::config::AuthFailureRule;
 use cachet_core::engine::plugin::Plugins;
-use cachet_core::engine::{run, EntryKey, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing};
+use cachet_core::engine::{run, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing};
 use cachet_core::protocol::SwEvent;
 use cachet_core::protocol::NOT_STORED_HEADER;
-use cachet_core::strategy::Strategy;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 use js_sys::Promise;
 use wasm_bindgen::{JsCast, JsValue};
@@ -57,14 +55,23 @@ pub struct Target {
     pub preload: Option<Promise>,
 }
 
+#[cfg(feature = "test-support")]
 impl Target {
     /// A GET of `request` in the shared partition, stored by its own URL in the runtime cache with
-    /// `strategy` (tests and embedders; the router builds its jobs with [`Job::for_request`]).
-    pub fn get(request: &Request, strategy: Strategy, bounds: CacheBounds, index: Rc<TagIndex>) -> Self {
+    /// `strategy` (for the tests; the router builds its jobs with [`Job::for_request`]).
+    pub fn get(
+        request: &Request,
+        strategy: cachet_core::strategy::Strategy,
+        bounds: cachet_core::config::CacheBounds,
+        index: Rc<TagIndex>,
+    ) -> Self {
         let url = request.url();
         let job = Job {
             strategy,
-            entry: Some(EntryKey { cache: RUNTIME_CACHE, url: url.clone() }),
+            entry: Some(cachet_core::engine::EntryKey {
+                cache: cachet_core::engine::key::RUNTIME_CACHE,
+                url: url.clone(),
+            }),
             tags: Vec::new(),
             document: false,
             bounds,

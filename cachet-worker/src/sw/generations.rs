@@ -47,13 +47,14 @@ pub(crate) async fn loaded(index: &TagIndex) -> Result<u64, Error> {
 /// Reads the stored generations again, replacing what this worker instance holds, and returns the
 /// records that did not decode ([`cachet_core::generations::GenerationError`], each naming its record:
 /// already accounted for on the safe side and repaired in IndexedDB). What `loaded` does once per
-/// worker instance; for tests, and for an embedder that changed the store from elsewhere.
+/// worker instance; for the tests.
+#[cfg(feature = "test-support")]
 pub async fn reload(index: &TagIndex) -> Result<Vec<GenerationError>, Error> {
     read(index, true).await
 }
 
 /// One read path for [`loaded`] (`again`: false, nothing read when another caller read first) and
-/// [`reload`]: a state machine each would cost the worker's wasm twice.
+/// `reload` (the tests'): a state machine each would cost the worker's wasm twice.
 async fn read(index: &TagIndex, again: bool) -> Result<Vec<GenerationError>, Error> {
     let _loading = LOADING.lock().await;
     if !again && clock().is_some() {

@@ -53,6 +53,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
     };
     let (answer_with, then_replay) = match reply(message, config, &background).await {
         Reply::Answer(reply) => (Some(reply), None),
+        #[cfg(feature = "devtools")]
         Reply::AnswerThenReplay(reply) => (Some(reply), Some(Trigger::Online)),
         Reply::Replay(trigger) => (None, Some(trigger)),
         Reply::Unknown => {
@@ -75,6 +76,7 @@ pub enum Reply {
     /// Answer the page that sent it.
     Answer(SwToPage),
     /// Answer it, then replay the mutation queue (dead letters were put back).
+    #[cfg(feature = "devtools")]
     AnswerThenReplay(SwToPage),
     /// Feed the mutation queue; its events are broadcast, so nothing is answered.
     Replay(Trigger),

@@ -8,14 +8,14 @@
 //! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes |
-//! | `message` | `message(event)` | carries out a page's request (see [`messages`]) |
-//! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see [`queue`]) |
+//! | `message` | `message(event)` | carries out a page's request (see `messages`) |
+//! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see `queue`) |
 //! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
 //!
 //! Devtools (the `devtools` cargo feature): `snapshot` answers `snapshot-request` with one page of what the worker holds; `dead_letters`
 //! retries and discards dead letters.
 //!
-//! The first event a worker instance handles also replays the mutation queue ([`queue`]), in the
+//! The first event a worker instance handles also replays the mutation queue (`queue`), in the
 //! background: the browser starts the worker again after stopping it, and that is one of the queue's
 //! triggers. A `fetch` starts it once its answer is ready (a stopped worker's first answer does not wait
 //! for the queue's database); the other events start it as they begin.
@@ -29,34 +29,50 @@
 //! Nothing is kept only in SW memory: the browser stops an idle SW after about 30 s, so every state that
 //! matters lives in Cache Storage and IndexedDB.
 
+/// The engine's parts: crate-private, and public only with the cargo feature `test-support`, which the
+/// crate's own wasm tests turn on (`[dev-dependencies]`) to drive them without a shim. An app sees
+/// [`install`], [`install_with`] and [`Options`].
+macro_rules! parts {
+    ($($(#[$meta:meta])* $name:ident;)*) => {$(
+        $(#[$meta])*
+        #[cfg(feature = "test-support")]
+        pub mod $name;
+        $(#[$meta])*
+        #[cfg(not(feature = "test-support"))]
+        pub(crate) mod $name;
+    )*};
+}
+
+parts! {
+    broadcast;
+    engine;
+    generations;
+    graphql;
+    handover;
+    identity;
+    invalidate;
+    messages;
+    queue;
+    queue_store;
+    store;
+    sweep;
+    tag_index;
+}
 mod auth_retry;
-pub mod broadcast;
 mod clock;
 mod database;
 #[cfg(feature = "devtools")]
 mod dead_letters;
-pub mod engine;
-pub mod generations;
-pub mod graphql;
-pub mod handover;
 mod http;
-pub mod identity;
-pub mod invalidate;
-pub mod messages;
 mod page_auth;
 mod plugins;
 #[cfg(feature = "push")]
 mod push;
-pub mod queue;
 mod queue_plugin;
 mod queue_send;
-pub mod queue_store;
 mod router;
 #[cfg(feature = "devtools")]
 mod snapshot;
-pub mod store;
-pub mod sweep;
-pub mod tag_index;
 
 use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
@@ -64,14 +80,17 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, PushEvent, ServiceWorkerGlobalScope};
 
-pub use auth_retry::{is_auth_failure, AuthRetry};
-pub use cachet_core::engine::key::{DOCUMENT_CACHE, RUNTIME_CACHE};
-pub use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
-pub use engine::{respond, Target};
-pub use http::SOURCE_HEADER;
 pub use plugins::Options;
-pub use router::{answer, answer_with_preload};
-pub use store::open_cache;
+#[cfg(feature = "test-support")]
+pub use {
+    auth_retry::is_auth_failure,
+    cachet_core::engine::key::{DOCUMENT_CACHE, RUNTIME_CACHE},
+    cachet_core::strategy::{Strategy, STRATEGY_HEADER},
+    engine::{respond, Target},
+    http::SOURCE_HEADER,
+    router::answer,
+    store::open_cache,
+};
 
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";

@@ -103,7 +103,8 @@ pub enum Trigger {
     Online,
     /// The page says the browser is offline.
     Offline,
-    /// A backoff's wake-up timer.
+    /// A backoff's wake-up timer, as the tests fire it (the worker's own timer is `Work::WakeAt`).
+    #[cfg(feature = "test-support")]
     Timer,
 }
 
@@ -200,6 +201,7 @@ async fn drive(work: Work, config: &Rc<Config>, background: &dyn Fn(Promise)) ->
         Work::Replay(Trigger::Start) if !navigator_online() => return Ok(()),
         Work::Replay(Trigger::Start | Trigger::Online) => QueueEvent::Online { now },
         Work::Replay(Trigger::Offline) => QueueEvent::Offline,
+        #[cfg(feature = "test-support")]
         Work::Replay(Trigger::Timer) => QueueEvent::Wake { now },
     };
     let effects = queue_store::transition(config, &|state| state.reduce(event.clone())).await?;

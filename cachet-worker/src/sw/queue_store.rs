@@ -27,7 +27,7 @@ use std::cell::Cell;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueState};
-use rexie::{Store, TransactionMode};
+use rexie::TransactionMode;
 use wasm_bindgen::JsValue;
 
 use super::database;
@@ -186,7 +186,8 @@ pub async fn clear() -> Result<(), Error> {
     commit(transaction, "commit the mutation queue").await
 }
 
-/// The records set aside as unreadable, as `(key, text)`.
+/// The records set aside as unreadable, as `(key, text)` (for the tests).
+#[cfg(feature = "test-support")]
 pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
     let transaction = transaction(TransactionMode::ReadOnly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
@@ -200,7 +201,8 @@ pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
     Ok(kept)
 }
 
-async fn keys(store: &Store) -> Result<Vec<String>, Error> {
+#[cfg(feature = "test-support")]
+async fn keys(store: &rexie::Store) -> Result<Vec<String>, Error> {
     let keys = store.get_all_keys(None, None).await.map_err(idb("list the mutation queue"))?;
     Ok(keys.into_iter().filter_map(|key| key.as_string()).collect())
 }

@@ -61,7 +61,8 @@ fn navigation_preload(event: &FetchEvent) -> Option<Promise> {
 }
 
 /// Answers `request` from the page `client_id` as a `fetch` event would be (`handle_fetch`), with
-/// background work handed to `background`: the whole engine path, for tests and embedders.
+/// background work handed to `background`: the whole engine path, for a push's re-fetches and the tests.
+#[cfg(any(feature = "push", feature = "test-support"))]
 pub async fn answer(
     request: web_sys::Request,
     client_id: String,

@@ -101,6 +101,7 @@ impl TagIndex {
 
     /// Records that the entry at `url` of the cache named `cache` carries `tags` (replacing what was
     /// recorded for it), stored and used at `now` (Unix milliseconds), its request begun at generation 0.
+    #[cfg(feature = "test-support")]
     pub async fn record(&self, url: &str, cache: &str, tags: &[String], now: u64) -> Result<(), Error> {
         let details = cachet_core::devtools::EntryDetails::describe(
             url,
@@ -147,6 +148,7 @@ impl TagIndex {
     }
 
     /// Every entry carrying at least one of `tags`, each once: its URL and the name of its cache.
+    #[cfg(feature = "test-support")]
     pub async fn entries_tagged(&self, tags: &[String]) -> Result<Vec<(String, String)>, Error> {
         Ok(self.records_tagged(tags).await?.into_iter().map(|record| (record.url, record.cache)).collect())
     }
