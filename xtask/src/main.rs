@@ -247,6 +247,21 @@ fn test(root: &std::path::Path) -> Result<()> {
             let args =
                 ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
             run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+            // The library as an app links it: without `test-support` (which its tests turn on, and which
+            // makes the engine's parts public), so that a part only the tests use is named dead code.
+            for features in ["", "devtools,push"] {
+                let args = [
+                    "clippy",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--lib",
+                    "-p",
+                    "cachet-worker",
+                    "--features",
+                    features,
+                ];
+                run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+            }
             let args = [
                 "clippy",
                 "--target",
