@@ -225,6 +225,12 @@ fn the_shims_early_send_rule_names_cachets_headers_as_the_core_does() {
     let shim = files.iter().find(|file| file.path == cachet_cli::SW_SHIM_PATH).unwrap();
     let rule = format!("if (name === '{STRATEGY_HEADER}' || name.startsWith('x-cachet-')) return false;");
     assert!(shim.content.contains(&rule), "the shim should test headers with: {rule}");
+    // …and leaves navigations to the browser (navigation preload), as `fetches_early` does.
+    let routes = config.sw_routes();
+    assert!(!routes.fetches_early("GET", true, "/", &[]) && routes.fetches_early("GET", false, "/", &[]));
+    let navigation =
+        "if (!ROUTES.fetchEarly || request.method !== 'GET' || request.mode === 'navigate') return false;";
+    assert!(shim.content.contains(navigation), "the shim should leave navigations alone with: {navigation}");
     assert!(is_cachet_header(STRATEGY_HEADER) && is_cachet_header("x-cachet-anything"));
     assert!(!is_cachet_header("x-cachetx") && !is_cachet_header("x-sw-other"));
     let sw_config = files.iter().find(|file| file.path == "cachet-sw-config.js").unwrap();

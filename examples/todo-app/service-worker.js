@@ -65,9 +65,10 @@ function routed(request) {
 }
 
 // The rule of cachet_core::config::SwRoutes::fetches_early: a routed GET whose job begins with the
-// network whatever the engine reads (no GraphQL endpoint, none of cachet's request headers, the config's
-// default strategy network-first or network-only). It is sent now, and the engine's network step takes
-// this answer, as it takes a navigation's preload: sent once, while a stopped worker starts.
+// network whatever the engine reads (not a navigation, which the browser preloads; no GraphQL endpoint,
+// none of cachet's request headers, the config's default strategy network-first or network-only). It is
+// sent now, and the engine's network step takes this answer, as it takes a navigation's preload: sent
+// once, while a stopped worker starts.
 function fetchesEarly(request) {
   if (!ROUTES.fetchEarly || request.method !== 'GET' || request.mode === 'navigate') return false;
   if (ROUTES.graphqlEndpoints.includes(new URL(request.url).pathname)) return false;

@@ -244,38 +244,19 @@ fn test(root: &std::path::Path) -> Result<()> {
     run::step(
         "clippy (wasm32, cachet-worker, cachet-client and cachet-yew without their optional features)",
         || {
-            let args =
-                ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-worker"];
-            run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+            let clippy = |args: &[&str]| {
+                let wasm = ["clippy", "--target", "wasm32-unknown-unknown"];
+                run::cargo(&path, &[&wasm[..], args, &["--", "-D", "warnings"]].concat())
+            };
+            clippy(&["--all-targets", "-p", "cachet-worker"])?;
             // The library as an app links it: without `test-support` (which its tests turn on, and which
             // makes the engine's parts public), so that a part only the tests use is named dead code.
             for features in ["", "devtools,push"] {
-                let args = [
-                    "clippy",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "--lib",
-                    "-p",
-                    "cachet-worker",
-                    "--features",
-                    features,
-                ];
-                run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+                clippy(&["--lib", "-p", "cachet-worker", "--features", features])?;
             }
-            let args = [
-                "clippy",
-                "--target",
-                "wasm32-unknown-unknown",
-                "--lib",
-                "-p",
-                "cachet-client",
-                "-p",
-                "cachet-yew",
-            ];
-            run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())?;
+            clippy(&["--lib", "-p", "cachet-client", "-p", "cachet-yew"])?;
             // cachet-kit's tests are an app's without auth (built out where `auth` is on): lint them so.
-            let args = ["clippy", "--target", "wasm32-unknown-unknown", "--all-targets", "-p", "cachet-kit"];
-            run::cargo(&path, &[&args[..], &["--", "-D", "warnings"]].concat())
+            clippy(&["--all-targets", "-p", "cachet-kit"])
         },
     )?;
     run::step("native tests", || {

@@ -48,13 +48,16 @@ impl SwRoutes {
     }
 
     /// Whether the shim sends a routed request early, handing the answer to the engine (the module
-    /// docs): `method` `GET`, `path` (no query string) routed and not a GraphQL endpoint (a GraphQL
-    /// `GET` is a query, classified by the engine), none of `header_names` (lower case) cachet's own
-    /// ([`crate::protocol::headers::is_cachet_header`]: a strategy, tags or the auth marker change what
-    /// the engine does first), and [`SwRoutes::fetch_early`]. The shim runs this rule in JavaScript.
-    pub fn fetches_early(&self, method: &str, path: &str, header_names: &[&str]) -> bool {
+    /// docs): `method` `GET`, not a `navigation` (`Request.mode` `navigate`: the browser sends it
+    /// itself, as navigation preload, where it has that), `path` (no query string) routed and not a
+    /// GraphQL endpoint (a GraphQL `GET` is a query, classified by the engine), none of `header_names`
+    /// (lower case) cachet's own ([`crate::protocol::headers::is_cachet_header`]: a strategy, tags or the
+    /// auth marker change what the engine does first), and [`SwRoutes::fetch_early`]. The shim runs this
+    /// rule in JavaScript.
+    pub fn fetches_early(&self, method: &str, navigation: bool, path: &str, header_names: &[&str]) -> bool {
         self.fetch_early
             && method == "GET"
+            && !navigation
             && self.routes(method, path)
             && !self.graphql_endpoints.iter().any(|endpoint| endpoint == path)
             && !header_names.iter().any(|name| crate::protocol::headers::is_cachet_header(name))
@@ -132,23 +135,25 @@ mod tests {
         .unwrap_or_default();
         let routes = config.sw_routes();
         assert!(routes.fetch_early, "network-first is the default");
-        let table: [(&str, &str, &[&str], bool); 8] = [
-            ("GET", "/app.js", &["accept"], true),
-            ("GET", "/app.js", &["x-sw-strategy"], false),
-            ("GET", "/app.js", &["x-cachet-tags"], false),
-            ("GET", "/app.js", &["x-cachet-auth"], false),
-            ("GET", "/graphql", &[], false),
-            ("GET", "/api/login", &[], false),
-            ("POST", "/graphql", &[], false),
-            ("HEAD", "/app.js", &[], false),
+        let table: [(&str, bool, &str, &[&str], bool); 9] = [
+            ("GET", false, "/app.js", &["accept"], true),
+            ("GET", true, "/index.html", &["accept"], false),
+            ("GET", false, "/app.js", &["x-sw-strategy"], false),
+            ("GET", false, "/app.js", &["x-cachet-tags"], false),
+            ("GET", false, "/app.js", &["x-cachet-auth"], false),
+            ("GET", false, "/graphql", &[], false),
+            ("GET", false, "/api/login", &[], false),
+            ("POST", false, "/graphql", &[], false),
+            ("HEAD", false, "/app.js", &[], false),
         ];
-        for (method, path, headers, early) in table {
-            assert_eq!(routes.fetches_early(method, path, headers), early, "{method} {path} {headers:?}");
+        for (method, navigation, path, headers, early) in table {
+            let sent_early = routes.fetches_early(method, navigation, path, headers);
+            assert_eq!(sent_early, early, "{method} navigation {navigation} {path} {headers:?}");
         }
         let cache_first =
             Config::from_json_str(r#"{"strategy":{"default":"cache-first"}}"#).unwrap_or_default();
         assert!(!cache_first.sw_routes().fetch_early, "a lookup comes first");
-        assert!(!cache_first.sw_routes().fetches_early("GET", "/app.js", &[]));
+        assert!(!cache_first.sw_routes().fetches_early("GET", false, "/app.js", &[]));
         let network_only =
             Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
         assert!(network_only.sw_routes().fetch_early);
