@@ -496,34 +496,6 @@ async fn the_entry_count_kept_between_stores_follows_removals_and_clears() {
     assert_eq!(index.beyond("test-count", 0).await.unwrap().len(), 2);
 }
 
-/// An app's own failure check (its `src/cachet/auth/check.rs`): the rule, or a 403 whose body says the
-/// session expired.
-fn app_check(
-    rule: &cachet_core::config::AuthFailureRule,
-    response: &cachet_core::config::FailureResponse<'_>,
-) -> bool {
-    rule.check(response)
-        || (response.status == 403 && response.json().is_some_and(|body| body["reason"] == "expired"))
-}
-
-#[wasm_bindgen_test]
-fn the_failure_check_given_to_install_with_is_the_one_the_sw_runs() {
-    use cachet_worker::sw::is_auth_failure;
-    let rule = cachet_core::config::AuthFailureRule::default();
-    let answer = |status: u16| {
-        let init = web_sys::ResponseInit::new();
-        init.set_status(status);
-        Response::new_with_opt_str_and_init(None, &init).unwrap()
-    };
-    let expired: &[u8] = br#"{"reason":"expired"}"#;
-    assert!(!is_auth_failure(&rule, &answer(403), expired), "before install_with: the rule alone");
-    assert!(is_auth_failure(&rule, &answer(401), b""));
-    cachet_worker::sw::install_with(app_check);
-    assert!(is_auth_failure(&rule, &answer(403), expired), "the app's check");
-    assert!(is_auth_failure(&rule, &answer(401), b""), "which keeps the rule");
-    assert!(!is_auth_failure(&rule, &answer(403), br#"{"reason":"forbidden"}"#));
-}
-
 #[wasm_bindgen_test]
 async fn caches_of_earlier_versions_are_dropped_with_their_index_records() {
     use cachet_worker::sw::store::retire_old_caches;

@@ -1,0 +1,37 @@
+//! `sw::install_with`: the failure check an app gives its worker is the one the worker runs. In its own
+//! binary (its own worker and globals): installing changes the worker's check and engine for whatever
+//! runs after it, so no other test may see it.
+#![allow(clippy::unwrap_used)]
+
+use wasm_bindgen_test::*;
+use web_sys::{Response, ResponseInit};
+
+wasm_bindgen_test_configure!(run_in_service_worker);
+
+/// An app's own failure check (its `src/cachet/auth/check.rs`): the rule, or a 403 whose body says the
+/// session expired.
+fn app_check(
+    rule: &cachet_core::config::AuthFailureRule,
+    response: &cachet_core::config::FailureResponse<'_>,
+) -> bool {
+    rule.check(response)
+        || (response.status == 403 && response.json().is_some_and(|body| body["reason"] == "expired"))
+}
+
+#[wasm_bindgen_test]
+fn the_failure_check_given_to_install_with_is_the_one_the_sw_runs() {
+    use cachet_worker::sw::is_auth_failure;
+    let rule = cachet_core::config::AuthFailureRule::default();
+    let answer = |status: u16| {
+        let init = ResponseInit::new();
+        init.set_status(status);
+        Response::new_with_opt_str_and_init(None, &init).unwrap()
+    };
+    let expired: &[u8] = br#"{"reason":"expired"}"#;
+    assert!(!is_auth_failure(&rule, &answer(403), expired), "before install_with: the rule alone");
+    assert!(is_auth_failure(&rule, &answer(401), b""));
+    cachet_worker::sw::install_with(app_check);
+    assert!(is_auth_failure(&rule, &answer(403), expired), "the app's check");
+    assert!(is_auth_failure(&rule, &answer(401), b""), "which keeps the rule");
+    assert!(!is_auth_failure(&rule, &answer(403), br#"{"reason":"forbidden"}"#));
+}
