@@ -79,26 +79,37 @@ function fetchesEarly(request) {
 }
 
 // Static routes (the Static Routing API, `InstallEvent.addRoutes`: Chromium 123+, feature-detected):
-// the requests the engine only passes on whatever their method (the pass-through paths, at or below each:
-// the auth routes, classified before anything else) go to the network without the browser starting a
-// stopped worker for them. The same rule as `routed`, handed to the browser; nothing else is routed so,
-// for every other request the engine decides. Characters URLPattern reads as syntax are escaped.
-function staticRoutes() {
+// what `routed` never routes goes to the network without the browser starting a stopped worker for it.
+// The same rule, handed to the browser in groups: the pass-through paths (at or below each: the auth
+// routes, classified before anything else, whatever the method); another origin; a method other than
+// GET and POST; a POST not to a GraphQL endpoint. Each group is added on its own, so that a browser
+// without the API's later conditions (`not`, `or`) keeps the others; for every other request the engine
+// decides. Characters URLPattern reads as syntax are escaped.
+function staticRouteGroups() {
   if (typeof URLPattern !== 'function') return [];
   const escape = (path) => path.replace(/[\\:*?+(){}]/g, '\\$&');
-  return ROUTES.passThrough.map((path) => ({
-    condition: { urlPattern: new URLPattern({ pathname: escape(path) + '{/*}?', baseURL: self.location.href }) },
-    source: 'network',
-  }));
+  // This origin, the given pathname, any search: the pattern's origin comes from the base URL.
+  const here = (pathname) => ({ urlPattern: new URLPattern({ pathname, baseURL: self.location.href }) });
+  const network = (condition) => ({ condition, source: 'network' });
+  const endpoints = ROUTES.graphqlEndpoints.map((path) => here(escape(path)));
+  return [
+    ROUTES.passThrough.map((path) => network(here(escape(path) + '{/*}?'))),
+    [network({ not: here('*') })],
+    [network({ not: { or: [{ requestMethod: 'GET' }, { requestMethod: 'POST' }] } })],
+    // A POST not to an endpoint: not (not a POST, or to an endpoint).
+    [network({ not: { or: [{ not: { requestMethod: 'POST' } }, ...endpoints] } })],
+  ].filter((group) => group.length > 0);
 }
 
 self.addEventListener('install', (event) => {
-  if (typeof event.addRoutes === 'function' && ROUTES.passThrough.length > 0) {
-    // Called before the first await (addRoutes must be called while the event is dispatched); a throw
-    // becomes the promise's rejection.
-    event.waitUntil((async () => event.addRoutes(staticRoutes()))().catch((error) => {
-      console.warn('cachet: static routes not added (pass-through requests still start the worker): ' + error);
-    }));
+  if (typeof event.addRoutes === 'function') {
+    for (const group of staticRouteGroups()) {
+      // Called before the first await (addRoutes must be called while the event is dispatched); a throw
+      // becomes the promise's rejection.
+      event.waitUntil((async () => event.addRoutes(group))().catch((error) => {
+        console.warn('cachet: a static route not added (its requests still start the worker): ' + error);
+      }));
+    }
   }
   event.waitUntil(engine().then(() => self.skipWaiting()));
 });
