@@ -40,9 +40,11 @@ function checkMutation(text, id) {
   if (created.id !== id) throw new Error(`CreateNote(${id}): wrong answer ${text.slice(0, 120)}`);
 }
 
-// One timed query: the fetch and the whole body read. Returns [ms, source header].
-async function timedQuery(id, size, tags) {
+// One timed query: the fetch and the whole body read. Returns [ms, source header]. `extraHeaders` are
+// sent with it (`x-bench-delay` for a slow server).
+async function timedQuery(id, size, tags, extraHeaders = {}) {
   const init = queryInit(id, size, tags);
+  Object.assign(init.headers, extraHeaders);
   const started = performance.now();
   const response = await fetch('/graphql', init);
   const text = await response.text();
@@ -493,15 +495,8 @@ window.bench = {
   // One query nobody stored, timed alone, the server answering `delay` ms late (the runner stops the
   // worker before each call: a cold miss).
   async coldMiss(id, size, delay) {
-    const init = queryInit(id, size, 'bench-cold-miss');
-    init.headers['x-bench-delay'] = String(delay);
-    const started = performance.now();
-    const response = await fetch('/graphql', init);
-    const text = await response.text();
-    const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`BenchItem(${id}): HTTP ${response.status}`);
-    checkItem(text, id, size);
-    return { samples: [elapsed], sources: sourceCounts([response.headers.get('x-cachet-source')]) };
+    const [elapsed, source] = await timedQuery(id, size, 'bench-cold-miss', { 'x-bench-delay': String(delay) });
+    return { samples: [elapsed], sources: sourceCounts([source]) };
   },
 
   // One GET of `url` (a script), timed until its body arrived (the runner stops the worker first).
