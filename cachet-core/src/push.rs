@@ -8,7 +8,7 @@ use crate::config::{Config, PushRefusal};
 use crate::graphql::{operation_of, OperationKind};
 use crate::protocol::push::{PushMessage, RefetchDocument, MAX_PUSH_BYTES, MAX_REFETCH};
 use crate::protocol::ProtocolError;
-use crate::tags::{normalize_tag, TagError, MAX_TAGS};
+use crate::tags::{normalize_tags, TagError, MAX_TAGS};
 
 /// What the Service Worker does with one valid push.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,16 +115,7 @@ impl PushAction {
         if tags.len() > MAX_TAGS {
             return Err(PushError::TooManyTags { count: tags.len() });
         }
-        let mut normal: Vec<String> = Vec::with_capacity(tags.len());
-        for (index, tag) in tags.iter().enumerate() {
-            let tag = normalize_tag(tag).map_err(|error| match error {
-                TagError::Empty { .. } => TagError::Empty { index },
-                other => other,
-            })?;
-            if !normal.contains(&tag) {
-                normal.push(tag);
-            }
-        }
+        let normal = normalize_tags(tags.iter().map(String::as_str), tags.len())?;
         if refetch.len() > MAX_REFETCH {
             return Err(PushError::TooManyDocuments { count: refetch.len() });
         }

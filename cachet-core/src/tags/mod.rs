@@ -102,8 +102,17 @@ pub fn parse_tag_list(value: &str) -> Result<Vec<String>, TagError> {
     if count > MAX_TAGS {
         return Err(TagError::TooMany { count });
     }
+    normalize_tags(value.split(','), count)
+}
+
+/// Each of `items` normalised ([`normalize_tag`]; an empty one named by its position), duplicates
+/// dropped, first occurrence first; `count` is how many there are (the list's capacity).
+pub fn normalize_tags<'a>(
+    items: impl Iterator<Item = &'a str>,
+    count: usize,
+) -> Result<Vec<String>, TagError> {
     let mut tags: Vec<String> = Vec::with_capacity(count);
-    for (index, item) in value.split(',').enumerate() {
+    for (index, item) in items.enumerate() {
         let tag = normalize_tag(item).map_err(|error| match error {
             TagError::Empty { .. } => TagError::Empty { index },
             other => other,
