@@ -102,7 +102,7 @@ impl Client {
         let Some(auth) = inner.auth.borrow().clone() else {
             return Ok(None);
         };
-        let margin = u64::try_from(inner.options.refresh_margin.as_millis()).unwrap_or(u64::MAX);
+        let margin = crate::locks::millis(inner.options.refresh_margin);
         if auth.is_valid_at(now_ms().saturating_add(margin)) {
             return Ok(Some(auth));
         }

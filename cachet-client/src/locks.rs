@@ -79,3 +79,8 @@ pub(crate) async fn with_timeout<T>(
 pub(crate) fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
+
+/// `duration` in whole milliseconds (saturating: no configured duration reaches it).
+pub(crate) fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

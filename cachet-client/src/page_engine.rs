@@ -271,8 +271,9 @@ impl Plugin<HttpResponse> for PageAuth {
             let outcome =
                 self.inner.after_auth_failure(failed, retried, self.generation.get(), Origin::Page).await;
             match outcome {
-                crate::refresh_state::RefreshOutcome::Retry { .. } if !retried => AfterFetch::Retry,
-                _ => AfterFetch::Keep,
+                // A retried request's second failure is the machine's `AlreadyRetried`: never a loop.
+                crate::refresh_state::RefreshOutcome::Retry { .. } => AfterFetch::Retry,
+                crate::refresh_state::RefreshOutcome::Reject(_) => AfterFetch::Keep,
             }
         })
     }

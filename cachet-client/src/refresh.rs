@@ -63,8 +63,7 @@ impl Inner {
                 RefreshEvent::Failed
             }
             None => {
-                let waited_ms = u64::try_from(self.options.refresh_timeout.as_millis()).unwrap_or(u64::MAX);
-                let error = Error::RefreshTimedOut { waited_ms };
+                let error = Error::RefreshTimedOut { waited_ms: locks::millis(self.options.refresh_timeout) };
                 *self.refresh.last_error.borrow_mut() = Some(error);
                 RefreshEvent::Failed
             }
@@ -92,9 +91,7 @@ impl Inner {
             if Some(&stored) != failed_fingerprint.as_ref() {
                 return match self.wait_for_authorization_change(failed.as_deref()).await {
                     true => Ok(true),
-                    false => Err(Error::RefreshLost {
-                        waited_ms: u64::try_from(self.options.peer_wait.as_millis()).unwrap_or(u64::MAX),
-                    }),
+                    false => Err(Error::RefreshLost { waited_ms: locks::millis(self.options.peer_wait) }),
                 };
             }
         }

@@ -94,7 +94,7 @@ impl Inner {
             Some(Ok(answer)) => Ok(answer),
             Some(Err(_)) | None => Err(Error::ServiceWorkerSilent {
                 asked: message.type_name(),
-                waited_ms: u64::try_from(self.options.service_worker_timeout.as_millis()).unwrap_or(u64::MAX),
+                waited_ms: crate::locks::millis(self.options.service_worker_timeout),
             }),
         }
     }

@@ -77,11 +77,12 @@ impl Plugin<Response> for AuthRetry {
             match after_auth_failure(self.refreshes, Some(&self.client_id), sent, retried, self.generation)
                 .await
             {
-                Ok(authorization) if !retried => {
+                // A retried request's second failure is the machine's `AlreadyRetried`: never a loop.
+                Ok(authorization) => {
                     *self.fresh.borrow_mut() = authorization;
                     AfterFetch::Retry
                 }
-                Ok(_) | Err(_) => AfterFetch::Keep,
+                Err(_) => AfterFetch::Keep,
             }
         })
     }
