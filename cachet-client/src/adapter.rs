@@ -5,7 +5,7 @@
 //! | [`AuthAdapter::auth_type`] | `cookie` (`AUTH_WITH_CREDENTIALS` true) | `bearer` (false) |
 //! | [`AuthAdapter::get_auth`] | `None` (the browser sends the cookie) | `None` (the token lives in memory) |
 //! | [`AuthAdapter::get_headers`] | none | `Authorization: Bearer <token>` when a token is present |
-//! | [`AuthAdapter::refresh`] | `None` (the server manages the session) | `POST /api/refresh` with the current token; the answer's `{ token, expiresAt }` |
+//! | [`AuthAdapter::refresh`] | `None` (the server manages the session) | `POST /api/refresh` with the current token (if any) and the same-origin cookies; the answer's `{ token, expiresAt }` |
 //! | [`AuthAdapter::fetch_user`] | `GET /api/me` with credentials | `GET /api/me` with the Bearer header |
 //!
 //! `custom` auth is any other implementation of [`AuthAdapter`]; every member but
@@ -18,6 +18,11 @@
 //! Refresh outcomes: `Ok(Some(auth))` is fresh auth; `Ok(None)` means the session is over (the client
 //! then purges everything and signals `logout`); `Err` means the refresh could not be carried out
 //! (offline, server error): the failed request is rejected and the user stays logged in.
+//!
+//! `refresh` is also how a session is restored on start (`cachet_core::machines::auth`, "Restoring a
+//! session on start"): a page whose persisted record says someone was signed in, with no token in
+//! memory and no other tab to lend one, calls it with the record's auth (user and expiry, no token).
+//! [`bearer_refresh`] then sends the cookies alone; an app's own `refresh` may use whatever it keeps.
 
 use std::rc::Rc;
 
@@ -161,20 +166,30 @@ pub fn bearer_headers(auth: Option<&AuthData>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// `POST path` with the current token; a 2xx answer `{token, expiresAt, user?}` is the new auth (the old
-/// user kept when the answer has none); any other status means the session is over (`None`).
+/// `POST path`, the refresh contract of the bearer adapter (README, "The refresh contract"):
+///
+/// - the request carries `Authorization: Bearer <old token>` when this page holds one, and the browser's
+///   same-origin cookies (never `omit`): a server may keep its refresh token in an httpOnly cookie. With
+///   no token in memory (a lone tab after a reload) the cookie alone is sent: that is how a session is
+///   restored on start;
+/// - a 2xx answer `{token, expiresAt, user?}` is the new auth (the old user kept when the answer has none);
+/// - a 4xx (but 408 and 429) means the session is over (`None`): the server understood and said no;
+/// - any other answer (a 5xx, 408, 429) is an [`Error::Http`]: the refresh could not be carried out and
+///   the session goes on, as when the network is down. A server outage never signs anyone out.
 pub async fn bearer_refresh(http: &Http, path: &str, auth: &AuthData) -> Result<Option<AuthData>, Error> {
-    let Some(authorization) = auth.authorization() else {
-        return Ok(None);
-    };
     let mut request =
         HttpRequest { method: "POST".to_owned(), url: path.to_owned(), ..HttpRequest::default() };
-    request.set_header("Authorization", &authorization);
+    if let Some(authorization) = auth.authorization() {
+        request.set_header("Authorization", &authorization);
+    }
     request.set_header(STRATEGY_HEADER, "network-only");
-    request.credentials = Credentials::Omit;
     let response = http.send(&request).await?;
     if !response.ok() {
-        return Ok(None);
+        return match response.status {
+            408 | 429 => Err(refresh_failed(path, &response)),
+            400..=499 => Ok(None),
+            _ => Err(refresh_failed(path, &response)),
+        };
     }
     let mut fresh: AuthData = response.json()?;
     if fresh.token.is_none() {
@@ -187,6 +202,15 @@ pub async fn bearer_refresh(http: &Http, path: &str, auth: &AuthData) -> Result<
         fresh.user = auth.user.clone();
     }
     Ok(Some(fresh))
+}
+
+/// A refresh answer that neither renews nor ends the session.
+fn refresh_failed(path: &str, response: &crate::http::HttpResponse) -> Error {
+    Error::Http {
+        url: path.to_owned(),
+        status: response.status,
+        body: crate::error::truncate(&response.text(), 2048),
+    }
 }
 
 /// `GET path`: cookie with credentials, bearer with the token. A 2xx answer is read with

@@ -5,9 +5,11 @@
 //! |---|---|
 //! | `PurgeAll` | memory auth, the persisted record, the in-page cache, the waiting refreshes; then the Service Worker's `clear-all` (caches, entry index, identity, queue), awaited, and `set-identity null` |
 //! | `DropMemoryAuth` | memory auth and the waiting refreshes |
+//! | `ForgetSession` | memory auth, the persisted record, the in-page cache, the waiting refreshes; then `set-identity null` (the worker's caches and queue stay) |
 //! | `ReloadAuth` | memory auth from the other tab's message, else from the persisted record |
 //! | `Broadcast(kind)` | `auth-changed` to the other tabs (with the new auth for login/refresh), and `sw-auth-state-change` here |
 //! | `Publish(state)` | [`crate::ClientEvent::StateChanged`] to subscribers |
+//! | `RestoreSession` | asks the server to confirm a session signed in from the record ([`crate::restore`]), awaited |
 
 use std::rc::Rc;
 
@@ -35,7 +37,10 @@ impl Inner {
         // and `getAuthState()` never disagree with what the call saw (issue 31).
         let mut dropped_auth = false;
         for effect in effects {
-            dropped_auth |= matches!(effect, AuthEffect::PurgeAll | AuthEffect::DropMemoryAuth);
+            dropped_auth |= matches!(
+                effect,
+                AuthEffect::PurgeAll | AuthEffect::DropMemoryAuth | AuthEffect::ForgetSession
+            );
             let outcome = match effect {
                 AuthEffect::Publish(state) => {
                     self.emit(ClientEvent::StateChanged(state));
@@ -50,6 +55,14 @@ impl Inner {
                 }
                 #[cfg(feature = "auth")]
                 AuthEffect::ReloadAuth => self.reload_auth().await,
+                #[cfg(feature = "auth")]
+                AuthEffect::ForgetSession => self.forget_session().await,
+                #[cfg(feature = "auth")]
+                AuthEffect::RestoreSession => {
+                    // Boxed: the restore's outcome is applied through this function again.
+                    Box::pin(self.restore_session()).await;
+                    Ok(())
+                }
                 #[cfg(feature = "auth")]
                 AuthEffect::Broadcast(kind) => {
                     self.announce(kind, origin);
@@ -105,6 +118,22 @@ impl Inner {
         let record = self.store.load().await?;
         self.set_memory_auth(record.map(|record| record.to_auth()));
         Ok(())
+    }
+
+    /// A session that ended while no page held it: memory auth, the in-page cache and the persisted
+    /// record go, and the worker hears that nobody is signed in; its caches and queue stay.
+    async fn forget_session(self: &Rc<Self>) -> Result<(), Error> {
+        self.drop_memory_auth();
+        self.cache.borrow_mut().clear();
+        let stored = self.store.clear().await;
+        let identity = self
+            .sw_request(|request_id| PageToSw::SetIdentity {
+                request_id,
+                partition: None,
+                authorization: None,
+            })
+            .await;
+        stored.and(identity)
     }
 
     async fn purge(self: &Rc<Self>) -> Result<(), Error> {
@@ -174,7 +203,8 @@ impl Inner {
     /// current auth, quietly: the state changes (subscribers hear it) but no `sw-auth-state-change` fires,
     /// because nobody logged in.
     pub(crate) async fn adopt(self: &Rc<Self>, auth: AuthData) -> Result<(), Error> {
-        if self.auth.borrow().is_some() {
+        // A page signed in from its stored record (no token yet) takes a token lent by another tab.
+        if self.auth.borrow().is_some() && !self.state.get().restore_pending {
             return Ok(());
         }
         self.keep_auth(auth.clone()).await?;

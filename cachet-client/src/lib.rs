@@ -95,6 +95,7 @@ pub mod push;
 mod queue_alarm;
 pub mod refresh;
 mod refresh_state;
+mod restore;
 mod store;
 mod sw;
 mod sw_link;

@@ -12,20 +12,17 @@
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
 //! | the queue alarm ([`crate::queue_alarm`], one tab) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
 //!
-//! Start-up restores the persisted record: a record without an `Authorization` fingerprint (cookie auth)
-//! is the current auth while unexpired; a record with one (a bearer token was in use) asks the other tabs
-//! for the token and waits for an answer at most `peer_wait`.
+//! Start-up restores the persisted record ([`crate::restore`]).
 
 use std::rc::{Rc, Weak};
 
-use cachet_core::machines::auth::{AuthEvent, AuthState};
+use cachet_core::machines::auth::AuthEvent;
 use cachet_core::protocol::{decode_sw_event, PageToSw, SwEvent};
 use gloo::events::EventListener;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Window};
 
 use crate::client::Inner;
-use crate::locks::{now_ms, with_timeout};
 use crate::refresh_state::Origin;
 use crate::sw_link::container;
 use crate::tabs::TabMessage;
@@ -152,7 +149,9 @@ impl Inner {
                 TabMessage::Query => {
                     inner.ready().await;
                     let auth = inner.auth.borrow().clone();
-                    if let (true, Some(auth)) = (inner.state.get().authenticated, auth) {
+                    // A page signed in from its stored record holds no token to lend.
+                    let state = inner.state.get();
+                    if let (true, false, Some(auth)) = (state.authenticated, state.restore_pending, auth) {
                         inner.post_tab(&TabMessage::Answer { auth });
                     }
                 }
@@ -166,52 +165,4 @@ impl Inner {
             }
         });
     }
-
-    /// Restores the persisted auth (see the module docs).
-    #[cfg(feature = "auth")]
-    pub(crate) async fn restore(self: Rc<Self>) {
-        // A purge interrupted before the worker acknowledged its `clear-all` is finished first: nothing
-        // of the signed-out user may be served to this page.
-        if self.store.clear_pending().await.unwrap_or(false) {
-            if let Err(error) = self.finish_clear().await {
-                web_sys::console::error_1(&format!("cachet: finishing an interrupted purge: {error}").into());
-            }
-        }
-        let record = match self.store.load().await {
-            Ok(record) => record,
-            Err(error) => {
-                web_sys::console::warn_1(&format!("cachet: reading the persisted auth: {error}").into());
-                None
-            }
-        };
-        let Some(record) = record else {
-            return;
-        };
-        if record.auth_fingerprint.is_some() {
-            self.post_tab(&TabMessage::Query);
-            let _ = with_timeout(self.options.peer_wait, async {
-                while !self.state.get().authenticated {
-                    let (sender, receiver) = futures::channel::oneshot::channel();
-                    self.auth_watchers.borrow_mut().push(sender);
-                    let _ = receiver.await;
-                }
-            })
-            .await;
-            return;
-        }
-        let auth = record.to_auth();
-        if self.auth.borrow().is_none() && auth.is_valid_at(now_ms()) {
-            self.set_memory_auth(Some(auth));
-            self.state.set(AuthState { authenticated: true, ..self.state.get() });
-            if let Err(error) = self.sync_identity().await {
-                web_sys::console::warn_1(
-                    &format!("cachet: telling the service worker the user: {error}").into(),
-                );
-            }
-        }
-    }
-
-    /// Without the cargo feature `auth` there is no persisted auth to restore.
-    #[cfg(not(feature = "auth"))]
-    pub(crate) async fn restore(self: Rc<Self>) {}
 }

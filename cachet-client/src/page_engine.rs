@@ -57,7 +57,11 @@ impl Inner {
                 if let Some(Storing::Skip(reason)) = &served.storing {
                     served.response.headers.push((NOT_STORED_HEADER.to_owned(), reason.code().to_owned()));
                     let line = ["cachet: not stored ", &url, ": ", reason.describe()].concat();
-                    web_sys::console::debug_1(&line.into());
+                    if reason.is_bound() {
+                        web_sys::console::warn_1(&line.into());
+                    } else {
+                        web_sys::console::debug_1(&line.into());
+                    }
                 }
                 Ok((served.response, served.source == Source::Cache))
             }

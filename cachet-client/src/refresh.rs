@@ -8,10 +8,12 @@
 //!    tab, or another whose token arrived over `cachet-auth`): done, retry with the current one;
 //! 2. the persisted record names another `Authorization` fingerprint: another tab refreshed and its
 //!    message is on its way: wait for it (bounded by `peer_wait`);
-//! 3. otherwise run the adapter's `refresh` with the current auth: new auth is kept in memory, persisted
-//!    without its token, announced to the other tabs (`refresh`) before the lock is released; `None`
-//!    ends the session (`RefreshRefused`: purge, `logout`); an error (offline) rejects the waiting
-//!    requests and keeps the user logged in.
+//! 3. otherwise run the adapter's `refresh` with the current auth (with no token when the tab is signed
+//!    in from the record after a reload: that is the session's restore, see `restore.rs`): new auth is
+//!    kept in memory, persisted without its token, announced to the other tabs (`refresh`) before the
+//!    lock is released; `None` ends the session (`RefreshRefused`: purge, `logout`; a refused restore
+//!    forgets the session without a purge); an error (offline) rejects the waiting requests and keeps
+//!    the user logged in.
 //!
 //! A refresh is bounded by `refresh_timeout` (the core requires the edge to turn a refresh that never
 //! answers into a failure).
@@ -85,7 +87,12 @@ impl Inner {
         if current.authorization() != failed {
             return Ok(true);
         }
-        let failed_fingerprint = failed.as_deref().map(auth_fingerprint);
+        // The token this tab last knew: the failed one, or with none in memory (signed in from the record
+        // after a reload) the record's it was restored from.
+        let failed_fingerprint = match failed.as_deref() {
+            Some(failed) => Some(auth_fingerprint(failed)),
+            None => self.refresh.restored_from.borrow().clone(),
+        };
         let record = self.store.load().await.ok().flatten();
         if let Some(stored) = record.and_then(|record| record.auth_fingerprint) {
             if Some(&stored) != failed_fingerprint.as_ref() {

@@ -27,11 +27,24 @@ pub(crate) enum Origin {
 pub(crate) struct RefreshCoordinator {
     flight: RefCell<Flight<oneshot::Sender<RefreshOutcome>>>,
     pub(crate) last_error: RefCell<Option<Error>>,
+    /// The persisted record's `Authorization` fingerprint when this tab was signed in from the record
+    /// with no token in memory ([`crate::restore`]): a refresh run without a token compares the record
+    /// with it to see whether another tab restored the session meanwhile.
+    pub(crate) restored_from: RefCell<Option<String>>,
 }
 
 impl RefreshCoordinator {
     pub(crate) fn new(can_refresh: bool) -> Self {
-        RefreshCoordinator { flight: RefCell::new(Flight::new(can_refresh)), last_error: RefCell::new(None) }
+        RefreshCoordinator {
+            flight: RefCell::new(Flight::new(can_refresh)),
+            last_error: RefCell::new(None),
+            restored_from: RefCell::new(None),
+        }
+    }
+
+    /// Whether the auth type refreshes.
+    pub(crate) fn refreshes(&self) -> bool {
+        self.flight.borrow().state().can_refresh
     }
 
     /// Whether the auth type refreshes (the config followed another type).

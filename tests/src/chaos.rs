@@ -40,6 +40,16 @@ pub fn runs(default: usize) -> usize {
 /// configures it for `auth` (`cookie` or `bearer`), logs `user` in and gives the client what the login
 /// answered (with bearer, the token, which lives in this page's memory only).
 pub async fn start_client(harness: &Harness, auth: &str, user: &str) -> Result<()> {
+    client_signed_in(harness, auth, user, false).await
+}
+
+/// [`start_client`] on a reloaded page, as an app does: it logs `user` in only when the client did not
+/// restore the session by itself (`getAuthState()` after the client's start).
+pub async fn resume_client(harness: &Harness, auth: &str, user: &str) -> Result<()> {
+    client_signed_in(harness, auth, user, true).await
+}
+
+async fn client_signed_in(harness: &Harness, auth: &str, user: &str, resume: bool) -> Result<()> {
     let script = format!(
         "const load = (src) => new Promise((resolve, reject) => {{
            const script = document.createElement('script'); script.src = src;
@@ -50,6 +60,7 @@ pub async fn start_client(harness: &Harness, auth: &str, user: &str) -> Result<(
            await load('/cachet/cachet-api.bundle.js');
            await cachet.ready;
            await cachet.configure({{ auth: {{ type: {auth} }} }});
+           if ({resume} && (await cachet.getAuthState()).authenticated) return true;
            const response = await fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
              body: JSON.stringify({{username: {user}, password: {password}}})}});
            await cachet.setAuth(await response.json());
@@ -58,6 +69,7 @@ pub async fn start_client(harness: &Harness, auth: &str, user: &str) -> Result<(
         auth = json!(auth),
         user = json!(user),
         password = json!(format!("{user}-password")),
+        resume = json!(resume),
     );
     match harness.run_async(&script).await? {
         Value::Bool(true) => Ok(()),

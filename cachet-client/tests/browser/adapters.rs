@@ -1,6 +1,6 @@
 //! The default adapters of SPEC §2's table, against the fake server.
 
-use cachet_client::{default_adapter, AuthAdapter, AuthData, AuthType, BearerAdapter, CookieAdapter};
+use cachet_client::{default_adapter, AuthAdapter, AuthData, AuthType, BearerAdapter, CookieAdapter, Error};
 use serde_json::json;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -41,9 +41,36 @@ async fn bearer_refresh_posts_the_current_token_and_reads_the_new_one() {
     let seen = &server.seen()[0];
     assert_eq!((seen.method.as_str(), seen.path.as_str()), ("POST", "/api/refresh"));
     assert_eq!(seen.header("x-sw-strategy"), Some("network-only"), "no Service Worker stores it");
+    assert_eq!(seen.credentials, "SameOrigin", "a refresh cookie may go with it");
     assert_eq!(adapter.refresh(&server.http(), &bearer("old")).await, Ok(None), "a refusal is null");
     assert_eq!(CookieAdapter::default().refresh(&server.http(), &bearer("t1")).await, Ok(None));
     assert_eq!(server.seen().len(), 2, "cookie refresh asks nobody");
+}
+
+/// A page reloaded with no token in memory restores its session through the same `refresh` (issue 36):
+/// the request carries no `Authorization`, only the browser's cookies; a server error is an error (the
+/// session goes on), a 4xx the end of the session.
+#[wasm_bindgen_test]
+async fn bearer_refresh_without_a_token_sends_the_cookies_alone_and_a_server_error_is_no_refusal() {
+    let server = FakeServer::new(|seen| match seen.header("authorization") {
+        None => Reply::json(200, json!({"token": "t9", "expiresAt": 7, "user": {"id": 2}})),
+        Some(_) => Reply::json(401, json!({"error": "token is unknown or revoked"})),
+    });
+    let adapter = BearerAdapter::default();
+    let record = AuthData { user: Some(json!({"id": 2})), expires_at: Some(1), ..AuthData::default() };
+    let restored = adapter.refresh(&server.http(), &record).await.unwrap().unwrap();
+    assert_eq!((restored.token.as_deref(), restored.user), (Some("t9"), Some(json!({"id": 2}))));
+    let seen = &server.seen()[0];
+    assert_eq!((seen.path.as_str(), seen.header("authorization")), ("/api/refresh", None));
+    assert_eq!(seen.credentials, "SameOrigin");
+    let down = FakeServer::new(|_| Reply::text(503, "maintenance"));
+    match adapter.refresh(&down.http(), &record).await {
+        Err(Error::Http { status: 503, body, .. }) => assert_eq!(body, "maintenance"),
+        other => panic!("a 503 is an error, not a refusal: {other:?}"),
+    }
+    let busy = FakeServer::new(|_| Reply::text(429, ""));
+    assert!(matches!(adapter.refresh(&busy.http(), &record).await, Err(Error::Http { status: 429, .. })));
+    assert_eq!(adapter.refresh(&server.http(), &bearer("revoked")).await, Ok(None), "a 401 ends it");
 }
 
 #[wasm_bindgen_test]

@@ -226,6 +226,53 @@ async fn cookie_auth_is_restored_after_a_reload_and_clear_memory_auth_keeps_it_s
     assert_eq!(stored.user, Some(json!({"id": 9})), "clearMemoryAuth leaves IndexedDB alone");
 }
 
+/// A cookie record past its expiry cannot vouch for the session alone (issue 36): the start asks the
+/// server who is signed in; a user keeps the session (with the server's expiry), a 401 ends it.
+#[wasm_bindgen_test]
+async fn an_expired_cookie_record_is_confirmed_by_the_server_or_ends_the_session() {
+    fresh_database("cookie-expired").await;
+    let alive = Rc::new(Cell::new(true));
+    let server = {
+        let alive = alive.clone();
+        FakeServer::new(move |seen| match (seen.path.as_str(), alive.get()) {
+            ("/api/me", true) => {
+                Reply::json(200, json!({"user": {"id": 9}, "expiresAt": 4_000_000_000_000_u64}))
+            }
+            _ => Reply::json(401, json!({})),
+        })
+    };
+    let build = || {
+        Client::builder()
+            .config(config("cookie"))
+            .options(options("cookie-expired"))
+            .http(server.http())
+            .build()
+            .unwrap()
+    };
+    let expired = || AuthData::from_json(json!({"user": {"id": 9}, "expiresAt": 1})).unwrap();
+    let first = build();
+    first.set_auth(expired()).await.unwrap();
+    drop(first);
+
+    let reloaded = build();
+    let state = reloaded.get_auth_state().await;
+    assert!(state.authenticated, "the server vouched for the session");
+    assert_eq!(state.auth.unwrap().expires_at, Some(4_000_000_000_000), "with the server's expiry");
+    assert_eq!(server.count(|seen| seen.path == "/api/me"), 1);
+    assert_eq!(server.seen()[0].credentials, "Include");
+    reloaded.set_auth(expired()).await.unwrap();
+    drop(reloaded);
+
+    alive.set(false);
+    let ended = build();
+    assert!(!ended.get_auth_state().await.authenticated, "the server said nobody: signed out");
+    assert_eq!(server.count(|seen| seen.path == "/api/me"), 2);
+    drop(ended);
+    let after = build();
+    assert!(!after.get_auth_state().await.authenticated);
+    assert_eq!(server.count(|seen| seen.path == "/api/me"), 2, "the record was purged: nobody to ask about");
+}
+
 #[wasm_bindgen_test]
 async fn ensure_valid_auth_refreshes_only_an_expiring_token() {
     fresh_database("ensure").await;

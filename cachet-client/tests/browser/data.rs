@@ -269,3 +269,41 @@ async fn an_auth_call_on_a_config_without_auth_or_graphql_is_refused_never_sent_
     no_auth.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
     assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 1);
 }
+
+/// An answer one of cachet's bounds declines is named on the console as a warning, with the bound's
+/// config key (issue 36: an app's wasm over `cache.maxBodyBytes` was silently missing offline); a
+/// strategy's own choice not to store stays at debug level.
+#[wasm_bindgen_test]
+async fn an_answer_over_max_body_bytes_is_not_stored_and_a_console_warning_names_the_bound() {
+    fresh_database("too-large").await;
+    let server = FakeServer::new(|_| Reply::text(200, "0123456789abcdef"));
+    let mut small = config("cookie");
+    small.cache.max_body_bytes = 8;
+    let client =
+        Client::builder().config(small).options(options("too-large")).http(server.http()).build().unwrap();
+    let warned = js_sys::Array::new();
+    let original = js_sys::Reflect::get(&console(), &"warn".into()).unwrap();
+    let recorder = {
+        let warned = warned.clone();
+        wasm_bindgen::closure::Closure::<dyn Fn(wasm_bindgen::JsValue)>::new(move |line| {
+            warned.push(&line);
+        })
+    };
+    js_sys::Reflect::set(&console(), &"warn".into(), recorder.as_ref()).unwrap();
+    let first = client.fetch_with_cache("/app_bg.wasm", FetchOptions::new()).await;
+    let second = client.fetch_with_cache("/app_bg.wasm", FetchOptions::new()).await;
+    let quiet = client.fetch_with_cache("/quiet", FetchOptions::new().strategy(Strategy::NetworkOnly)).await;
+    js_sys::Reflect::set(&console(), &"warn".into(), &original).unwrap();
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert!(quiet.is_ok());
+    assert_eq!(first.response.header("x-cachet-not-stored"), Some("too-large"));
+    assert!(!second.from_cache, "never stored: asked again");
+    assert_eq!(server.count(|seen| seen.path == "/app_bg.wasm"), 2);
+    let lines: Vec<String> = warned.iter().filter_map(|line| line.as_string()).collect();
+    assert_eq!(lines.len(), 2, "one warning per answer declined, none for network-only: {lines:?}");
+    assert!(lines[0].contains("/app_bg.wasm") && lines[0].contains("cache.maxBodyBytes"), "{lines:?}");
+}
+
+fn console() -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(&js_sys::global(), &"console".into()).unwrap()
+}

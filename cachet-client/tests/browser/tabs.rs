@@ -106,7 +106,11 @@ async fn one_refresh_serves_every_tab() {
 #[wasm_bindgen_test]
 async fn a_reloaded_bearer_tab_gets_the_token_from_an_open_tab() {
     fresh_database("reload").await;
-    let server = FakeServer::new(|_| Reply::json(200, json!({})));
+    // This server keeps no refresh cookie: a refresh without a token is refused.
+    let server = FakeServer::new(|seen| match seen.path.as_str() {
+        "/api/refresh" => Reply::json(401, json!({"error": "no refresh cookie"})),
+        _ => Reply::json(200, json!({})),
+    });
     let tab = || {
         Client::builder()
             .config(config("bearer"))
@@ -121,14 +125,14 @@ async fn a_reloaded_bearer_tab_gets_the_token_from_an_open_tab() {
     let state = reloaded.get_auth_state().await;
     assert!(state.authenticated, "the open tab answered");
     assert_eq!(state.auth.unwrap().token.as_deref(), Some("t1"));
+    assert_eq!(server.count(|seen| seen.path == "/api/refresh"), 0, "lent by the tab: the server not asked");
     drop(open);
     drop(reloaded);
     let alone = tab();
     let state = alone.get_auth_state().await;
-    assert!(!state.authenticated, "no open tab holds the token: a bearer session does not survive alone");
-    assert_eq!(
-        alone.get_auth().await.unwrap().unwrap().user,
-        Some(json!({"id": 5})),
-        "the user is remembered"
-    );
+    assert!(!state.authenticated, "no open tab holds the token and the server restores nothing: signed out");
+    let refreshes: Vec<_> = server.seen().into_iter().filter(|seen| seen.path == "/api/refresh").collect();
+    assert_eq!(refreshes.len(), 1, "the server asked once");
+    assert_eq!(refreshes[0].header("authorization"), None, "with no token: a refresh cookie is all it has");
+    assert_eq!(alone.get_auth().await.unwrap(), None, "the session ended: the record is gone");
 }

@@ -268,6 +268,14 @@ impl NotStored {
         }
     }
 
+    /// Whether a bound of cachet's declined it (`cache.maxBodyBytes`, the browser's storage): an answer
+    /// the app's strategy asked to store. The edges say so as a console warning, naming the bound
+    /// (issue 36: an app shell over `maxBodyBytes` was missing offline, with nothing on the console); the
+    /// other reasons are the strategy's or the server's choice, said at debug level.
+    pub fn is_bound(&self) -> bool {
+        matches!(self, NotStored::TooLarge { .. } | NotStored::StoreFull)
+    }
+
     /// The reason in words, for the console and the devtools (written out rather than `Debug`, which
     /// would cost the wasm its formatting code).
     pub fn describe(&self) -> &'static str {
@@ -279,7 +287,7 @@ impl NotStored {
             NotStored::ServerPrivate => "the server said Cache-Control: private, and nobody is signed in",
             NotStored::TooLarge { .. } => "over cache.maxBodyBytes",
             NotStored::NotAResult => "not a GraphQL result without errors",
-            NotStored::StoreFull => "storage is full",
+            NotStored::StoreFull => "storage is full, even after evicting the least recently used entries",
             NotStored::StoreFailed => "the store failed",
             NotStored::Plugin => "a plugin refused it",
         }

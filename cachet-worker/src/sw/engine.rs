@@ -131,13 +131,19 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
 
 /// Says why an answer from the network was not stored, where a developer looks: on the answer
 /// (`X-Cachet-Not-Stored`, a header of the worker's own rebuilt response, so it can be set) and on the
-/// console (`console.debug`).
+/// console (`console.warn` when one of cachet's bounds declined it, [`NotStored::is_bound`]; else
+/// `console.debug`).
 /// With the cargo feature `devtools`, the snapshot's list names it too (`snapshot::not_stored`).
 fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reason: &NotStored) {
     let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
     let line =
         ["cachet: not stored ", url, " ", operation.unwrap_or_default(), ": ", reason.describe()].concat();
-    web_sys::console::debug_1(&line.into());
+    // A bound of cachet's that declined what the app asked to store is a warning; the rest is debug.
+    if reason.is_bound() {
+        web_sys::console::warn_1(&line.into());
+    } else {
+        web_sys::console::debug_1(&line.into());
+    }
     #[cfg(feature = "devtools")]
     super::snapshot::not_stored(url, operation, reason);
     #[cfg(not(feature = "devtools"))]

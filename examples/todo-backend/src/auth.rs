@@ -17,6 +17,12 @@ use crate::error::{now_ms, parse_json, ApiError};
 
 /// Name of the session cookie in cookie mode.
 pub const SESSION_COOKIE: &str = "cachet_session";
+/// Name of the refresh cookie in bearer mode: httpOnly, sent only to `/api/refresh`, so that a page
+/// reloaded with no token in memory can restore its session (`POST /api/refresh` with the cookie alone).
+/// The example keeps it simple: the cookie holds the session's current token, rotated with it.
+pub const REFRESH_COOKIE: &str = "cachet_refresh";
+/// The path the refresh cookie is sent to.
+pub const REFRESH_PATH: &str = "/api/refresh";
 /// How long after expiry a bearer token may still be refreshed: 24 hours.
 pub const REFRESH_GRACE_MS: i64 = 24 * 60 * 60 * 1000;
 /// The message of every plain authentication failure.
@@ -50,22 +56,27 @@ pub fn credential(mode: AuthMode, headers: &HeaderMap) -> Result<Option<String>,
                 .ok_or_else(|| malformed("Authorization header is not `Bearer <token>`"))?;
             Ok(Some(token.to_owned()))
         }
-        AuthMode::Cookie => {
-            for value in headers.get_all(header::COOKIE) {
-                let value = value.to_str().map_err(|_| malformed("Cookie header is not valid ASCII"))?;
-                let found = value
-                    .split(';')
-                    .filter_map(|pair| pair.trim().split_once('='))
-                    .find(|(name, _)| *name == SESSION_COOKIE)
-                    .map(|(_, v)| v.trim().to_owned())
-                    .filter(|v| !v.is_empty());
-                if found.is_some() {
-                    return Ok(found);
-                }
-            }
-            Ok(None)
+        AuthMode::Cookie => cookie(headers, SESSION_COOKIE),
+    }
+}
+
+/// The value of cookie `name`: `Ok(None)` when absent, `Err` when the header is malformed.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Result<Option<String>, ApiError> {
+    for value in headers.get_all(header::COOKIE) {
+        let value = value.to_str().map_err(|_| {
+            ApiError::unauthorized(format!("{NOT_AUTHENTICATED}: Cookie header is not valid ASCII"))
+        })?;
+        let found = value
+            .split(';')
+            .filter_map(|pair| pair.trim().split_once('='))
+            .find(|(key, _)| *key == name)
+            .map(|(_, v)| v.trim().to_owned())
+            .filter(|v| !v.is_empty());
+        if found.is_some() {
+            return Ok(found);
         }
     }
+    Ok(None)
 }
 
 /// Resolves the caller; any missing, unknown, revoked or expired credential is a 401.
@@ -92,6 +103,15 @@ fn session_cookie(value: &str, clear: bool) -> Result<HeaderValue, ApiError> {
         .map_err(|e| ApiError::internal(format!("building cookie: {e}")))
 }
 
+/// The bearer mode's refresh cookie holding `token` (cleared when `clear`).
+fn refresh_cookie(token: &str, clear: bool) -> Result<HeaderValue, ApiError> {
+    let extra = if clear { "; Max-Age=0" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{REFRESH_COOKIE}={token}; HttpOnly; SameSite=Strict; Path={REFRESH_PATH}{extra}"
+    ))
+    .map_err(|e| ApiError::internal(format!("building cookie: {e}")))
+}
+
 /// `POST /api/login`: checks the password and opens a session (cookie) or issues a token (bearer).
 pub async fn login(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let LoginBody { username, password } = parse_json(&body)?;
@@ -115,6 +135,7 @@ pub async fn login(State(state): State<AppState>, body: Bytes) -> Result<Respons
         AuthMode::Bearer => {
             state.counters.record_token(&token);
             body["token"] = json!(token);
+            headers.insert(header::SET_COOKIE, refresh_cookie(&token, false)?);
         }
         AuthMode::Cookie => {
             headers.insert(header::SET_COOKIE, session_cookie(&token, false)?);
@@ -131,18 +152,18 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
         crate::push::forget_session(&state.db, &token)?;
     }
     let mut out = HeaderMap::new();
-    if state.auth_mode == AuthMode::Cookie {
-        out.insert(header::SET_COOKIE, session_cookie("", true)?);
-    }
+    let cleared = match state.auth_mode {
+        AuthMode::Cookie => session_cookie("", true)?,
+        AuthMode::Bearer => refresh_cookie("", true)?,
+    };
+    out.insert(header::SET_COOKIE, cleared);
     Ok((StatusCode::NO_CONTENT, out).into_response())
 }
 
-/// `POST /api/refresh`: bearer rotates the token (expired is fine, within 24 h);
-/// cookie extends a still-valid session.
-pub async fn refresh(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
+/// `POST /api/refresh`: bearer rotates the token (expired is fine, within 24 h), the old one from
+/// `Authorization`, else from the refresh cookie (a page reloaded with no token in memory restores its
+/// session so), and sets the refresh cookie to the new one; cookie extends a still-valid session.
+pub async fn refresh(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if state.fail_refresh.load(Ordering::SeqCst) {
         return Err(ApiError::unauthorized("refresh refused (forced by /__test/fail-refresh)"));
     }
@@ -152,11 +173,14 @@ pub async fn refresh(
         AuthMode::Cookie => {
             let authed = authenticate(&state, &headers)?;
             state.db.set_session_expiry(&authed.token, expires_at)?;
-            Ok(Json(json!({ "user": authed.user, "expiresAt": expires_at })))
+            Ok(Json(json!({ "user": authed.user, "expiresAt": expires_at })).into_response())
         }
         AuthMode::Bearer => {
-            let old = credential(state.auth_mode, &headers)?
-                .ok_or_else(|| ApiError::unauthorized(NOT_AUTHENTICATED))?;
+            let old = match credential(state.auth_mode, &headers)? {
+                Some(token) => token,
+                None => cookie(&headers, REFRESH_COOKIE)?
+                    .ok_or_else(|| ApiError::unauthorized(NOT_AUTHENTICATED))?,
+            };
             let session = state
                 .db
                 .session(&old)?
@@ -170,11 +194,10 @@ pub async fn refresh(
                 return Err(ApiError::unauthorized("token is unknown or revoked"));
             }
             state.counters.record_token(&token);
-            Ok(Json(json!({
-                "token": token,
-                "expiresAt": expires_at,
-                "user": session.user,
-            })))
+            let mut out = HeaderMap::new();
+            out.insert(header::SET_COOKIE, refresh_cookie(&token, false)?);
+            let body = json!({ "token": token, "expiresAt": expires_at, "user": session.user });
+            Ok((out, Json(body)).into_response())
         }
     }
 }

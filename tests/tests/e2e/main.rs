@@ -27,6 +27,7 @@ mod queue_delivery;
 mod queue_without_idempotency;
 mod readme_quick_start;
 mod server_push;
+mod session_restore;
 mod spec_plain_page;
 mod stateless_sw;
 mod static_routes;

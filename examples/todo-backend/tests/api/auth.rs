@@ -95,6 +95,47 @@ async fn bearer_login_refresh_rotates_token() {
     srv.stop().await;
 }
 
+/// The bearer mode's refresh cookie (issue 36): a page reloaded with no token in memory restores its
+/// session with `POST /api/refresh` and the cookie alone; the cookie rotates with the token, is sent
+/// only to the refresh route, and ends with a logout.
+#[tokio::test]
+async fn bearer_refresh_cookie_restores_a_session_without_a_token() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let body = json!({ "username": "bob", "password": "bob-password" });
+    let resp = post_json(addr, "/api/login", &[], &body).await;
+    let set = resp.header("set-cookie").expect("the refresh cookie").to_owned();
+    for attr in ["cachet_refresh=", "HttpOnly", "SameSite=Strict", "Path=/api/refresh"] {
+        assert!(set.contains(attr), "{set} lacks {attr}");
+    }
+    let token = resp.json()["token"].as_str().expect("token").to_owned();
+    let pair = set.split(';').next().expect("pair").to_owned();
+    assert_eq!(pair, format!("cachet_refresh={token}"));
+
+    // No Authorization, the cookie alone: a new token, and the cookie follows it.
+    let restored = post_json(addr, "/api/refresh", &[("Cookie", &pair)], &json!({})).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+    let fresh = restored.json()["token"].as_str().expect("token").to_owned();
+    assert_ne!(fresh, token);
+    assert_eq!(restored.json()["user"]["username"], "bob");
+    let rotated = restored.header("set-cookie").expect("rotated cookie").to_owned();
+    assert!(rotated.starts_with(&format!("cachet_refresh={fresh};")), "{rotated}");
+    // The old cookie's token was rotated away: refused.
+    assert_eq!(post_json(addr, "/api/refresh", &[("Cookie", &pair)], &json!({})).await.status, 401);
+    // Neither a cookie nor a token: refused.
+    assert_eq!(post_json(addr, "/api/refresh", &[], &json!({})).await.status, 401);
+
+    // A logout revokes the token and clears the cookie.
+    let bearer = format!("Bearer {fresh}");
+    let out = send(addr, "POST", "/api/logout", &[("Authorization", &bearer)], None).await.expect("logout");
+    let cleared = out.header("set-cookie").expect("clears").to_owned();
+    assert!(cleared.starts_with("cachet_refresh=;") && cleared.contains("Max-Age=0"), "{cleared}");
+    let cookie = format!("cachet_refresh={fresh}");
+    assert_eq!(post_json(addr, "/api/refresh", &[("Cookie", &cookie)], &json!({})).await.status, 401);
+    srv.stop().await;
+}
+
 #[tokio::test]
 async fn bad_credentials_and_bodies() {
     let dir = tempfile::tempdir().expect("tempdir");
