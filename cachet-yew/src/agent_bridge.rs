@@ -71,7 +71,11 @@ impl AgentLink {
     pub(crate) fn new(mode: AgentMode, path: &str, module: bool) -> Self {
         AgentLink(Rc::new(match mode {
             AgentMode::Worker => {
-                let held = ReactorSpawner::<CachetAgent>::new().as_module(module).spawn(path);
+                let spawner = ReactorSpawner::<CachetAgent>::new().as_module(module);
+                let held = match loader(path).filter(|_| !module) {
+                    Some(loader) => spawner.with_loader(true).spawn(&loader),
+                    None => spawner.spawn(path),
+                };
                 let held = Rc::new(RefCell::new(held));
                 let (close, closed) = oneshot::channel();
                 pump(responses_of(held.clone()), closed, drop);
@@ -177,4 +181,25 @@ where
         AgentBridge { send, _close: Rc::new(close) }
     });
     (*bridge).clone()
+}
+
+/// The classic (no-modules) worker's loader, as a `blob:` URL: the agent's script, then its wasm started
+/// with wasm-bindgen's current argument (`{module_or_path}`). yew-agent's own loader passes the wasm URL
+/// as a bare string, which wasm-bindgen's glue reports on every load ("using deprecated parameters for
+/// the initialization function"); this one is the same two lines without the warning. `None` when the
+/// URLs or the blob cannot be made (yew-agent's loader is used then). The wasm sits next to the script
+/// as `<name>_bg.wasm`, yew-agent's rule.
+fn loader(path: &str) -> Option<String> {
+    let base = web_sys::window()?.location().href().ok()?;
+    let script = web_sys::Url::new_with_base(path, &base).ok()?.href();
+    let wasm = script.replace(".js", "_bg.wasm");
+    let quote = |text: &str| js_sys::JSON::stringify(&text.into()).ok().and_then(|quoted| quoted.as_string());
+    let text =
+        ["importScripts(", &quote(&script)?, ");wasm_bindgen({module_or_path: ", &quote(&wasm)?, "});"]
+            .concat();
+    let parts = js_sys::Array::of1(&text.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
+    web_sys::Url::create_object_url_with_blob(&blob).ok()
 }

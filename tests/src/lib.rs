@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 pub mod app;
 pub mod browser;
+mod browser_log;
 mod cdp;
 pub mod chaos;
 pub mod foreign;
@@ -461,6 +462,8 @@ pub async fn connect_browser_with(driver_url: &str, profile: &Path, extra: &[Str
         "goog:chromeOptions".into(),
         serde_json::json!({ "binary": "/usr/bin/chromium", "args": args }),
     );
+    // The browser's console (pages and their workers) for [`Harness::browser_log`].
+    capabilities.insert("goog:loggingPrefs".into(), serde_json::json!({ "browser": "ALL" }));
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     Ok(ClientBuilder::new(connector).capabilities(capabilities).connect(driver_url).await?)
 }
