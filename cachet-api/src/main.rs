@@ -32,7 +32,7 @@
 //! `replayQueue`, `clearCaches`): see [`devtools`].
 //!
 //! A failure rejects with an `Error` named `CachetError` whose `kind` is `network`, `http`, `not-queued`
-//! (with `reason`: `queue-full`, `storage-full` or `unwritable`), `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `refresh` (a token refresh that timed out or whose token another tab never passed on), `feature-off`, `push-needs-cookie-auth`,
+//! (with `reason`: `queue-full`, `storage-full` or `unwritable`), `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`, `refresh` (a token refresh that timed out or whose token another tab never passed on), `feature-off` (a config key is off), `not-built` (the build left a cargo feature out), `push-needs-cookie-auth`,
 //! `push-unavailable`, `storage` or `browser`, with `status`, `url`, `errors`, `data` and `browserError` where
 //! they apply.
 

@@ -143,7 +143,9 @@ impl ClientBuilder {
         let config_source = self.config_source_ref();
         let config = self.config.unwrap_or_default();
         if config.features.auth.enabled && !cfg!(feature = "auth") {
-            return Err(crate::checks::auth_not_built("a config with features.auth.enabled"));
+            return Err(crate::checks::warned(crate::checks::auth_not_built(
+                "a config with features.auth.enabled",
+            )));
         }
         let adapter_from_config = self.adapter.is_none();
         let adapter: Rc<dyn AuthAdapter> = match self.adapter {

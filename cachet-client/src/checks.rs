@@ -14,39 +14,50 @@ pub(crate) fn checked_tags(tags: Vec<String>, option: &'static str) -> Result<Ve
     parse_tag_list(&tags.join(",")).map_err(|source| Error::Core(cachet_core::Error::Tags { header, source }))
 }
 
-/// [`Error::FeatureOff`] when `call` needs auth or GraphQL and the config has it off.
+/// [`Error::FeatureOff`] when `call` needs auth or GraphQL and the config has it off,
+/// [`Error::NotBuilt`] when it needs auth and the build left the cargo feature out. A refused call says
+/// so once on the console (`console.warn`), where a developer looks, besides the error it returns.
 pub(crate) fn refuse_when_off(
     config: &cachet_core::config::Config,
     call: &'static str,
     auth: bool,
     graphql: bool,
 ) -> Result<(), Error> {
-    if graphql && !config.features.graphql.enabled {
-        return Err(Error::FeatureOff {
+    let refused = if graphql && !config.features.graphql.enabled {
+        Some(Error::FeatureOff {
             call,
             key: "features.graphql.enabled",
             enable: "`cachet add graphql`, then `cachet generate`",
-        });
-    }
-    if auth && !cfg!(feature = "auth") {
-        return Err(auth_not_built(call));
-    }
-    if auth && !config.features.auth.enabled {
-        return Err(Error::FeatureOff {
+        })
+    } else if auth && !cfg!(feature = "auth") {
+        Some(auth_not_built(call))
+    } else if auth && !config.features.auth.enabled {
+        Some(Error::FeatureOff {
             call,
             key: "features.auth.enabled",
             enable: "`cachet add auth`, then `cachet generate`; or `configure({ auth })`",
-        });
+        })
+    } else {
+        None
+    };
+    match refused {
+        Some(error) => Err(warned(error)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// [`Error::FeatureOff`] for `call`, which needs auth, in a build without the cargo feature `auth` (a
+/// [`Error::NotBuilt`] for `call`, which needs auth, in a build without the cargo feature `auth` (a
 /// config with auth on, or an `auth: true` request).
 pub(crate) fn auth_not_built(call: &'static str) -> Error {
-    Error::FeatureOff {
+    Error::NotBuilt {
         call,
-        key: "the cargo feature `auth` of cachet-client",
-        enable: "`auth` of cachet-kit (`cachet add auth` adds it), or of cachet-client",
+        feature: "auth",
+        how: "the `auth` feature of cachet-kit, which `cachet add auth` adds, or of cachet-client",
     }
+}
+
+/// `error`, said once on the console as a warning.
+pub(crate) fn warned(error: Error) -> Error {
+    web_sys::console::warn_1(&format!("cachet: {error}").into());
+    error
 }

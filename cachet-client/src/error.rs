@@ -170,6 +170,19 @@ pub enum Error {
         /// How to turn it on, e.g. `cachet add auth, then cachet generate`.
         enable: &'static str,
     },
+    /// A call needs a part of cachet this build was compiled without: a cargo feature, which no config
+    /// can turn on. Its config key is a separate switch ([`Error::FeatureOff`]); both must be on.
+    #[error(
+        "{call} needs the cargo feature `{feature}`, which this build of cachet was compiled without ({how}); the config key features.{feature}.enabled is a separate switch, and must be on too"
+    )]
+    NotBuilt {
+        /// The call, or what asked for it, e.g. `fetchWithCache(…, { auth: true })`.
+        call: &'static str,
+        /// The cargo feature, e.g. `auth`.
+        feature: &'static str,
+        /// Where to turn it on, e.g. ``the `auth` feature of cachet-kit (`cachet add auth` adds it)``.
+        how: &'static str,
+    },
     /// Server push was asked for with bearer or custom auth: SPEC §5.8 allows it with cookie auth only,
     /// because the Service Worker handles a push with no page open and holds no token.
     #[error("{}", cachet_core::config::PushRefusal::NeedsCookieAuth(*auth_type))]
@@ -216,7 +229,8 @@ impl Error {
 
     /// Which stage of a call failed, as a short word the bundler-free API exposes as `error.kind`:
     /// `network`, `http`, `not-queued`, `unauthorized`, `graphql`, `decode`, `service-worker`, `invalid`,
-    /// `refresh`, `feature-off`, `push-needs-cookie-auth`, `push-unavailable`, `storage` or `browser`.
+    /// `refresh`, `feature-off`, `not-built`, `push-needs-cookie-auth`, `push-unavailable`, `storage` or
+    /// `browser`.
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Network { .. } => "network",
@@ -240,6 +254,7 @@ impl Error {
             Error::RefreshTimedOut { .. } | Error::RefreshLost { .. } => "refresh",
             Error::Unsupported { .. } => "browser",
             Error::FeatureOff { .. } => "feature-off",
+            Error::NotBuilt { .. } => "not-built",
             Error::PushNeedsCookieAuth { .. } => "push-needs-cookie-auth",
             Error::PushUnavailable { .. } => "push-unavailable",
             Error::Storage { .. } => "storage",

@@ -240,6 +240,7 @@ async fn an_auth_call_on_a_config_without_auth_or_graphql_is_refused_never_sent_
     };
     let no_graphql = off(r#"{"features": {"auth": {"enabled": true}}}"#);
     let no_auth = off(r#"{"features": {"graphql": {"enabled": true}}}"#);
+    let warnings = ConsoleWarnings::record();
     let cases = [
         (&no_graphql, "features.graphql.enabled", "cachet add graphql"),
         (&no_auth, "features.auth.enabled", "cachet add auth"),
@@ -268,6 +269,11 @@ async fn an_auth_call_on_a_config_without_auth_or_graphql_is_refused_never_sent_
     // Without auth the same calls go through (the worker decides their partition).
     no_auth.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await.unwrap();
     assert_eq!(server.count(|seen| seen.operation() == "GetTodos"), 1);
+    // Each refused call (two queries, two mutations, one fetch, one queued mutation) said so once on
+    // the console, with the error's words; the calls that went through said nothing.
+    let lines = warnings.stop();
+    assert_eq!(lines.len(), 6, "one warning per refused call: {lines:?}");
+    assert!(lines.iter().all(|line| line.starts_with("cachet: ") && line.contains("features.")), "{lines:?}");
 }
 
 /// An answer one of cachet's bounds declines is named on the console as a warning, with the bound's
@@ -281,27 +287,43 @@ async fn an_answer_over_max_body_bytes_is_not_stored_and_a_console_warning_names
     small.cache.max_body_bytes = 8;
     let client =
         Client::builder().config(small).options(options("too-large")).http(server.http()).build().unwrap();
-    let warned = js_sys::Array::new();
-    let original = js_sys::Reflect::get(&console(), &"warn".into()).unwrap();
-    let recorder = {
-        let warned = warned.clone();
-        wasm_bindgen::closure::Closure::<dyn Fn(wasm_bindgen::JsValue)>::new(move |line| {
-            warned.push(&line);
-        })
-    };
-    js_sys::Reflect::set(&console(), &"warn".into(), recorder.as_ref()).unwrap();
+    let warnings = ConsoleWarnings::record();
     let first = client.fetch_with_cache("/app_bg.wasm", FetchOptions::new()).await;
     let second = client.fetch_with_cache("/app_bg.wasm", FetchOptions::new()).await;
     let quiet = client.fetch_with_cache("/quiet", FetchOptions::new().strategy(Strategy::NetworkOnly)).await;
-    js_sys::Reflect::set(&console(), &"warn".into(), &original).unwrap();
+    let lines = warnings.stop();
     let (first, second) = (first.unwrap(), second.unwrap());
     assert!(quiet.is_ok());
     assert_eq!(first.response.header("x-cachet-not-stored"), Some("too-large"));
     assert!(!second.from_cache, "never stored: asked again");
     assert_eq!(server.count(|seen| seen.path == "/app_bg.wasm"), 2);
-    let lines: Vec<String> = warned.iter().filter_map(|line| line.as_string()).collect();
     assert_eq!(lines.len(), 2, "one warning per answer declined, none for network-only: {lines:?}");
     assert!(lines[0].contains("/app_bg.wasm") && lines[0].contains("cache.maxBodyBytes"), "{lines:?}");
+}
+
+/// Records what `console.warn` is given, until [`ConsoleWarnings::stop`] puts the browser's back.
+struct ConsoleWarnings {
+    original: wasm_bindgen::JsValue,
+    lines: js_sys::Array,
+    _recorder: wasm_bindgen::closure::Closure<dyn Fn(wasm_bindgen::JsValue)>,
+}
+
+impl ConsoleWarnings {
+    fn record() -> Self {
+        let original = js_sys::Reflect::get(&console(), &"warn".into()).unwrap();
+        let lines = js_sys::Array::new();
+        let kept = lines.clone();
+        let recorder = wasm_bindgen::closure::Closure::<dyn Fn(wasm_bindgen::JsValue)>::new(move |line| {
+            kept.push(&line);
+        });
+        js_sys::Reflect::set(&console(), &"warn".into(), recorder.as_ref()).unwrap();
+        ConsoleWarnings { original, lines, _recorder: recorder }
+    }
+
+    fn stop(self) -> Vec<String> {
+        js_sys::Reflect::set(&console(), &"warn".into(), &self.original).unwrap();
+        self.lines.iter().filter_map(|line| line.as_string()).collect()
+    }
 }
 
 fn console() -> wasm_bindgen::JsValue {
