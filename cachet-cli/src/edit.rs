@@ -4,16 +4,19 @@
 //! | command | what it does to the config |
 //! |---|---|
 //! | `init` | writes `{"features": {"graphql": {"enabled": false, "endpoints": ["/graphql"]}}}` when there is no config (auth is absent from it, as SPEC §2 says); an existing config is kept |
-//! | `add auth` | `features.auth.enabled = true`; `type` stays when set (edit it to `bearer` first for bearer auth), else `cookie`; `routePaths` stay when set, else the four defaults |
+//! | `add auth [--type cookie\|bearer\|custom]` | `features.auth.enabled = true`; `type` set to `--type` when given, else kept when set, else `cookie`; `routePaths` stay when set, else the four defaults |
 //! | `add graphql` | `features.graphql.enabled = true`; `endpoints` stay when set, else `["/graphql"]` |
 //! | `add push` | `features.push.enabled = true` (server push, SPEC §5.8: cookie auth or none); a `notification` stays as set |
 //!
 //! The edited config is validated by `cachet-core` before it is written: a broken config is an error
-//! naming the key, and the file on disk stays as it was.
+//! naming the key, and the file on disk stays as it was. An edit keeps the file as its author wrote it
+//! (key order, indentation, anything else around the keys it changes): the changed keys are set in
+//! place and new ones appended, through `jsonc-parser`'s concrete syntax tree.
 
 use std::path::Path;
 
-use cachet_core::config::{Config, CONFIG_FILE_NAME, DEFAULT_ENDPOINTS, DEFAULT_ROUTE_PATHS};
+use cachet_core::config::{AuthType, Config, CONFIG_FILE_NAME, DEFAULT_ENDPOINTS, DEFAULT_ROUTE_PATHS};
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::{json, Map, Value};
 
 use crate::{generate, CliError};
@@ -42,11 +45,18 @@ pub fn init(dir: &Path) -> Result<Outcome, CliError> {
     Ok(Outcome { config_written, generated: generate(dir)?, manifest_written: false })
 }
 
-/// `cachet add auth`.
-pub fn add_auth(dir: &Path) -> Result<Outcome, CliError> {
+/// `cachet add auth [--type]`: `auth_type` when given, else the config's, else cookie.
+pub fn add_auth(dir: &Path, auth_type: Option<AuthType>) -> Result<Outcome, CliError> {
     edit(dir, "auth", |auth| {
         auth.insert("enabled".into(), Value::Bool(true));
-        auth.entry("type").or_insert_with(|| json!("cookie"));
+        match auth_type {
+            Some(auth_type) => {
+                auth.insert("type".into(), json!(auth_type.as_str()));
+            }
+            None => {
+                auth.entry("type").or_insert_with(|| json!("cookie"));
+            }
+        }
         auth.entry("routePaths").or_insert_with(|| json!(DEFAULT_ROUTE_PATHS));
     })
 }
@@ -90,7 +100,8 @@ fn edit(
     change(section);
     let config_written = value != before;
     if config_written {
-        write_config(dir, &value)?;
+        let edited = edited_in_place(&text, feature, &value).unwrap_or_else(|| pretty(&value));
+        write_text(dir, &edited)?;
     }
     let generated = generate(dir)?;
     let config = crate::read_config(dir)?;
@@ -99,9 +110,62 @@ fn edit(
 }
 
 fn write_config(dir: &Path, value: &Value) -> Result<(), CliError> {
+    write_text(dir, &pretty(value))
+}
+
+fn pretty(value: &Value) -> String {
+    format!("{}\n", serde_json::to_string_pretty(value).unwrap_or_default())
+}
+
+fn write_text(dir: &Path, text: &str) -> Result<(), CliError> {
     let path = dir.join(CONFIG_FILE_NAME);
-    let text = format!("{}\n", serde_json::to_string_pretty(value).unwrap_or_default());
-    Config::from_json_str(&text).map_err(|source| CliError::InvalidConfig { path: path.clone(), source })?;
+    Config::from_json_str(text).map_err(|source| CliError::InvalidConfig { path: path.clone(), source })?;
     std::fs::create_dir_all(dir).map_err(|source| CliError::Write { path: path.clone(), source })?;
     std::fs::write(&path, text).map_err(|source| CliError::Write { path, source })
+}
+
+/// `text` with `features.<feature>` made to hold what `edited` holds there: each key that changed set in
+/// place, each new one appended, everything else as written. `None` when the text does not parse as the
+/// tree needs (the caller then writes `edited` whole), or when the result would not read back as
+/// `edited` (checked, so that an edit never writes something else than what was decided).
+fn edited_in_place(text: &str, feature: &str, edited: &Value) -> Option<String> {
+    let wanted = edited.get("features")?.get(feature)?.as_object()?;
+    let root = CstRootNode::parse(text, &jsonc_parser::ParseOptions::default()).ok()?;
+    let section = root.object_value()?.object_value_or_create("features")?.object_value_or_create(feature)?;
+    set_keys(&section, wanted);
+    let result = root.to_string();
+    let reread: Value = serde_json::from_str(&result).ok()?;
+    (reread == *edited).then_some(result)
+}
+
+fn set_keys(object: &CstObject, wanted: &Map<String, Value>) {
+    for (key, value) in wanted {
+        match object.get(key) {
+            Some(property) => {
+                let same = property
+                    .value()
+                    .and_then(|node| serde_json::from_str::<Value>(&node.to_string()).ok())
+                    .is_some_and(|current| current == *value);
+                if !same {
+                    property.set_value(cst_value(value));
+                }
+            }
+            None => {
+                object.append(key, cst_value(value));
+            }
+        }
+    }
+}
+
+fn cst_value(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(flag) => CstInputValue::Bool(*flag),
+        Value::Number(number) => CstInputValue::Number(number.to_string()),
+        Value::String(text) => CstInputValue::String(text.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
+        Value::Object(fields) => {
+            CstInputValue::Object(fields.iter().map(|(key, value)| (key.clone(), cst_value(value))).collect())
+        }
+    }
 }

@@ -23,6 +23,27 @@ enum Feature {
     Push,
 }
 
+/// `features.auth.type`, for `cachet add auth --type`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AuthTypeArg {
+    /// An httpOnly session cookie.
+    Cookie,
+    /// `Authorization: Bearer <token>`, the token in page memory only.
+    Bearer,
+    /// The app's own adapter.
+    Custom,
+}
+
+impl From<AuthTypeArg> for cachet_core::config::AuthType {
+    fn from(arg: AuthTypeArg) -> Self {
+        match arg {
+            AuthTypeArg::Cookie => cachet_core::config::AuthType::Cookie,
+            AuthTypeArg::Bearer => cachet_core::config::AuthType::Bearer,
+            AuthTypeArg::Custom => cachet_core::config::AuthType::Custom,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Create cachet.config.json (both features off) if it is missing, and generate the files; with
@@ -58,6 +79,10 @@ enum Command {
         /// The feature.
         #[arg(value_enum)]
         feature: Feature,
+        /// With `auth`: the auth type, written to `features.auth.type` (default: the config's, else
+        /// cookie).
+        #[arg(long = "type", value_enum, value_name = "TYPE")]
+        auth_type: Option<AuthTypeArg>,
         /// The app directory (holding cachet.config.json).
         #[arg(long, default_value = ".")]
         dir: PathBuf,
@@ -119,9 +144,15 @@ fn main() -> ExitCode {
             }
             Err(error) => fail(&error),
         },
-        Command::Add { feature: Feature::Auth, dir } => report(cachet_cli::add_auth(&dir)),
-        Command::Add { feature: Feature::Graphql, dir } => report(cachet_cli::add_graphql(&dir)),
-        Command::Add { feature: Feature::Push, dir } => report(cachet_cli::add_push(&dir)),
+        Command::Add { feature: Feature::Auth, auth_type, dir } => {
+            report(cachet_cli::add_auth(&dir, auth_type.map(Into::into)))
+        }
+        Command::Add { auth_type: Some(_), .. } => {
+            eprintln!("error: --type is the auth type: it goes with `cachet add auth` only");
+            ExitCode::from(2)
+        }
+        Command::Add { feature: Feature::Graphql, dir, .. } => report(cachet_cli::add_graphql(&dir)),
+        Command::Add { feature: Feature::Push, dir, .. } => report(cachet_cli::add_push(&dir)),
         Command::Generate { dir, check: true, bundles } => match stale(&dir, bundles.as_deref()) {
             Ok(stale) if stale.is_empty() => ExitCode::SUCCESS,
             Ok(stale) => {

@@ -204,10 +204,24 @@ fn insert_in_head(dir: &Path, html: &mut String, line: &str) -> Result<(), CliEr
     let at = html
         .find("</head>")
         .ok_or_else(|| broken(dir, INDEX_HTML, "no </head>: where do trunk's links go?"))?;
-    // Indent like the line before `</head>`.
     let line_start = html[..at].rfind('\n').map_or(0, |index| index + 1);
-    let indent: String = html[line_start..at].chars().take_while(|c| c.is_whitespace()).collect();
-    html.insert_str(at, &format!("  {line}\n{indent}"));
+    let closing_indent = &html[line_start..at];
+    if !closing_indent.chars().all(char::is_whitespace) {
+        // `</head>` shares its line with something: the link goes right before it, on that line.
+        html.insert_str(at, line);
+        return Ok(());
+    }
+    // Indented like the last line inside `<head>` (the author's tabs or spaces), else one level (two
+    // spaces) deeper than `</head>`; the new line goes before the line of `</head>`.
+    let previous = html[..line_start.saturating_sub(1)]
+        .rsplit('\n')
+        .next()
+        .filter(|previous| !previous.trim().is_empty() && !previous.trim_start().starts_with("<head"));
+    let indent: String = match previous {
+        Some(previous) => previous.chars().take_while(|c| c.is_whitespace()).collect(),
+        None => format!("{closing_indent}  "),
+    };
+    html.insert_str(line_start, &format!("{indent}{line}\n"));
     Ok(())
 }
 

@@ -45,6 +45,39 @@ fn init_then_add_auth_and_graphql_write_the_spec_defaults_once() {
     assert_eq!(std::fs::read(dir.join("cachet.config.json")).unwrap(), before);
 }
 
+/// `cachet add auth --type` (issue 36: "edit the config to bearer" did not say which key).
+#[test]
+fn add_auth_type_sets_the_auth_type_and_only_goes_with_auth() {
+    let app = tempfile::tempdir().unwrap();
+    let dir = app.path();
+    assert_eq!(cachet(dir, &["init"]).0, 0);
+    assert_eq!(cachet(dir, &["add", "auth", "--type", "bearer"]).0, 0);
+    assert_eq!(config(dir)["features"]["auth"]["type"], json!("bearer"));
+    assert_eq!(cachet(dir, &["add", "auth"]), (0, "cachet: nothing to change\n".to_owned()), "kept");
+    assert_eq!(cachet(dir, &["add", "auth", "--type", "cookie"]).0, 0);
+    assert_eq!(config(dir)["features"]["auth"]["type"], json!("cookie"));
+    let (code, text) = cachet(dir, &["add", "graphql", "--type", "bearer"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--type") && text.contains("cachet add auth"), "{text}");
+    let (code, text) = cachet(dir, &["add", "auth", "--type", "oauth"]);
+    assert_ne!(code, 0);
+    assert!(text.contains("oauth") && text.contains("bearer"), "names the value and the choices: {text}");
+}
+
+/// An edit keeps the file as its author wrote it: key order, indentation, the keys it does not touch
+/// (issue 36: `add auth` rewrote the whole file, sorted and two-space indented).
+#[test]
+fn an_edit_keeps_the_authors_key_order_and_indentation() {
+    let app = tempfile::tempdir().unwrap();
+    let dir = app.path();
+    let written = "{\n    \"cache\": {\"maxEntries\": 50},\n    \"features\": {\n        \"graphql\": {\n            \"endpoints\": [\"/api/graphql\"],\n            \"enabled\": false\n        },\n        \"auth\": {\n            \"type\": \"bearer\"\n        }\n    }\n}\n";
+    std::fs::write(dir.join("cachet.config.json"), written).unwrap();
+    assert_eq!(cachet(dir, &["add", "auth"]).0, 0);
+    assert_eq!(cachet(dir, &["add", "graphql"]).0, 0);
+    let expected = "{\n    \"cache\": {\"maxEntries\": 50},\n    \"features\": {\n        \"graphql\": {\n            \"endpoints\": [\"/api/graphql\"],\n            \"enabled\": true\n        },\n        \"auth\": {\n            \"type\": \"bearer\",\n            \"enabled\": true,\n            \"routePaths\": [\"/api/login\", \"/api/logout\", \"/api/refresh\", \"/api/me\"]\n        }\n    }\n}\n";
+    assert_eq!(std::fs::read_to_string(dir.join("cachet.config.json")).unwrap(), expected);
+}
+
 #[test]
 fn add_auth_keeps_a_bearer_type_and_custom_paths_set_beforehand() {
     let app = tempfile::tempdir().unwrap();

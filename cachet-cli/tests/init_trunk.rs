@@ -78,6 +78,24 @@ fn init_trunk_wires_an_existing_trunk_app_once() {
     assert_eq!((code, text.trim()), (0, "cachet: nothing missing"));
 }
 
+/// The links go in as the author indents (issue 36: edits reindented `index.html`): tabs stay tabs.
+#[test]
+fn init_trunk_indents_its_links_as_the_authors_head_is_indented() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    let tabs = "<!DOCTYPE html>\n<html>\n\t<head>\n\t\t<link data-trunk rel=\"rust\" />\n\t</head>\n\t<body></body>\n</html>\n";
+    std::fs::write(app.join("index.html"), tabs).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--git", "https://example.org/cachet.git"]).0, 0);
+    let html = read(app, "index.html");
+    let head: Vec<&str> = html.lines().skip_while(|line| !line.contains("<head>")).skip(1).take(6).collect();
+    assert_eq!(head.len(), 6, "{html}");
+    for line in &head[..5] {
+        assert!(line.starts_with("\t\t<link ") && !line.contains("  "), "as the author indents: {html}");
+    }
+    assert_eq!(head[5], "\t</head>", "{html}");
+}
+
 #[test]
 fn init_trunk_writes_index_and_trunk_toml_when_the_app_has_none() {
     let temp = tempfile::tempdir().unwrap();
