@@ -42,6 +42,20 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
                     ));
                 }
             }
+            let without_wasm_opt = html
+                .match_indices("<link")
+                .filter_map(|(start, _)| html[start..].find('>').map(|end| &html[start..start + end]))
+                .filter(|tag| tag.contains("rel=\"rust\"") && !tag.contains("data-wasm-opt"))
+                .count();
+            if without_wasm_opt > 0 {
+                problems.push(problem(
+                    INDEX_HTML,
+                    format!(
+                        "{without_wasm_opt} `rel=\"rust\"` link(s) without `data-wasm-opt`: a release build \
+                         does not shrink that wasm (add `data-wasm-opt=\"z\"`, or run `cachet init --trunk`)"
+                    ),
+                ));
+            }
             for file in [crate::SW_SHIM_PATH, crate::SW_CONFIG_PATH] {
                 if !html.contains(&format!("href=\"{file}\"")) {
                     problems.push(problem(
@@ -76,6 +90,16 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
                     ),
                 ));
             }
+        }
+    }
+    let profile = crate::profile::profile_manifest(dir);
+    if let Ok(manifest) = std::fs::read_to_string(&profile) {
+        let file = match profile.strip_prefix(dir) {
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => format!("{} (the workspace root: cargo reads profiles there)", profile.display()),
+        };
+        for message in crate::profile::profile_problems(&manifest) {
+            problems.push(problem(&file, message));
         }
     }
     for stale in crate::stale_files(dir)? {

@@ -46,6 +46,7 @@ mod bundles;
 mod doctor;
 mod edit;
 mod features;
+pub mod profile;
 mod rust;
 mod starter;
 mod trunk;

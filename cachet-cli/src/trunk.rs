@@ -4,6 +4,8 @@
 //! |---|---|
 //! | `Cargo.toml` | `cachet-kit` in `[dependencies]` (the line [`Dependency`] says); an existing one is kept; the features the config needs ([`crate::kit_features`]) added to it |
 //! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the two worker links (`cachet-sw`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
+//! | `Cargo.toml` (or nothing, in a workspace member) | the release profile for size ([`crate::profile`]): each key only when missing |
+//! | `index.html`, again | `data-wasm-opt="z"` on each `rel="rust"` link that has no `data-wasm-opt` (trunk's release build then runs `wasm-opt -Oz`) |
 //! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names) and the post-build hook writing `cachet-build.js` (the Service Worker's build stamp); written when missing |
 //!
 //! The worker binaries themselves are generated files (`src/bin/cachet-sw.rs`, `src/bin/cachet-agent.rs`).
@@ -65,6 +67,7 @@ const STAMP_SCRIPT: &str = "printf 'self.CACHET_BUILD = \"%s\";\\n' \"$(cksum < 
 pub fn wire_trunk_app(dir: &Path, dependency: &Dependency) -> Result<Vec<&'static str>, CliError> {
     let mut changed = Vec::new();
     let bin = add_dependency(dir, dependency, &mut changed)?;
+    add_profile(dir, &mut changed)?;
     if let Ok(config) = crate::read_config(dir) {
         if crate::features::add_kit_features(dir, &crate::kit_features(&config))?
             && !changed.contains(&CARGO_TOML)
@@ -139,12 +142,55 @@ fn add_dependency(
     Ok(main_bin)
 }
 
+/// Adds the release profile for size to the app's `Cargo.toml` when cargo reads it there (not in a
+/// workspace member: its root's profile is the one in force, which `doctor` checks).
+fn add_profile(dir: &Path, changed: &mut Vec<&'static str>) -> Result<(), CliError> {
+    if crate::profile::profile_manifest(dir) != dir.join(CARGO_TOML) {
+        return Ok(());
+    }
+    let text = read(dir, CARGO_TOML)?.unwrap_or_default();
+    let mut manifest: DocumentMut =
+        text.parse().map_err(|error| broken(dir, CARGO_TOML, format!("not valid TOML: {error}")))?;
+    if crate::profile::add_release_profile(&mut manifest) {
+        let path = dir.join(CARGO_TOML);
+        std::fs::write(&path, manifest.to_string()).map_err(|source| CliError::Write { path, source })?;
+        if !changed.contains(&CARGO_TOML) {
+            changed.push(CARGO_TOML);
+        }
+    }
+    Ok(())
+}
+
+/// `data-wasm-opt="z"` on every `rel="rust"` link of `html` that names no `data-wasm-opt`, before the
+/// tag's end (the author's attributes stay in their order).
+fn add_wasm_opt(html: &mut String) {
+    let mut from = 0;
+    while let Some(found) = html[from..].find("<link") {
+        let start = from + found;
+        let Some(length) = html[start..].find('>') else { return };
+        let end = start + length;
+        let tag = &html[start..end];
+        from = end;
+        if tag.contains("rel=\"rust\"") && !tag.contains("data-wasm-opt") {
+            let at = if tag.ends_with(" /") {
+                end - 2
+            } else if tag.ends_with('/') {
+                end - 1
+            } else {
+                end
+            };
+            html.insert_str(at, " data-wasm-opt=\"z\"");
+            from = end + " data-wasm-opt=\"z\"".len();
+        }
+    }
+}
+
 /// The `<head>` lines cachet needs, each with the text that says it is already there.
 fn head_lines() -> [(String, String); 4] {
     let rust = |bin: &str| {
         (
             format!("data-bin=\"{bin}\""),
-            format!("<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"worker\" />"),
+            format!("<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"worker\" data-wasm-opt=\"z\" />"),
         )
     };
     let copy = |file: &str| {
@@ -159,7 +205,7 @@ fn fresh_index(bin: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n  <head>\n    <meta charset=\"utf-8\" />\n    \
          <title>{bin}</title>\n    \
-         <link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" />\n{}  </head>\n  \
+         <link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" data-wasm-opt=\"z\" />\n{}  </head>\n  \
          <body></body>\n</html>\n",
         lines.concat()
     )
@@ -185,7 +231,9 @@ fn patch_index(dir: &Path, bin: &str, changed: &mut Vec<&'static str>) -> Result
         }
         Some(_) => {}
         None => {
-            let line = format!("<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" />");
+            let line = format!(
+                "<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"main\" data-wasm-opt=\"z\" />"
+            );
             insert_in_head(dir, &mut html, &line)?;
         }
     }
@@ -194,6 +242,7 @@ fn patch_index(dir: &Path, bin: &str, changed: &mut Vec<&'static str>) -> Result
             insert_in_head(dir, &mut html, &line)?;
         }
     }
+    add_wasm_opt(&mut html);
     if html != before {
         write(dir, INDEX_HTML, &html, changed)?;
     }

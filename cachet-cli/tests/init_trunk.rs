@@ -43,6 +43,13 @@ fn init_trunk_wires_an_existing_trunk_app_once() {
     let manifest = read(app, "Cargo.toml");
     assert!(manifest.contains("# The app's own comment."), "comments kept:\n{manifest}");
     assert!(manifest.contains("cachet-kit = { git = \"https://example.org/cachet.git\" }"), "{manifest}");
+    // The release profile for size (issue 36), the app's own Cargo.toml being the workspace root.
+    assert!(
+        manifest.contains(
+            "[profile.release]\nopt-level = \"z\"\nlto = true\ncodegen-units = 1\npanic = \"abort\"\n"
+        ),
+        "{manifest}"
+    );
     let index = read(app, "index.html");
     assert!(
         index.contains("<link data-bin=\"shop\" data-trunk rel=\"rust\" data-wasm-opt=\"z\" />"),
@@ -50,8 +57,8 @@ fn init_trunk_wires_an_existing_trunk_app_once() {
     );
     assert_eq!(index.matches("rel=\"rust\"").count(), 3, "no second main link:\n{index}");
     for line in [
-        "<link data-trunk rel=\"rust\" data-bin=\"cachet-sw\" data-type=\"worker\" />",
-        "<link data-trunk rel=\"rust\" data-bin=\"cachet-agent\" data-type=\"worker\" />",
+        "<link data-trunk rel=\"rust\" data-bin=\"cachet-sw\" data-type=\"worker\" data-wasm-opt=\"z\" />",
+        "<link data-trunk rel=\"rust\" data-bin=\"cachet-agent\" data-type=\"worker\" data-wasm-opt=\"z\" />",
         "<link data-trunk rel=\"copy-file\" href=\"service-worker.js\" />",
         "<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />",
     ] {
@@ -106,11 +113,71 @@ fn init_trunk_writes_index_and_trunk_toml_when_the_app_has_none() {
     assert!(read(app, "Cargo.toml").contains("cachet-kit = { path = \"../cachet/cachet-kit\" }"));
     let index = read(app, "index.html");
     assert!(
-        index.contains("<link data-trunk rel=\"rust\" data-bin=\"shop\" data-type=\"main\" />"),
+        index.contains(
+            "<link data-trunk rel=\"rust\" data-bin=\"shop\" data-type=\"main\" data-wasm-opt=\"z\" />"
+        ),
         "{index}"
     );
     assert!(read(app, "Trunk.toml").contains(cachet_cli::BUILD_STAMP));
     assert_eq!(cachet(app, &["doctor"]).0, 0);
+}
+
+/// The release profile (issue 36): an app's own values are kept and named by `doctor` when they cost
+/// size; in a workspace member `init` leaves the member's manifest alone and `doctor` reads the root's.
+#[test]
+fn the_release_profile_is_written_once_kept_where_set_and_checked_where_cargo_reads_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    let own = format!("{MANIFEST}\n[profile.release]\nopt-level = 3\n");
+    std::fs::write(app.join("Cargo.toml"), own).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    let manifest = read(app, "Cargo.toml");
+    assert!(
+        manifest.contains("opt-level = 3\nlto = true\ncodegen-units = 1\npanic = \"abort\""),
+        "{manifest}"
+    );
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("Cargo.toml: [profile.release] opt-level is 3") && text.contains("opt-level = \"z\""),
+        "{text}"
+    );
+    assert_eq!(text.matches("[profile.release]").count(), 1, "only opt-level: {text}");
+
+    // A member of a workspace: the root's profile is the one cargo uses.
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("Cargo.toml"), "[workspace]\nmembers = [\"shop\"]\n").unwrap();
+    let member = root.path().join("shop");
+    std::fs::create_dir_all(&member).unwrap();
+    std::fs::write(member.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(&member, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    assert!(!read(&member, "Cargo.toml").contains("[profile"), "cargo would ignore it there");
+    let (code, text) = cachet(&member, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("(the workspace root: cargo reads profiles there)") && text.contains("lto is missing"),
+        "{text}"
+    );
+    std::fs::write(
+        root.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"shop\"]\n\n[profile.release]\nopt-level = \"s\"\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\n",
+    )
+    .unwrap();
+    assert_eq!(cachet(&member, &["doctor"]), (0, "cachet: nothing missing\n".to_owned()));
+}
+
+/// `doctor` names a rust link a release build would not shrink.
+#[test]
+fn doctor_names_a_rust_link_without_wasm_opt() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    let html = read(app, "index.html").replacen(" data-wasm-opt=\"z\"", "", 1);
+    std::fs::write(app.join("index.html"), html).unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("1 `rel=\"rust\"` link(s) without `data-wasm-opt`"), "{text}");
 }
 
 #[test]

@@ -202,8 +202,6 @@ fn test(root: &std::path::Path) -> Result<()> {
         "bench-yew-size",
         "-p",
         "cachet-kit",
-        "-p",
-        "quick-start",
     ];
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
     let native_only = [
@@ -222,8 +220,6 @@ fn test(root: &std::path::Path) -> Result<()> {
         "bench-yew-size",
         "--exclude",
         "cachet-kit",
-        "--exclude",
-        "quick-start",
     ];
     run::step("cargo fmt --check", || run::cargo(&path, &["fmt", "--all", "--check"]))?;
     run::step("clippy (native, all targets, warnings denied)", || {
