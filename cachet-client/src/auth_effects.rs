@@ -123,29 +123,24 @@ impl Inner {
     /// A session that ended while no page held it: memory auth, the in-page cache and the persisted
     /// record go, and the worker hears that nobody is signed in; its caches and queue stay.
     async fn forget_session(self: &Rc<Self>) -> Result<(), Error> {
-        self.drop_memory_auth();
-        self.cache.borrow_mut().clear();
-        let stored = self.store.clear().await;
-        let identity = self
-            .sw_request(|request_id| PageToSw::SetIdentity {
-                request_id,
-                partition: None,
-                authorization: None,
-            })
-            .await;
-        stored.and(identity)
+        self.sign_out(false).await
     }
 
+    /// [`Inner::forget_session`], and the worker's caches, entry index and queue purged (`clear-all`).
     async fn purge(self: &Rc<Self>) -> Result<(), Error> {
+        self.sign_out(true).await
+    }
+
+    async fn sign_out(self: &Rc<Self>, purge: bool) -> Result<(), Error> {
         self.drop_memory_auth();
         self.cache.borrow_mut().clear();
         // Marked first: a page closed (or a worker stopped) before the worker acknowledged `clear-all`
         // leaves the mark, and the next client start finishes the purge ([`Inner::finish_clear`]).
-        let marked = self.store.set_clear_pending(true).await;
+        let marked = if purge { self.store.set_clear_pending(true).await } else { Ok(()) };
         let stored = self.store.clear().await;
-        let cleared = match self.finish_clear().await {
-            Ok(()) => marked,
-            Err(error) => Err(error),
+        let cleared = match purge {
+            true => self.finish_clear().await.and(marked),
+            false => Ok(()),
         };
         let identity = self
             .sw_request(|request_id| PageToSw::SetIdentity {

@@ -69,6 +69,7 @@
 mod agent_bridge;
 pub mod devtools;
 mod error;
+mod polling;
 mod provider;
 mod query;
 mod sw_registration;
@@ -84,6 +85,8 @@ pub use agent_bridge::AgentMode;
 pub use cachet_core::machines::query::{FetchStatus, QueryStatus};
 pub use devtools::CachetDevtools;
 pub use error::Error;
+#[cfg(feature = "test-support")]
+pub use polling::testing;
 pub use provider::{CachetContext, CachetProvider, CachetProviderProps, SwRegistration};
 pub use query::{DataRequest, RefetchOptions, UseCachetQueryHandle};
 pub use sw_registration::register_service_worker;

@@ -169,8 +169,7 @@ fn use_query(request: DataRequest, refetch: RefetchOptions, decode: Decode) -> R
             });
             let millis = u32::try_from(interval.as_millis()).unwrap_or(u32::MAX).max(1);
             let ticking = polled.clone();
-            let timer =
-                gloo::timers::callback::Interval::new(millis, move || ticking.dispatch(QueryEvent::Tick));
+            let timer = crate::polling::poll_timer(millis, move || ticking.dispatch(QueryEvent::Tick));
             (listener, timer)
         });
         move || drop(polling)

@@ -707,6 +707,14 @@ fn QueryOptions() -> Html {
         let page = page.clone();
         Callback::from(move |_| page.set(*page + 1))
     };
+    // A barrier for absence checks: a render the test asks for after the events it checks.
+    let sentinel = use_state(|| 0u32);
+    // What the hub told this page of connectivity (the polled hook hears it from the same broadcast).
+    let online = cachet_yew::use_cachet_auth().online;
+    let on_sentinel = {
+        let sentinel = sentinel.clone();
+        Callback::from(move |_| sentinel.set(*sentinel + 1))
+    };
     let paged_text = match (&paged.data, paged.placeholder) {
         (Some(data), true) => format!("page {} (placeholder)", data.page),
         (Some(data), false) => format!("page {} (own)", data.page),
@@ -719,6 +727,8 @@ fn QueryOptions() -> Html {
             <p id="paged">{ paged_text }</p>
             <button id="set-user" onclick={on_user}>{ "user" }</button>
             <button id="next-page" onclick={on_next}>{ "next" }</button>
+            <button id="sentinel" onclick={on_sentinel}>{ format!("sentinel {}", *sentinel) }</button>
+            <p id="online">{ if online { "hub: online" } else { "hub: offline" } }</p>
         </>
     }
 }
@@ -733,8 +743,28 @@ fn set_hidden(hidden: bool) {
     document.dispatch_event(&web_sys::Event::new("visibilitychange").unwrap()).unwrap();
 }
 
+/// One tick of the test's polling clock, and its poll answered (the count up by one, the hook idle).
+async fn poll_once(root: &web_sys::Element, server: &Rc<FakeServer>) {
+    let before = server.hits("PolledTodos");
+    cachet_yew::testing::tick();
+    let polled = server.clone();
+    until(root, "a poll", move |html| polled.hits("PolledTodos") > before && html.contains("polled: Idle"))
+        .await;
+    assert_eq!(server.hits("PolledTodos"), before + 1, "one tick, one poll");
+}
+
+/// Clicks the sentinel and waits for the render that shows its `count`: everything dispatched before the
+/// click is in that render.
+async fn rendered_after(root: &web_sys::Element, count: u32) {
+    click(root, "#sentinel");
+    let shown = format!("sentinel {count}");
+    until(root, "the sentinel's render", move |html| html.contains(&shown)).await;
+}
+
 #[wasm_bindgen_test]
 async fn dependent_polled_and_paged_queries_follow_their_options() {
+    // The polling timers of this test tick on its own clock.
+    let _clock = cachet_yew::testing::manual_polling();
     let server = Rc::new(FakeServer::default());
     server.todos.set(2);
     let (root, app) = mount(client_on(&server, "cachet-yew-test-options"), html! { <QueryOptions /> });
@@ -750,27 +780,40 @@ async fn dependent_polled_and_paged_queries_follow_their_options() {
         .await;
     assert_eq!(server.hits("DependentTodos"), 1);
 
-    // Polling: every 30 ms while visible...
-    let polled = server.clone();
-    let before = server.hits("PolledTodos");
-    until(&root, "three more polls", move |_| polled.hits("PolledTodos") >= before + 3).await;
-    // ...none while hidden (an absence: a bounded wait of ten intervals)...
+    // Polling, on the test's own clock (`cachet_yew::testing`): a tick polls while visible...
+    for _ in 0..3 {
+        poll_once(&root, &server).await;
+    }
+    // ...none while hidden: ticks, then a render the test asks for (the barrier). A tick that had started
+    // a fetch would show it there (`Fetching`) or have sent it (the server's count).
     set_hidden(true);
     let hidden_at = server.hits("PolledTodos");
-    gloo::timers::future::TimeoutFuture::new(300).await;
+    for _ in 0..3 {
+        cachet_yew::testing::tick();
+    }
+    rendered_after(&root, 1).await;
+    assert!(root.inner_html().contains("polled: Idle"), "{}", root.inner_html());
     assert_eq!(server.hits("PolledTodos"), hidden_at, "a hidden tab does not poll");
     // ...and again once visible.
     set_hidden(false);
-    let polled = server.clone();
-    until(&root, "polling again once visible", move |_| polled.hits("PolledTodos") > hidden_at).await;
+    poll_once(&root, &server).await;
     // ...none while the hub says the browser is offline, and again once back online.
     dispatch_on_window("offline");
+    until(&root, "the hub's offline, rendered", |html| html.contains("hub: offline")).await;
     let offline_at = server.hits("PolledTodos");
-    gloo::timers::future::TimeoutFuture::new(300).await;
+    for _ in 0..3 {
+        cachet_yew::testing::tick();
+    }
+    rendered_after(&root, 2).await;
+    assert!(root.inner_html().contains("polled: Idle"), "{}", root.inner_html());
     assert_eq!(server.hits("PolledTodos"), offline_at, "an offline browser does not poll");
     dispatch_on_window("online");
     let polled = server.clone();
-    until(&root, "polling again once online", move |_| polled.hits("PolledTodos") >= offline_at + 3).await;
+    // Back online, the paused poll (if any) runs; then ticks poll again.
+    until(&root, "idle once online", |html| html.contains("polled: Idle")).await;
+    let before = polled.hits("PolledTodos");
+    poll_once(&root, &server).await;
+    assert_eq!(server.hits("PolledTodos"), before + 1);
 
     // New variables: the previous page stays, marked, until the next one arrives.
     click(&root, "#next-page");
