@@ -24,8 +24,6 @@
 //! memory and no other tab to lend one, calls it with the record's auth (user and expiry, no token).
 //! [`bearer_refresh`] then sends the cookies alone; an app's own `refresh` may use whatever it keeps.
 
-use std::rc::Rc;
-
 use cachet_core::config::AuthType;
 use cachet_core::strategy::STRATEGY_HEADER;
 use futures::future::LocalBoxFuture;
@@ -245,48 +243,4 @@ pub async fn fetch_user(
         }
         found
     }))
-}
-
-/// [`default_adapter`] for `auth_type`, or the error that `custom` needs the app's own.
-#[cfg(feature = "auth")]
-pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
-    default_adapter(auth_type).map(Rc::from).ok_or(Error::NoAuthAdapter)
-}
-
-/// Without the cargo feature `auth`: an adapter that adds nothing, refreshes nothing and fetches no user,
-/// so that none of the SPEC's adapters (nor their requests) is linked. Requests with `auth: true` are
-/// refused before they reach it ([`crate::checks::refuse_when_off`]).
-#[cfg(not(feature = "auth"))]
-pub(crate) fn config_adapter(auth_type: AuthType) -> Result<Rc<dyn AuthAdapter>, Error> {
-    Ok(Rc::new(NoAuth(auth_type)))
-}
-
-#[cfg(not(feature = "auth"))]
-struct NoAuth(AuthType);
-
-#[cfg(not(feature = "auth"))]
-impl AuthAdapter for NoAuth {
-    fn auth_type(&self) -> AuthType {
-        self.0
-    }
-
-    fn get_headers(&self, _auth: Option<&AuthData>) -> Vec<(String, String)> {
-        Vec::new()
-    }
-
-    fn refresh<'a>(
-        &'a self,
-        _http: &'a Http,
-        _auth: &'a AuthData,
-    ) -> LocalBoxFuture<'a, Result<Option<AuthData>, Error>> {
-        Box::pin(async { Ok(None) })
-    }
-
-    fn fetch_user<'a>(
-        &'a self,
-        _http: &'a Http,
-        _auth: Option<&'a AuthData>,
-    ) -> LocalBoxFuture<'a, Result<Option<AuthData>, Error>> {
-        Box::pin(async { Ok(None) })
-    }
 }

@@ -16,7 +16,7 @@
 //! a tab that waited for the refresh lock see that another tab already refreshed; it cannot be turned
 //! back into the token.
 
-use cachet_core::cache_key::{auth_fingerprint, canonical_json, partition_id};
+use cachet_core::cache_key::{canonical_json, partition_id};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -93,39 +93,21 @@ impl AuthData {
     pub fn partition(&self) -> Option<String> {
         self.identity().map(|identity| partition_id(&identity))
     }
-
-    /// What may be written to IndexedDB: everything but the token.
-    pub(crate) fn persisted(&self) -> PersistedAuth {
-        PersistedAuth {
-            user: self.user.clone(),
-            expires_at: self.expires_at,
-            auth_fingerprint: self.authorization().map(|header| auth_fingerprint(&header)),
-        }
-    }
-}
-
-/// The persisted record: no token, ever.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PersistedAuth {
-    #[serde(default)]
-    pub(crate) user: Option<Value>,
-    #[serde(default, deserialize_with = "millis")]
-    pub(crate) expires_at: Option<u64>,
-    /// [`auth_fingerprint`] of the `Authorization` value current when the record was written.
-    #[serde(default)]
-    pub(crate) auth_fingerprint: Option<String>,
-}
-
-impl PersistedAuth {
-    /// The auth a reload restores: user and expiry, no token.
-    pub(crate) fn to_auth(&self) -> AuthData {
-        AuthData { token: None, user: self.user.clone(), expires_at: self.expires_at }
-    }
 }
 
 /// Unix milliseconds from any JSON number (JavaScript's `Date.now() + 0.5` is a float) or `null`.
-fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     let number = Option::<f64>::deserialize(deserializer)?;
     Ok(number.filter(|number| number.is_finite() && *number >= 0.0).map(|number| number as u64))
+}
+
+/// What `getAuthState()` returns (SPEC §2).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct AuthSnapshot {
+    /// Whether auth is present.
+    pub authenticated: bool,
+    /// The auth held in memory (the token included: it is the app's own).
+    pub auth: Option<AuthData>,
+    /// Connectivity (`navigator.onLine` and its events).
+    pub online: bool,
 }

@@ -1,25 +1,22 @@
 //! [`ClientBuilder`]: how a [`Client`] is made (config, adapter, network, failure check, plugins,
 //! options).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::{rule_check, Config, FailureCheck};
 use cachet_core::engine::plugin::{Plugin, Plugins};
-use cachet_core::machines::auth::AuthState;
-use futures::future::FutureExt;
 use web_sys::BroadcastChannel;
 
-use crate::adapter::{config_adapter, AuthAdapter};
-use crate::client::{Client, ClientOptions, Inner};
-use crate::config_source::ConfigSource;
-use crate::dedup::InFlight;
-use crate::events::Subscribers;
+use crate::adapter::AuthAdapter;
+use crate::client::{Client, Inner};
 use crate::http::{Http, HttpResponse};
-use crate::memory_cache::MemoryCache;
-use crate::refresh_state::RefreshCoordinator;
-use crate::store::AuthStore;
-use crate::sw_link::SwLink;
+use crate::hub::EventHub;
+use crate::locks::Started;
+use crate::session::Session;
+use crate::settings::ConfigSource;
+use crate::settings::{ClientOptions, Settings};
+use crate::transport::Transport;
 use crate::Error;
 
 /// Builds a [`Client`].
@@ -27,7 +24,8 @@ use crate::Error;
 pub struct ClientBuilder {
     config: Option<Config>,
     config_source: ConfigSource,
-    adapter: Option<Rc<dyn AuthAdapter>>,
+    /// Set by `adapter` (with the cargo feature `auth`).
+    pub(crate) adapter: Option<Rc<dyn AuthAdapter>>,
     http: Option<Http>,
     options: ClientOptions,
     failure_check: Option<FailureCheck>,
@@ -91,21 +89,6 @@ impl ClientBuilder {
         }
     }
 
-    /// The auth adapter; default: the SPEC's adapter for `features.auth.type` (required for `custom`).
-    /// With the cargo feature `auth`.
-    #[cfg(feature = "auth")]
-    pub fn adapter(mut self, adapter: impl AuthAdapter + 'static) -> Self {
-        self.adapter = Some(Rc::new(adapter));
-        self
-    }
-
-    /// An adapter already shared. With the cargo feature `auth`.
-    #[cfg(feature = "auth")]
-    pub fn shared_adapter(mut self, adapter: Rc<dyn AuthAdapter>) -> Self {
-        self.adapter = Some(adapter);
-        self
-    }
-
     /// The door to the network; default: [`Http::browser`].
     pub fn http(mut self, http: Http) -> Self {
         self.http = Some(http);
@@ -142,59 +125,42 @@ impl ClientBuilder {
         let window = web_sys::window().ok_or(Error::Unsupported { api: "window" })?;
         let config_source = self.config_source_ref();
         let config = self.config.unwrap_or_default();
-        if config.features.auth.enabled && !cfg!(feature = "auth") {
+        if config.features.auth.enabled && !Session::BUILT {
             return Err(crate::checks::warned(crate::checks::auth_not_built(
                 "a config with features.auth.enabled",
             )));
         }
-        let adapter_from_config = self.adapter.is_none();
-        let adapter: Rc<dyn AuthAdapter> = match self.adapter {
-            Some(adapter) => adapter,
-            None => config_adapter(config.features.auth.kind)?,
-        };
-        let channel =
-            |name: &str| BroadcastChannel::new(name).map_err(|e| Error::js("new BroadcastChannel", e));
+        let settings = Rc::new(Settings::new(config, config_source, self.options));
+        let events = BroadcastChannel::new(&settings.options.events_channel)
+            .map_err(|error| Error::js("new BroadcastChannel", error))?;
+        let hub = Rc::new(EventHub::new(events, settings.options.window_events));
+        let failure_check = self.failure_check.unwrap_or(rule_check);
+        let http = self.http.unwrap_or_else(Http::browser);
+        let transport = Rc::new(Transport::new(settings.clone(), http, self.plugins, failure_check));
+        let started = Rc::new(Started::default());
         let online = window.navigator().on_line();
+        let session = Session::new(
+            settings.clone(),
+            transport.clone(),
+            hub.clone(),
+            started.clone(),
+            self.adapter,
+            online,
+        )?;
         let inner = Rc::new(Inner {
-            refresh: RefreshCoordinator::new(adapter.auth_type().refreshes()),
-            cache: RefCell::new(MemoryCache::default()),
-            store: AuthStore::new(&self.options.database),
-            events_channel: Some(channel(&self.options.events_channel)?),
-            // Without auth no tab has anything to say on it.
-            auth_channel: if cfg!(feature = "auth") {
-                Some(channel(&self.options.auth_channel)?)
-            } else {
-                None
-            },
-            http: self.http.unwrap_or_else(Http::browser),
-            state: Cell::new(AuthState::new(online, false)),
-            auth: RefCell::new(None),
-            epoch: Cell::new(0),
-            auth_watchers: RefCell::new(Vec::new()),
-            inflight: InFlight::default(),
-            subscribers: Rc::new(Subscribers::default()),
-            sw: SwLink::new(),
+            settings,
+            transport,
+            hub,
+            session,
             listeners: RefCell::new(Vec::new()),
-            ready: RefCell::new(None),
-            background: Rc::default(),
-            config: RefCell::new(Rc::new(config)),
-            config_source: Cell::new(config_source),
-            adapter: RefCell::new(adapter),
-            adapter_from_config,
-            options: self.options,
-            failure_check: self.failure_check.unwrap_or(rule_check),
-            plugins: self.plugins,
+            started,
         });
         inner.listen(&window);
-        let restoring = inner.clone();
-        let ready = async move {
-            restoring.follow_worker_config().await;
-            restoring.restore().await
-        }
-        .boxed_local()
-        .shared();
-        *inner.ready.borrow_mut() = Some(ready.clone());
-        wasm_bindgen_futures::spawn_local(ready);
+        let starting = inner.clone();
+        inner.started.begin(Box::pin(async move {
+            starting.follow_worker_config().await;
+            starting.session.clone().restore().await
+        }));
         Ok(Client { inner })
     }
 }

@@ -29,7 +29,7 @@ pub(crate) fn refuse_when_off(
             key: "features.graphql.enabled",
             enable: "`cachet add graphql`, then `cachet generate`",
         })
-    } else if auth && !cfg!(feature = "auth") {
+    } else if auth && !crate::session::Session::BUILT {
         Some(auth_not_built(call))
     } else if auth && !config.features.auth.enabled {
         Some(Error::FeatureOff {

@@ -1,70 +1,31 @@
-//! [`Client`], its [`ClientBuilder`] and [`ClientOptions`], and the state one client holds.
+//! [`Client`], the façade, and what ties its parts together. Each part has its own state and file:
+//!
+//! | Part | File | Owns |
+//! |---|---|---|
+//! | settings | `settings.rs` | the config in force, where it came from, the [`crate::ClientOptions`] |
+//! | transport | `transport.rs` (and `link.rs`) | the network, the plugins, the auth-failure check, the in-page cache, reads in flight, background work, the link to the Service Worker |
+//! | event hub | `hub.rs` | the subscribers, the `window` events, the `cachet` channel |
+//! | session | `session/` (`session_off.rs` without the cargo feature `auth`) | who is signed in: adapter, auth, record, auth machine, refresh, the tabs' channel |
+//!
+//! A part never reaches the client: the session is given the transport, the hub and the settings; the
+//! flows that span parts (`pipeline`, `page_engine`, `listeners`, `config_sync`, `handover`) are
+//! `impl Inner` in their own files.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
 
-use cachet_core::config::{Config, FailureCheck};
-use cachet_core::engine::plugin::Plugins;
-use cachet_core::machines::auth::AuthState;
-use cachet_core::protocol::{encode_sw_event, PageToSw, SwEvent, BROADCAST_CHANNEL};
-use futures::channel::oneshot;
-use futures::future::{LocalBoxFuture, Shared};
+use cachet_core::config::Config;
+use cachet_core::protocol::{PageToSw, SwEvent};
 use gloo::events::EventListener;
-use web_sys::BroadcastChannel;
 
-use crate::adapter::AuthAdapter;
-use crate::config_source::ConfigSource;
-use crate::dedup::InFlight;
-use crate::events::{dispatch_window_event, EventStream, Subscribers, Subscription};
-use crate::http::{Http, HttpResponse};
-use crate::memory_cache::MemoryCache;
-use crate::refresh_state::RefreshCoordinator;
-use crate::store::AuthStore;
-use crate::sw_link::SwLink;
-use crate::tabs::{TabMessage, AUTH_CHANNEL};
-use crate::{AuthData, ClientEvent, Error};
-
-/// Tuning and names. The defaults suit every app; the names change only for tests or for two apps
-/// sharing one origin.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClientOptions {
-    /// `ensure_valid_auth()` refreshes when the auth expires within this margin (default 30 s).
-    pub refresh_margin: Duration,
-    /// How long a refresh may take before the requests waiting for it fail (default 15 s).
-    pub refresh_timeout: Duration,
-    /// How long to wait for another tab's auth: at start-up (a reload in bearer mode asks the open tabs
-    /// for the token) and when another tab refreshed first (default 1 s).
-    pub peer_wait: Duration,
-    /// How long the Service Worker may take to acknowledge a message (default 10 s).
-    pub service_worker_timeout: Duration,
-    /// IndexedDB database of the persisted auth record (default `cachet-client`).
-    pub database: String,
-    /// BroadcastChannel between tabs (default `cachet-auth`).
-    pub auth_channel: String,
-    /// BroadcastChannel of the Service Worker's events (default `cachet`).
-    pub events_channel: String,
-    /// Web Lock held while refreshing (default `cachet-refresh`).
-    pub refresh_lock: String,
-    /// Whether to fire the SPEC §6 events on `window` (default true).
-    pub window_events: bool,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            refresh_margin: Duration::from_secs(30),
-            refresh_timeout: Duration::from_secs(15),
-            peer_wait: Duration::from_secs(1),
-            service_worker_timeout: Duration::from_secs(10),
-            database: "cachet-client".to_owned(),
-            auth_channel: AUTH_CHANNEL.to_owned(),
-            events_channel: BROADCAST_CHANNEL.to_owned(),
-            refresh_lock: "cachet-refresh".to_owned(),
-            window_events: true,
-        }
-    }
-}
+use crate::events::{EventStream, Subscription};
+use crate::hub::EventHub;
+use crate::locks::Started;
+use crate::session::Session;
+use crate::settings::ConfigSource;
+use crate::settings::Settings;
+use crate::transport::Transport;
+use crate::{AuthSnapshot, ClientEvent, Error};
 
 /// The page client. Cheap to clone (one shared state); two clones are equal. Dropping the last clone
 /// removes its listeners and closes its channels.
@@ -81,108 +42,45 @@ impl PartialEq for Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("Client").field("state", &self.inner.state.get()).finish()
+        formatter.debug_struct("Client").field("state", &self.inner.session.state()).finish()
     }
 }
 
-/// The state of one client.
+/// The state of one client: its parts, each with its own state and file, and what ties them.
 pub(crate) struct Inner {
-    /// The config in force: the page's at first, the Service Worker's once it answered and differed
-    /// ([`crate::config_sync`]).
-    pub(crate) config: RefCell<Rc<Config>>,
-    /// Where the config in force came from, for the console.
-    pub(crate) config_source: Cell<ConfigSource>,
-    pub(crate) adapter: RefCell<Rc<dyn AuthAdapter>>,
-    /// Whether the adapter is the default of the config's auth type (it then follows the config).
-    pub(crate) adapter_from_config: bool,
-    pub(crate) http: Http,
-    pub(crate) options: ClientOptions,
-    /// THE auth-failure check (default: the config's rule).
-    pub(crate) failure_check: FailureCheck,
-    /// The engine's plugins in the page: the defaults (unless left out), then the app's.
-    pub(crate) plugins: Plugins<HttpResponse>,
-    pub(crate) store: AuthStore,
-    pub(crate) state: Cell<AuthState>,
-    pub(crate) auth: RefCell<Option<AuthData>>,
-    /// Bumped whenever memory auth is dropped, so that a refresh finishing later is discarded.
-    pub(crate) epoch: Cell<u64>,
-    pub(crate) auth_watchers: RefCell<Vec<oneshot::Sender<()>>>,
-    pub(crate) refresh: RefreshCoordinator,
-    pub(crate) cache: RefCell<MemoryCache>,
-    pub(crate) inflight: InFlight,
-    pub(crate) subscribers: Rc<Subscribers>,
-    pub(crate) sw: SwLink,
-    pub(crate) events_channel: Option<BroadcastChannel>,
-    pub(crate) auth_channel: Option<BroadcastChannel>,
+    pub(crate) settings: Rc<Settings>,
+    pub(crate) transport: Rc<Transport>,
+    pub(crate) hub: Rc<EventHub>,
+    /// The auth part (`crate::session`; signed out for good without the cargo feature `auth`).
+    pub(crate) session: Rc<Session>,
     pub(crate) listeners: RefCell<Vec<EventListener>>,
-    pub(crate) ready: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
-    /// The engine's background work in this page ([`crate::page_engine::Background`]).
-    pub(crate) background: Rc<crate::page_engine::Background>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        for channel in self.events_channel.iter().chain(self.auth_channel.iter()) {
-            channel.close();
-        }
-    }
+    pub(crate) started: Rc<Started>,
 }
 
 impl Inner {
     /// The config in force.
     pub(crate) fn config(&self) -> Rc<Config> {
-        self.config.borrow().clone()
+        self.settings.config()
     }
 
-    /// The auth adapter in force.
-    pub(crate) fn adapter(&self) -> Rc<dyn AuthAdapter> {
-        self.adapter.borrow().clone()
-    }
-
-    /// Resolves once the persisted auth has been restored.
+    /// Resolves once the client's start is done (the worker's config followed, the session restored).
     pub(crate) async fn ready(&self) {
-        let ready = self.ready.borrow().clone();
-        if let Some(ready) = ready {
-            ready.await;
-        }
+        self.started.wait().await;
     }
 
-    /// Tells subscribers, and `window` for the SPEC §6 events.
-    pub(crate) fn emit(&self, event: ClientEvent) {
-        if self.options.window_events {
-            if let Some((name, detail)) = event.window_event() {
-                dispatch_window_event(name, &detail);
-            }
-        }
-        self.subscribers.emit(&event);
-    }
-
-    /// Posts to the other tabs (this tab's own channel object never hears its posts).
-    pub(crate) fn post_tab(&self, message: &TabMessage) {
-        if let Some(channel) = &self.auth_channel {
-            if let Err(error) = channel.post_message(&message.to_wire().into()) {
-                web_sys::console::warn_1(
-                    &Error::js("BroadcastChannel.postMessage", error).to_string().into(),
-                );
-            }
-        }
-    }
-
-    /// Posts an event in the Service Worker's format on `cachet`, for the other tabs and agents.
-    pub(crate) fn post_event(&self, event: &SwEvent) {
-        if let Some(channel) = &self.events_channel {
-            let _ = channel.post_message(&encode_sw_event(event).into());
-        }
+    /// Whether a Service Worker controls the page.
+    pub(crate) fn is_controlled(&self) -> bool {
+        self.transport.link.is_controlled()
     }
 
     /// Removes the entries tagged `tags` from the in-page cache and fires `cache-invalidated`; with
     /// `announce`, the other tabs and agents hear it too (the page did what a Service Worker would).
     pub(crate) fn invalidate_locally(&self, tags: &[String], announce: bool) {
-        self.cache.borrow_mut().invalidate(tags);
+        self.transport.cache.borrow_mut().invalidate(tags);
         if announce {
-            self.post_event(&SwEvent::CacheInvalidated { tags: tags.to_vec() });
+            self.hub.post_event(&SwEvent::CacheInvalidated { tags: tags.to_vec() });
         }
-        self.emit(ClientEvent::CacheInvalidated { tags: tags.to_vec() });
+        self.hub.emit(ClientEvent::CacheInvalidated { tags: tags.to_vec() });
     }
 
     /// Invalidates `tags` in the in-page cache and in the Service Worker's, when one exists (even one not
@@ -190,13 +88,14 @@ impl Inner {
     /// then broadcasts `cache-invalidated` to every page, this one included; without one, the page
     /// announces it itself.
     pub(crate) async fn invalidate_everywhere(&self, tags: &[String]) -> Result<(), Error> {
-        if self.service_worker().await.is_none() {
+        let link = &self.transport.link;
+        if link.service_worker().await.is_none() {
             self.invalidate_locally(tags, true);
             return Ok(());
         }
-        self.cache.borrow_mut().invalidate(tags);
+        self.transport.cache.borrow_mut().invalidate(tags);
         let outcome =
-            self.sw_request(|request_id| PageToSw::InvalidateTags { request_id, tags: tags.to_vec() }).await;
+            link.request(|request_id| PageToSw::InvalidateTags { request_id, tags: tags.to_vec() }).await;
         if outcome.is_err() {
             self.invalidate_locally(tags, true);
         }
@@ -211,7 +110,7 @@ impl Client {
     /// client's own listener has not dropped yet. Idempotent; the Service Worker's cache is not touched
     /// (it removes its entries before it announces them).
     pub fn forget_cached(&self, tags: &[String]) {
-        self.inner.cache.borrow_mut().invalidate(tags);
+        self.inner.transport.cache.borrow_mut().invalidate(tags);
     }
 
     /// The config this client follows (the Service Worker's, once it answered).
@@ -221,17 +120,17 @@ impl Client {
 
     /// Where the config in force came from.
     pub fn config_source(&self) -> ConfigSource {
-        self.inner.config_source.get()
+        self.inner.settings.source()
     }
 
     /// Calls `callback` with every [`ClientEvent`] until the returned [`Subscription`] is dropped.
     pub fn subscribe(&self, callback: impl Fn(&ClientEvent) + 'static) -> Subscription {
-        self.inner.subscribers.add(Rc::new(callback))
+        self.inner.hub.subscribers.add(Rc::new(callback))
     }
 
     /// Every [`ClientEvent`] from now on, as a stream.
     pub fn events(&self) -> EventStream {
-        EventStream::new(&self.inner.subscribers)
+        EventStream::new(&self.inner.hub.subscribers)
     }
 
     /// Resolves once the client restored the persisted auth (every async call waits for it anyway).
@@ -246,17 +145,17 @@ impl Client {
 
     /// Entries of the in-page cache (used while no Service Worker controls the page).
     pub fn memory_cache_len(&self) -> usize {
-        self.inner.cache.borrow().len()
+        self.inner.transport.cache.borrow().len()
     }
 
     /// Reads in flight (deduplicated).
     pub fn reads_in_flight(&self) -> usize {
-        self.inner.inflight.len()
+        self.inner.transport.inflight.len()
     }
 
     /// Whether a token refresh is running in this tab.
     pub fn refresh_in_flight(&self) -> bool {
-        self.inner.refresh.in_flight()
+        self.inner.session.refresh_in_flight()
     }
 
     /// Resolves once the background work the engine started in this page has ended: an answer stored
@@ -264,6 +163,36 @@ impl Client {
     /// (work started meanwhile is waited for too). With a Service Worker in control that work runs in
     /// the worker, and this resolves at once. For tests and for code that must read what was stored.
     pub async fn settled(&self) {
-        self.inner.background.settled().await;
+        self.inner.transport.background.settled().await;
+    }
+
+    /// `isAuthUrl(url)`: whether `url` (absolute or relative to the page) is at or under an auth route of
+    /// the config (`features.auth.routePaths`, when auth is enabled) on the page's origin.
+    pub fn is_auth_url(&self, url: &str) -> bool {
+        let location = web_sys::window().and_then(|window| window.location().href().ok()).unwrap_or_default();
+        let Ok(parsed) = web_sys::Url::new_with_base(url, &location) else {
+            return false;
+        };
+        let same_origin = web_sys::Url::new(&location).is_ok_and(|page| page.origin() == parsed.origin());
+        same_origin && self.inner.config().is_auth_route(&parsed.pathname())
+    }
+
+    /// `getAuthState()`: `{ authenticated, auth, online }`, once the persisted auth is restored.
+    pub async fn get_auth_state(&self) -> AuthSnapshot {
+        self.inner.ready().await;
+        self.auth_state()
+    }
+
+    /// The auth state now, without waiting for the restore.
+    pub fn auth_state(&self) -> AuthSnapshot {
+        self.inner.session.snapshot()
+    }
+
+    /// `invalidateByTag(tags)`: removes every cached entry carrying one of `tags`, here and in the Service
+    /// Worker's cache (awaited), and fires `cache-invalidated` in every tab.
+    pub async fn invalidate_by_tag(&self, tags: &[&str]) -> Result<(), Error> {
+        let tags = crate::checks::checked_tags(tags.iter().map(|tag| (*tag).to_owned()).collect(), "tags")?;
+        self.inner.ready().await;
+        self.inner.invalidate_everywhere(&tags).await
     }
 }

@@ -23,12 +23,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
-use crate::adapter::config_adapter;
 use crate::client::Inner;
+use crate::link::container;
 use crate::locks::with_timeout;
-use crate::sw_link::container;
+use crate::session::Session;
 
-pub use crate::config_source::ConfigSource;
+pub use crate::settings::ConfigSource;
 
 impl Inner {
     /// Asks the page's Service Worker for its config, when there is one, and follows it where it
@@ -37,21 +37,22 @@ impl Inner {
         let Some(worker) = self.worker_for_config().await else {
             return;
         };
-        let answer = with_timeout(self.options.service_worker_timeout, self.ask_config(&worker)).await;
+        let answer =
+            with_timeout(self.settings.options.service_worker_timeout, self.ask_config(&worker)).await;
         match answer {
             Some(Ok(config)) => self.adopt_config(config),
             Some(Err(error)) => web_sys::console::warn_1(
                 &format!(
                     "cachet: the Service Worker's config is unusable ({error}); this page keeps {}",
-                    self.config_source.get().describe()
+                    self.settings.source().describe()
                 )
                 .into(),
             ),
             None => web_sys::console::warn_1(
                 &format!(
                     "cachet: the Service Worker did not tell its config within {:?}; this page keeps {}",
-                    self.options.service_worker_timeout,
-                    self.config_source.get().describe()
+                    self.settings.options.service_worker_timeout,
+                    self.settings.source().describe()
                 )
                 .into(),
             ),
@@ -71,7 +72,7 @@ impl Inner {
             return Some(active);
         }
         registration.installing().or_else(|| registration.waiting())?;
-        let ready = with_timeout(self.options.service_worker_timeout, async {
+        let ready = with_timeout(self.settings.options.service_worker_timeout, async {
             let ready = container.ready().ok()?;
             JsFuture::from(ready).await.ok()
         })
@@ -81,7 +82,8 @@ impl Inner {
     }
 
     async fn ask_config(&self, worker: &ServiceWorker) -> Result<Config, crate::Error> {
-        let text = self.sw_request_to(worker, |request_id| PageToSw::ConfigRequest { request_id }).await?;
+        let ask = |request_id| PageToSw::ConfigRequest { request_id };
+        let text = self.transport.link.request_to(worker, ask).await?;
         Config::from_json_str(&text).map_err(|error| crate::Error::ServiceWorkerConfig(error.into()))
     }
 
@@ -96,41 +98,21 @@ impl Inner {
         let message = format!(
             "cachet: this page's config ({}) differs from its Service Worker's; following the worker's. \
              Differences (here = the page's, there = the worker's): {}",
-            self.config_source.get().describe(),
+            self.settings.source().describe(),
             listed.join("; ")
         );
-        if self.config_source.get() == ConfigSource::Default {
+        if self.settings.source() == ConfigSource::Default {
             // Nothing was given to disagree with: following the worker is the expected course.
             web_sys::console::info_1(&message.into());
         } else {
             web_sys::console::warn_1(&message.into());
         }
-        if worker_config.features.auth.enabled && !cfg!(feature = "auth") {
+        if worker_config.features.auth.enabled && !Session::BUILT {
             let error = crate::checks::auth_not_built("the Service Worker's config, which turns auth on");
             web_sys::console::error_1(&format!("cachet: {error}; requests with auth are refused").into());
         }
-        let new_kind = worker_config.features.auth.kind;
-        if self.adapter_from_config {
-            match config_adapter(new_kind) {
-                Ok(adapter) => {
-                    self.refresh.set_refreshes(adapter.auth_type().refreshes());
-                    *self.adapter.borrow_mut() = adapter;
-                }
-                Err(error) => {
-                    web_sys::console::warn_1(&format!("cachet: {error}; the adapter is kept").into())
-                }
-            }
-        } else if self.adapter().auth_type() != new_kind && worker_config.features.auth.enabled {
-            web_sys::console::warn_1(
-                &format!(
-                    "cachet: the page's auth adapter is {:?} but the Service Worker's config says {:?}; the adapter is kept",
-                    self.adapter().auth_type(),
-                    new_kind
-                )
-                .into(),
-            );
-        }
-        *self.config.borrow_mut() = Rc::new(worker_config);
-        self.config_source.set(ConfigSource::ServiceWorker);
+        let auth = &worker_config.features.auth;
+        self.session.follow_auth_type(auth.kind, auth.enabled);
+        self.settings.replace(worker_config, ConfigSource::ServiceWorker);
     }
 }

@@ -10,8 +10,15 @@ use std::collections::HashMap;
 
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 
-use crate::pipeline::Answer;
+use crate::http::HttpResponse;
 use crate::Error;
+
+/// A request's answer and whether it came from a cache.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) response: HttpResponse,
+    pub(crate) from_cache: bool,
+}
 
 type Flight = Shared<LocalBoxFuture<'static, Result<Answer, Error>>>;
 

@@ -27,10 +27,11 @@ use crate::{Client, Error};
 impl Client {
     async fn devtools_call(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<SwToPage, Error> {
         self.inner.ready().await;
-        let Some(worker) = self.inner.service_worker().await else {
+        let link = &self.inner.transport.link;
+        let Some(worker) = link.service_worker().await else {
             return Err(Error::NoServiceWorker);
         };
-        self.inner.sw_exchange(&worker, make).await
+        link.exchange(&worker, make).await
     }
 
     /// One page of what the Service Worker holds, as `query` filters it: entries (request, tags, size,
@@ -75,14 +76,14 @@ impl Client {
 
     /// Asks the Service Worker to replay the mutation queue now (`replay-queue`); no answer.
     pub fn replay_queue(&self) {
-        self.inner.sw_notify(&PageToSw::ReplayQueue);
+        self.inner.transport.link.notify(&PageToSw::ReplayQueue);
     }
 
     /// Empties every cachet cache, the entry index and the queue (`clear-all`), keeping the signed-in
     /// user: the worker is told who is signed in again at once, so their requests stay in their partition.
     pub async fn clear_caches(&self) -> Result<(), Error> {
-        self.inner.cache.borrow_mut().clear();
+        self.inner.transport.cache.borrow_mut().clear();
         self.devtools_call(|request_id| PageToSw::ClearAll { request_id }).await?;
-        self.inner.sync_identity().await
+        self.inner.session.sync_identity().await
     }
 }

@@ -263,11 +263,6 @@ impl Error {
     }
 }
 
-/// Maps a rexie (IndexedDB) error of `operation` to [`Error::Storage`].
-pub(crate) fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Storage { operation, message: error.to_string() }
-}
-
 /// The `name` and `message` of a thrown JavaScript value (an `Error`, a `DOMException`, or anything else).
 pub(crate) fn js_name_and_message(value: &JsValue) -> (String, String) {
     if let Some(error) = value.dyn_ref::<js_sys::Error>() {

@@ -127,6 +127,6 @@ impl Client {
     /// An app that needs more gives the same function to [`crate::ClientBuilder::failure_check`] and to
     /// the Service Worker's `install_with`.
     pub fn is_auth_failure_response(&self, response: &HttpResponse) -> bool {
-        self.inner.is_auth_failure(response)
+        self.inner.transport.is_auth_failure(response)
     }
 }

@@ -146,7 +146,7 @@ impl Client {
         let answer = self.inner.execute(request, options.auth).await?;
         let response = answer.response;
         let url = if response.url.is_empty() { endpoint.clone() } else { response.url.clone() };
-        if self.inner.is_auth_failure(&response) {
+        if self.inner.transport.is_auth_failure(&response) {
             return Err(Error::Unauthorized { url, status: response.status });
         }
         if let Some(reason) = not_queued(&response) {

@@ -21,12 +21,13 @@ impl Inner {
         if !self.is_controlled() {
             return;
         }
-        let entries = self.cache.borrow_mut().hand_over();
+        let entries = self.transport.cache.borrow_mut().hand_over();
         if entries.is_empty() {
             return;
         }
         let count = entries.len();
-        if let Err(error) = self.sw_request(|request_id| PageToSw::HandOver { request_id, entries }).await {
+        let handed = |request_id| PageToSw::HandOver { request_id, entries };
+        if let Err(error) = self.transport.link.request(handed).await {
             web_sys::console::warn_1(
                 &format!("cachet: handing {count} answers to the service worker: {error}").into(),
             );

@@ -6,27 +6,25 @@
 //! | | `cache-updated` | fires `cachet:cache-updated` |
 //! | | `sw-auth-state-change` (a refused refresh the SW ran) | applies `Remote(kind)` |
 //! | | anything else | [`crate::ClientEvent::Sw`] |
-//! | BroadcastChannel `cachet-auth` (other tabs) | see [`crate::tabs`] | adopts or drops auth, answers queries |
-//! | `navigator.serviceWorker` | `message` | acks, nacks, refresh requests ([`crate::sw`]) |
+//! | BroadcastChannel `cachet-auth` (other tabs; the session listens, with the cargo feature `auth`) | see `cachet_client::tabs` | adopts or drops auth, answers queries |
+//! | `navigator.serviceWorker` | `message` | acks, nacks and answers to the link (`crate::link`); a `refresh-request` to the session, answered on its port |
 //! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user; then hands it the answers stored before it controlled the page ([`crate::handover`]) |
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
 //! | the queue alarm ([`crate::queue_alarm`], one tab) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
 //!
-//! Start-up restores the persisted record ([`crate::restore`]).
+//! Start-up follows the worker's config, then the session restores the persisted record.
 
 use std::rc::{Rc, Weak};
 
-use cachet_core::machines::auth::AuthEvent;
-use cachet_core::protocol::{decode_sw_event, PageToSw, SwEvent};
+use cachet_core::protocol::{decode_sw_event, Message, PageReply, PageToSw, SwEvent, SwToPage};
 use gloo::events::EventListener;
-use wasm_bindgen::JsCast;
-use web_sys::{MessageEvent, Window};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{MessageEvent, MessagePort, Window};
 
 use crate::client::Inner;
-use crate::refresh_state::Origin;
-use crate::sw_link::container;
-use crate::tabs::TabMessage;
-use crate::ClientEvent;
+use crate::link::container;
+use crate::session::Session;
+use crate::{ClientEvent, Error};
 
 fn message_text(event: &web_sys::Event) -> Option<String> {
     event.dyn_ref::<MessageEvent>()?.data().as_string()
@@ -44,29 +42,16 @@ impl Inner {
                 }
             }
         };
-        if let Some(channel) = &self.events_channel {
-            listeners.push(EventListener::new(
-                channel,
-                "message",
-                on(&weak, |inner, event| {
-                    if let Some(event) = message_text(event).and_then(|text| decode_sw_event(&text).ok()) {
-                        inner.on_sw_event(event);
-                    }
-                }),
-            ));
-        }
-        #[cfg(feature = "auth")]
-        if let Some(channel) = &self.auth_channel {
-            listeners.push(EventListener::new(
-                channel,
-                "message",
-                on(&weak, |inner, event| {
-                    if let Some(message) = message_text(event).and_then(|text| TabMessage::from_wire(&text)) {
-                        inner.on_tab_message(message);
-                    }
-                }),
-            ));
-        }
+        listeners.push(EventListener::new(
+            &self.hub.channel,
+            "message",
+            on(&weak, |inner, event| {
+                if let Some(event) = message_text(event).and_then(|text| decode_sw_event(&text).ok()) {
+                    inner.on_sw_event(event);
+                }
+            }),
+        ));
+        listeners.extend(self.session.listen());
         if let Some(container) = container() {
             listeners.push(EventListener::new(
                 &container,
@@ -81,7 +66,8 @@ impl Inner {
                 &container,
                 "controllerchange",
                 on(&weak, |inner, _| {
-                    inner.sw_notify(&PageToSw::ConnectivityChanged { online: inner.state.get().online });
+                    let online = inner.session.state().online;
+                    inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
                     // A new worker may run on another config: follow it.
                     let following = inner.clone();
                     wasm_bindgen_futures::spawn_local(async move { following.follow_worker_config().await });
@@ -91,9 +77,8 @@ impl Inner {
                     // partitions them by the user it knows.
                     let inner = inner.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        #[cfg(feature = "auth")]
-                        if inner.auth.borrow().is_some() {
-                            if let Err(error) = inner.sync_identity().await {
+                        if inner.session.holds_auth() {
+                            if let Err(error) = inner.session.sync_identity().await {
                                 web_sys::console::warn_1(
                                     &format!("cachet: telling the new service worker the user: {error}")
                                         .into(),
@@ -117,52 +102,58 @@ impl Inner {
                 let Some(inner) = weak.upgrade() else {
                     return;
                 };
-                inner.sw_notify(&PageToSw::ConnectivityChanged { online });
-                let event = if online { AuthEvent::Online } else { AuthEvent::Offline };
-                wasm_bindgen_futures::spawn_local(async move {
-                    let _ = inner.apply_auth(event, Origin::Page).await;
-                });
+                inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
+                let session = inner.session.clone();
+                wasm_bindgen_futures::spawn_local(async move { session.connectivity(online).await });
             }));
         }
         *self.listeners.borrow_mut() = listeners;
-        crate::queue_alarm::start(weak);
+        crate::queue_alarm::start(Rc::downgrade(&self.transport));
     }
 
     pub(crate) fn on_sw_event(self: &Rc<Self>, event: SwEvent) {
         match event {
             SwEvent::CacheInvalidated { tags } => self.invalidate_locally(&tags, false),
-            SwEvent::CacheUpdated { url } => self.emit(ClientEvent::CacheUpdated { url }),
-            #[cfg(feature = "auth")]
-            SwEvent::AuthStateChange { kind } => {
-                let inner = self.clone();
-                wasm_bindgen_futures::spawn_local(async move { inner.on_remote_auth(kind, None).await });
+            SwEvent::CacheUpdated { url } => self.hub.emit(ClientEvent::CacheUpdated { url }),
+            SwEvent::AuthStateChange { kind } if Session::BUILT => {
+                let session = self.session.clone();
+                wasm_bindgen_futures::spawn_local(async move { session.on_remote_auth(kind, None).await });
             }
-            other => self.emit(ClientEvent::Sw(other)),
+            other => self.hub.emit(ClientEvent::Sw(other)),
         }
     }
 
-    fn on_tab_message(self: &Rc<Self>, message: TabMessage) {
-        let inner = self.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            match message {
-                TabMessage::Changed { kind, auth } => inner.on_remote_auth(kind, auth).await,
-                TabMessage::Query => {
-                    inner.ready().await;
-                    let auth = inner.auth.borrow().clone();
-                    // A page signed in from its stored record holds no token to lend.
-                    let state = inner.state.get();
-                    if let (true, false, Some(auth)) = (state.authenticated, state.restore_pending, auth) {
-                        inner.post_tab(&TabMessage::Answer { auth });
-                    }
-                }
-                TabMessage::Answer { auth } => {
-                    if let Err(error) = inner.adopt(auth).await {
-                        web_sys::console::warn_1(
-                            &format!("cachet: adopting another tab's auth: {error}").into(),
+    /// A `message` event of `navigator.serviceWorker`: an answer the link waits for, or a
+    /// `refresh-request`, answered on the `MessagePort` sent with it.
+    fn on_sw_message(&self, event: &MessageEvent) {
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        // Messages of other libraries, or of another cachet version, are not ours to answer.
+        let Ok(message) = SwToPage::from_wire(&text) else {
+            return;
+        };
+        match message {
+            SwToPage::Ack { request_id }
+            | SwToPage::Nack { request_id, .. }
+            | SwToPage::Config { request_id, .. }
+            | SwToPage::Snapshot { request_id, .. } => self.transport.link.settle(request_id, message),
+            SwToPage::RefreshRequest { id, failed } => {
+                let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {
+                    return;
+                };
+                let session = self.session.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let (ok, authorization) = session.answer_refresh_request(failed).await;
+                    let reply = PageReply::RefreshReply { id, ok, authorization };
+                    if let Err(error) = port.post_message(&JsValue::from_str(&reply.to_wire())) {
+                        web_sys::console::error_1(
+                            &Error::js("MessagePort.postMessage", error).to_string().into(),
                         );
                     }
-                }
+                });
             }
-        });
+            _ => {}
+        }
     }
 }

@@ -5,10 +5,11 @@
 //! `js_sys::Reflect`. Where it is missing (an old browser, an insecure origin) [`acquire`] gives `None`
 //! and the refresh is single-flight within the tab only.
 
+use std::cell::RefCell;
 use std::time::Duration;
 
 use futures::channel::oneshot;
-use futures::future::{select, Either};
+use futures::future::{select, Either, LocalBoxFuture, Shared};
 use futures::FutureExt;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -83,4 +84,28 @@ pub(crate) fn now_ms() -> u64 {
 /// `duration` in whole milliseconds (saturating: no configured duration reaches it).
 pub(crate) fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The client's start (the worker's config followed, the session restored), which every async call
+/// waits for: shared by the parts that answer calls.
+#[derive(Default)]
+pub(crate) struct Started {
+    start: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
+}
+
+impl Started {
+    /// Begins `start`, in the page's event loop.
+    pub(crate) fn begin(&self, start: LocalBoxFuture<'static, ()>) {
+        let start = start.shared();
+        *self.start.borrow_mut() = Some(start.clone());
+        wasm_bindgen_futures::spawn_local(start);
+    }
+
+    /// Resolves once the start is done.
+    pub(crate) async fn wait(&self) {
+        let start = self.start.borrow().clone();
+        if let Some(start) = start {
+            start.await;
+        }
+    }
 }

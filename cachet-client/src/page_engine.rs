@@ -6,16 +6,16 @@
 //! [`cachet_core::engine::mutate`], which also names the tags its answer invalidates. The same runner answers
 //! in the Service Worker (`cachet_worker::sw::engine`): every decision is the core planner's.
 //!
-//! Plugins, in order: refresh-and-retry for a request sent with auth ([`PageAuth`]), then the app's
+//! Plugins, in order: refresh-and-retry for a request sent with auth (the session's), then the app's
 //! (`ClientBuilder::plugin`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
 use cachet_core::cache_key::auth_fingerprint;
-use cachet_core::engine::plugin::{AfterFetch, Call, Later, Plugin, Plugins};
+use cachet_core::engine::plugin::{Call, Plugins};
 use cachet_core::engine::{
     mutate, pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Mutated, Mutation, Network, Runner, Served,
     Source, Store, Storing,
@@ -28,7 +28,6 @@ use cachet_core::tags::CACHE_TAGS_HEADER;
 use crate::client::Inner;
 use crate::http::{HttpRequest, HttpResponse};
 use crate::locks::now_ms;
-use crate::refresh_state::Origin;
 use crate::Error;
 
 impl Inner {
@@ -48,7 +47,7 @@ impl Inner {
         let plugins = self.plugins_for(auth);
         let sent = Rc::new(RefCell::new(None));
         let network = PageNetwork { inner: self.clone(), outgoing, auth, sent: Some(sent.clone()) };
-        let begun = self.cache.borrow().invalidations.begun();
+        let begun = self.transport.cache.borrow().invalidations.begun();
         let edge = PageStore { inner: self.clone(), handed, sent, begun };
         let runner = Runner { store: edge.clone(), network, host: edge, plugins, method, url: url.clone() };
         match run(job, Rc::new(runner)).await {
@@ -109,21 +108,16 @@ impl Inner {
         }
     }
 
-    /// The plugins of one request: [`PageAuth`] when `auth`, then the installed ones.
-    fn plugins_for(self: &Rc<Self>, auth: bool) -> Plugins<HttpResponse> {
-        let mut plugins: Plugins<HttpResponse> = Vec::with_capacity(self.plugins.len() + 1);
-        // Without the cargo feature `auth`, no request is sent with auth (`refuse_when_off`).
-        #[cfg(not(feature = "auth"))]
-        let _ = auth;
-        #[cfg(feature = "auth")]
+    /// The plugins of one request: the session's refresh-and-retry when `auth`, then the installed ones.
+    fn plugins_for(&self, auth: bool) -> Plugins<HttpResponse> {
+        let installed = &self.transport.plugins;
+        let mut plugins: Plugins<HttpResponse> = Vec::with_capacity(installed.len() + 1);
         if auth {
-            plugins.push(Rc::new(PageAuth {
-                inner: self.clone(),
-                generation: Cell::new(0),
-                sent: RefCell::new(None),
-            }));
+            // Without the cargo feature `auth` there is none (and no request is sent with auth:
+            // `refuse_when_off`).
+            plugins.extend(self.session.retry_plugin());
         }
-        plugins.extend(self.plugins.iter().cloned());
+        plugins.extend(installed.iter().cloned());
         plugins
     }
 }
@@ -143,7 +137,7 @@ struct PageStore {
 
 impl Store<HttpResponse, Error> for PageStore {
     async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<HttpResponse>>, Error> {
-        Ok(self.inner.cache.borrow().get(entry).map(|(response, stored_at)| Hit {
+        Ok(self.inner.transport.cache.borrow().get(entry).map(|(response, stored_at)| Hit {
             body: read_body.then(|| response.body.clone()),
             response,
             stored_at: Some(stored_at),
@@ -158,7 +152,7 @@ impl Store<HttpResponse, Error> for PageStore {
         keep: u32,
         now: u64,
     ) -> Result<bool, Error> {
-        if self.inner.cache.borrow().invalidations.since(self.begun, tags) {
+        if self.inner.transport.cache.borrow().invalidations.since(self.begun, tags) {
             // Its tags invalidated, or everything cleared, since the request began (the answer is stored
             // after it is given): not kept, as in the worker.
             return Ok(false);
@@ -167,7 +161,7 @@ impl Store<HttpResponse, Error> for PageStore {
             request.authorization = self.sent.borrow().as_deref().map(auth_fingerprint);
             request
         });
-        self.inner.cache.borrow_mut().put(entry, &fetched.response, tags, keep, now, handed);
+        self.inner.transport.cache.borrow_mut().put(entry, &fetched.response, tags, keep, now, handed);
         if self.inner.is_controlled() {
             // A worker took control while this answer was on its way: hand it over now.
             let inner = self.inner.clone();
@@ -177,7 +171,7 @@ impl Store<HttpResponse, Error> for PageStore {
     }
 
     fn used(&self, entry: &EntryKey, _now: u64) {
-        self.inner.cache.borrow_mut().touch(entry);
+        self.inner.transport.cache.borrow_mut().touch(entry);
     }
 }
 
@@ -187,7 +181,7 @@ impl Host for PageStore {
     }
 
     fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
-        self.inner.background.spawn(work);
+        self.inner.transport.background.spawn(work);
     }
 
     /// What the worker would broadcast, told to this page's listeners as the worker's events are.
@@ -213,16 +207,16 @@ struct PageNetwork {
 impl Network<HttpResponse, Error> for PageNetwork {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<HttpResponse>, Error> {
         let mut request = self.outgoing.clone();
-        self.inner.include_credentials(&mut request, self.auth);
+        self.inner.session.include_credentials(&mut request, self.auth);
         for (name, value) in headers {
             request.set_header(name, value);
         }
         if let Some(sent) = &self.sent {
             *sent.borrow_mut() = request.header("authorization").map(str::to_owned);
         }
-        let response = self.inner.http.send(&request).await?;
-        let auth_failure =
-            self.inner.config().auth_failure_rule().is_some() && self.inner.is_auth_failure(&response);
+        let response = self.inner.transport.http.send(&request).await?;
+        let auth_failure = self.inner.config().auth_failure_rule().is_some()
+            && self.inner.transport.is_auth_failure(&response);
         Ok(Fetched {
             status: response.status,
             body: response.body.clone(),
@@ -235,84 +229,5 @@ impl Network<HttpResponse, Error> for PageNetwork {
 
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
-    }
-}
-
-/// Refresh-and-retry in the page as an engine plugin (urql's `authExchange` contract, decided by
-/// [`cachet_core::machines::refresh`]): `request_will_fetch` puts the adapter's headers on each send;
-/// after an auth failure, `fetch_did_succeed` waits for the one refresh in flight and asks for the retry,
-/// whose answer is final (a second failure is reported to the machine, never a refresh loop).
-#[cfg(feature = "auth")]
-struct PageAuth {
-    inner: Rc<Inner>,
-    /// The refresh generation at the last send.
-    generation: Cell<u64>,
-    /// The `Authorization` of the last send.
-    sent: RefCell<Option<String>>,
-}
-
-#[cfg(feature = "auth")]
-impl Plugin<HttpResponse> for PageAuth {
-    fn request_will_fetch(&self, _call: &Call<'_>, headers: &mut Vec<(String, String)>) {
-        self.generation.set(self.inner.refresh.generation());
-        let adapter_headers = self.inner.adapter_headers();
-        let sent = adapter_headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("authorization"));
-        *self.sent.borrow_mut() = sent.map(|(_, value)| value.clone());
-        headers.extend(adapter_headers);
-    }
-
-    fn fetch_did_succeed<'a>(
-        &'a self,
-        _call: &'a Call<'a>,
-        fetched: &'a Fetched<HttpResponse>,
-        retried: bool,
-    ) -> Later<'a, AfterFetch> {
-        Box::pin(async move {
-            if !fetched.auth_failure {
-                return AfterFetch::Keep;
-            }
-            let failed = self.sent.borrow().clone();
-            let outcome =
-                self.inner.after_auth_failure(failed, retried, self.generation.get(), Origin::Page).await;
-            match outcome {
-                // A retried request's second failure is the machine's `AlreadyRetried`: never a loop.
-                crate::refresh_state::RefreshOutcome::Retry { .. } => AfterFetch::Retry,
-                crate::refresh_state::RefreshOutcome::Reject(_) => AfterFetch::Keep,
-            }
-        })
-    }
-}
-
-/// The engine's background work in this page (a late store, a stale-while-revalidate re-fetch with its
-/// store and its `cache-updated`), counted so that [`crate::Client::settled`] can wait for all of it.
-#[derive(Default)]
-pub(crate) struct Background {
-    running: Cell<usize>,
-    waiting: RefCell<Vec<futures::channel::oneshot::Sender<()>>>,
-}
-
-impl Background {
-    /// Runs `work` in the page's event loop, counted until it ends.
-    pub(crate) fn spawn(self: &Rc<Self>, work: Pin<Box<dyn Future<Output = ()>>>) {
-        self.running.set(self.running.get() + 1);
-        let counted = self.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            work.await;
-            counted.running.set(counted.running.get() - 1);
-            if counted.running.get() == 0 {
-                for waiter in counted.waiting.borrow_mut().drain(..) {
-                    let _ = waiter.send(());
-                }
-            }
-        });
-    }
-
-    /// Resolves once no background work runs (work that spawns more is waited for too).
-    pub(crate) async fn settled(&self) {
-        while self.running.get() > 0 {
-            let (sender, receiver) = futures::channel::oneshot::channel();
-            self.waiting.borrow_mut().push(sender);
-            let _ = receiver.await;
-        }
     }
 }

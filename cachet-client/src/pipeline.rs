@@ -20,7 +20,6 @@
 use std::rc::Rc;
 
 use cachet_core::classify::{classify_request, GraphqlAction, GraphqlCall, RequestClass};
-use cachet_core::config::FailureResponse;
 use cachet_core::engine::{Job, Mutation};
 use cachet_core::handover::HandedRequest;
 use cachet_core::partition::{partition_for, Partition};
@@ -28,17 +27,11 @@ use cachet_core::protocol::headers::{is_cachet_header, STRATEGY_HEADER};
 use cachet_core::tags::TAGS_HEADER;
 
 use crate::client::Inner;
-use crate::http::{Credentials, HttpRequest, HttpResponse};
+use crate::dedup::Answer;
+use crate::http::HttpRequest;
 use crate::Error;
 
 pub use cachet_core::protocol::headers::SOURCE_HEADER;
-
-/// A request's answer and whether it came from a cache.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Answer {
-    pub(crate) response: HttpResponse,
-    pub(crate) from_cache: bool,
-}
 
 /// What the core decided for one request.
 struct Route {
@@ -53,11 +46,12 @@ impl Inner {
     /// Answers `request` (built with cachet's headers); concurrent identical reads share one answer.
     pub(crate) async fn execute(self: &Rc<Self>, request: HttpRequest, auth: bool) -> Result<Answer, Error> {
         let route = self.route(&request);
-        let Some(key) = dedup_key(&route, &request, self.cache.borrow().generation()) else {
+        let Some(key) = dedup_key(&route, &request, self.transport.cache.borrow().generation()) else {
             return self.clone().execute_once(request, auth, route).await;
         };
         let inner = self.clone();
-        self.inflight
+        self.transport
+            .inflight
             .run(key, move || Box::pin(async move { inner.execute_once(request, auth, route).await }))
             .await
     }
@@ -87,7 +81,7 @@ impl Inner {
         } else {
             RequestClass::Other
         };
-        let partition = partition_for(&lookup, self.identity().as_ref());
+        let partition = partition_for(&lookup, self.session.identity().as_ref());
         let sw_routes_it = same_origin && self.config().sw_routes().routes(&request.method, &path);
         Route {
             via_service_worker: sw_routes_it && self.is_controlled(),
@@ -106,7 +100,7 @@ impl Inner {
     ) -> Result<Answer, Error> {
         if route.via_service_worker {
             // The worker refreshes and retries; the page only adds the adapter's headers.
-            let response = self.http.send(&self.with_adapter_headers(&request, auth)).await?;
+            let response = self.transport.http.send(&self.with_adapter_headers(&request, auth)).await?;
             let from_cache = response.header(SOURCE_HEADER) == Some("cache");
             return Ok(Answer { response, from_cache });
         }
@@ -144,32 +138,12 @@ impl Inner {
     pub(crate) fn with_adapter_headers(&self, request: &HttpRequest, auth: bool) -> HttpRequest {
         let mut request = request.clone();
         if auth {
-            for (name, value) in self.adapter_headers() {
+            for (name, value) in self.session.adapter_headers() {
                 request.set_header(&name, &value);
             }
         }
-        self.include_credentials(&mut request, auth);
+        self.session.include_credentials(&mut request, auth);
         request
-    }
-
-    /// The adapter's headers for the auth held now.
-    pub(crate) fn adapter_headers(&self) -> Vec<(String, String)> {
-        self.adapter().get_headers(self.auth.borrow().as_ref())
-    }
-
-    /// Makes `request` send cookies when it is sent with `auth` and the auth type sends them.
-    pub(crate) fn include_credentials(&self, request: &mut HttpRequest, auth: bool) {
-        if auth && self.adapter().auth_type().with_credentials() {
-            request.credentials = Credentials::Include;
-        }
-    }
-
-    /// THE auth-failure check: the builder's `failure_check` (default: `features.auth.failure` of the
-    /// config), as the Service Worker runs it.
-    pub(crate) fn is_auth_failure(&self, response: &HttpResponse) -> bool {
-        let headers = |name: &str| response.header(name).map(str::to_owned);
-        let view = FailureResponse::new(response.status, &headers, &response.body);
-        (self.failure_check)(&self.config().features.auth.failure, &view)
     }
 }
 

@@ -31,8 +31,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{PushManager, PushSubscription, PushSubscriptionOptionsInit, ServiceWorkerRegistration};
 
 use crate::error::js_name_and_message;
+use crate::link::container;
 use crate::locks::with_timeout;
-use crate::sw_link::container;
 use crate::{Client, Error};
 
 /// How long [`Client::subscribe_push`] waits for the browser's `pushManager.subscribe`.
@@ -150,14 +150,4 @@ fn subscription_json(subscription: &PushSubscription) -> Result<Value, Error> {
 fn unavailable(value: JsValue) -> Error {
     let (name, message) = js_name_and_message(&value);
     Error::PushUnavailable { name, message }
-}
-
-/// Ends this browser's subscription as part of `clearAuth()`; a failure is reported on the console, never
-/// in the way of the purge.
-pub(crate) async fn unsubscribe_on_clear(client: &Client) {
-    if let Err(error) = client.unsubscribe_push().await {
-        web_sys::console::warn_1(
-            &format!("cachet: clearAuth could not end the push subscription: {error}").into(),
-        );
-    }
 }

@@ -27,16 +27,16 @@ use gloo::events::EventListener;
 use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::client::Inner;
 use crate::locks::{acquire, now_ms};
+use crate::transport::Transport;
 use crate::Error;
 
 /// The Web Lock held by the tab that runs the alarm.
 pub const LOCK: &str = "cachet-queue-alarm";
 
-/// Starts the alarm for the client `inner` (it ends when the client is dropped). Without Web Locks every
+/// Starts the alarm for the client whose transport is `transport` (it ends when the client is dropped). Without Web Locks every
 /// tab runs it, which is harmless: a wake-up changes nothing in a worker already busy with the head.
-pub(crate) fn start(inner: Weak<Inner>) {
+pub(crate) fn start(transport: Weak<Transport>) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -60,7 +60,7 @@ pub(crate) fn start(inner: Weak<Inner>) {
             }
         }
         let mut reported = false;
-        while let Some(client) = inner.upgrade() {
+        while let Some(client) = transport.upgrade() {
             let now = now_ms();
             let stored = read_queue().await.and_then(|text| match text {
                 Some(text) => Ok(alarm_from_json(&text, now, window.navigator().on_line())?),
@@ -76,7 +76,7 @@ pub(crate) fn start(inner: Weak<Inner>) {
                 }
             };
             if alarm.wake_now {
-                client.sw_notify(&PageToSw::ReplayQueue);
+                client.link.notify(&PageToSw::ReplayQueue);
             }
             drop(client);
             let changed = changes.next();

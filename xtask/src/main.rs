@@ -5,6 +5,8 @@
 
 mod bench;
 mod chaos;
+#[cfg(test)]
+mod layers;
 mod matrix;
 mod run;
 mod tools;

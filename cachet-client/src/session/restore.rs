@@ -1,5 +1,5 @@
 //! Restoring the session when a page starts (issue 36; the rule is the core's auth machine, "Restoring
-//! a session on start"). Every async call of the client waits for this first ([`Inner::ready`]).
+//! a session on start"). Every async call of the client waits for this first (the client's start).
 //!
 //! 1. A purge interrupted before the worker acknowledged its `clear-all` is finished first: nothing of
 //!    the signed-out user may be served to this page.
@@ -7,7 +7,7 @@
 //! 3. The page is signed in from the record at once (`RecordRestored`: no login form flashes while the
 //!    rest runs), and the worker is told the user (`set-identity`, the partition it knows).
 //! 4. When the record cannot vouch alone (no token survives a reload; a cookie record past its expiry),
-//!    the machine asks for [`Inner::restore_session`] while online: first the other tabs are asked for
+//!    the machine asks for [`Session::restore_session`] while online: first the other tabs are asked for
 //!    the token (`auth-query`, at most `peer_wait`; one that holds it lends it), then the server: bearer
 //!    and custom auth go through the refresh single flight with no token (the adapter's `refresh`, which
 //!    for [`crate::adapter::bearer_refresh`] sends the refresh cookie alone); cookie auth asks who is
@@ -19,27 +19,19 @@
 //!    user's cache still theirs; the next `online` event, or the next request's auth failure, tries
 //!    again.
 
+use super::flight::Origin;
+use super::tabs::TabMessage;
+use super::Session;
+use crate::locks::now_ms;
+use cachet_core::machines::auth::AuthEvent;
 use std::rc::Rc;
 
-#[cfg(feature = "auth")]
-use cachet_core::machines::auth::AuthEvent;
-
-use crate::client::Inner;
-#[cfg(feature = "auth")]
-use crate::locks::now_ms;
-#[cfg(feature = "auth")]
-use crate::refresh_state::Origin;
-#[cfg(feature = "auth")]
-use crate::tabs::TabMessage;
-
 /// What the console says when the server could not confirm a session signed in from the record.
-#[cfg(feature = "auth")]
 const UNREACHABLE: &str =
     "cachet: the session could not be restored: signed in from the stored record until the server answers";
 
-impl Inner {
+impl Session {
     /// Restores the persisted auth (see the module docs).
-    #[cfg(feature = "auth")]
     pub(crate) async fn restore(self: Rc<Self>) {
         if self.store.clear_pending().await.unwrap_or(false) {
             if let Err(error) = self.finish_clear().await {
@@ -68,14 +60,9 @@ impl Inner {
         }
     }
 
-    /// Without the cargo feature `auth` there is no persisted auth to restore.
-    #[cfg(not(feature = "auth"))]
-    pub(crate) async fn restore(self: Rc<Self>) {}
-
     /// The auth machine's `RestoreSession`: asks the server to confirm the session signed in from the
     /// record (see the module docs). Its outcome reaches the machine as an ordinary event; a server that
     /// could not be reached leaves the page signed in from the record, and is logged.
-    #[cfg(feature = "auth")]
     pub(crate) async fn restore_session(self: &Rc<Self>) {
         // Another tab may hold the token: it lends it, with no round trip to the server (and no
         // rotation of a refresh cookie).
@@ -99,7 +86,7 @@ impl Inner {
             return;
         }
         let epoch = self.epoch.get();
-        let event = match self.adapter().fetch_user(&self.http, None).await {
+        let event = match self.adapter().fetch_user(&self.transport.http, None).await {
             Ok(Some(_)) if self.epoch.get() != epoch => return,
             Ok(Some(mut found)) => {
                 if found.user.is_none() {

@@ -2,7 +2,7 @@
 //!
 //! Within a tab, [`cachet_core::machines::refresh::RefreshState`] decides: the first auth failure starts
 //! a refresh, later ones wait behind it, each request is retried once, a clear rejects every waiter.
-//! Across tabs, the refresh itself (`Inner::refresh_once`) runs under the Web Lock `cachet-refresh`:
+//! Across tabs, the refresh itself (`Session::refresh_once`) runs under the Web Lock `cachet-refresh`:
 //!
 //! 1. the tab's current `Authorization` differs from the one that failed: someone already refreshed (this
 //!    tab, or another whose token arrived over `cachet-auth`): done, retry with the current one;
@@ -25,12 +25,12 @@ use cachet_core::machines::auth::AuthEvent;
 use cachet_core::machines::refresh::{RefreshEvent, RejectReason};
 use futures::channel::oneshot;
 
-use crate::client::Inner;
+use super::flight::{Origin, RefreshOutcome};
+use super::Session;
 use crate::locks::{self, with_timeout};
-use crate::refresh_state::{Origin, RefreshOutcome};
 use crate::Error;
 
-impl Inner {
+impl Session {
     /// A request sent with `failed` (its `Authorization`, if any) at `generation` met an auth failure:
     /// resolves once it may be retried, or must give up.
     pub(crate) async fn after_auth_failure(
@@ -43,8 +43,8 @@ impl Inner {
         let token = failed.as_deref().map(auth_fingerprint);
         let (outcome, start) = self.refresh.auth_failed(retried, generation, token);
         if start {
-            let inner = self.clone();
-            wasm_bindgen_futures::spawn_local(async move { inner.run_refresh(failed, origin).await });
+            let session = self.clone();
+            wasm_bindgen_futures::spawn_local(async move { session.run_refresh(failed, origin).await });
         }
         outcome.await.unwrap_or(RefreshOutcome::Reject(RejectReason::Cleared))
     }
@@ -55,7 +55,8 @@ impl Inner {
     }
 
     async fn run_refresh(self: Rc<Self>, failed: Option<String>, origin: Origin) {
-        let outcome = with_timeout(self.options.refresh_timeout, self.refresh_once(failed, origin)).await;
+        let outcome =
+            with_timeout(self.settings.options.refresh_timeout, self.refresh_once(failed, origin)).await;
         let event = match outcome {
             Some(Ok(true)) => RefreshEvent::Succeeded,
             Some(Ok(false)) => RefreshEvent::Refused,
@@ -65,7 +66,9 @@ impl Inner {
                 RefreshEvent::Failed
             }
             None => {
-                let error = Error::RefreshTimedOut { waited_ms: locks::millis(self.options.refresh_timeout) };
+                let error = Error::RefreshTimedOut {
+                    waited_ms: locks::millis(self.settings.options.refresh_timeout),
+                };
                 *self.refresh.last_error.borrow_mut() = Some(error);
                 RefreshEvent::Failed
             }
@@ -80,7 +83,7 @@ impl Inner {
     /// One refresh under the cross-tab lock: `Ok(true)` fresh auth is in memory, `Ok(false)` the session
     /// is over (or was cleared meanwhile), `Err` the refresh could not be carried out.
     async fn refresh_once(self: &Rc<Self>, failed: Option<String>, origin: Origin) -> Result<bool, Error> {
-        let _lock = locks::acquire(&self.options.refresh_lock).await?;
+        let _lock = locks::acquire(&self.settings.options.refresh_lock).await?;
         let Some(current) = self.auth.borrow().clone() else {
             return Ok(false);
         };
@@ -98,12 +101,14 @@ impl Inner {
             if Some(&stored) != failed_fingerprint.as_ref() {
                 return match self.wait_for_authorization_change(failed.as_deref()).await {
                     true => Ok(true),
-                    false => Err(Error::RefreshLost { waited_ms: locks::millis(self.options.peer_wait) }),
+                    false => {
+                        Err(Error::RefreshLost { waited_ms: locks::millis(self.settings.options.peer_wait) })
+                    }
                 };
             }
         }
         let epoch = self.epoch.get();
-        match self.adapter().refresh(&self.http, &current).await? {
+        match self.adapter().refresh(&self.transport.http, &current).await? {
             Some(mut fresh) if self.epoch.get() == epoch => {
                 if fresh.user.is_none() {
                     fresh.user = current.user.clone();
@@ -136,10 +141,32 @@ impl Inner {
         let wait = async {
             while !changed() {
                 let (sender, receiver) = oneshot::channel();
-                self.auth_watchers.borrow_mut().push(sender);
+                self.watchers.borrow_mut().push(sender);
                 let _ = receiver.await;
             }
         };
-        with_timeout(self.options.peer_wait, wait).await.is_some()
+        with_timeout(self.settings.options.peer_wait, wait).await.is_some()
+    }
+    /// `(ok, authorization)` for a Service Worker's `refresh-request` whose failed request carried the
+    /// fingerprint `failed` (the table of [`cachet_core::protocol::SwToPage::RefreshRequest`]): the page
+    /// runs the refresh only when `failed` is the fingerprint of its current `Authorization`.
+    pub(crate) async fn answer_refresh_request(
+        self: &Rc<Self>,
+        failed: Option<String>,
+    ) -> (bool, Option<String>) {
+        self.started.wait().await;
+        let current = self.auth.borrow().as_ref().and_then(crate::AuthData::authorization);
+        let current_fingerprint = current.as_deref().map(auth_fingerprint);
+        let stale = failed.is_none() || failed != current_fingerprint;
+        if stale {
+            return (self.state.get().authenticated, current);
+        }
+        let generation = self.refresh.generation();
+        match self.after_auth_failure(current, false, generation, Origin::ServiceWorker).await {
+            RefreshOutcome::Retry { .. } => {
+                (true, self.auth.borrow().as_ref().and_then(crate::AuthData::authorization))
+            }
+            RefreshOutcome::Reject(_) => (false, None),
+        }
     }
 }

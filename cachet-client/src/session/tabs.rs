@@ -21,8 +21,7 @@ use serde_json::Value;
 
 use crate::AuthData;
 
-/// The name of the page-only channel.
-pub const AUTH_CHANNEL: &str = "cachet-auth";
+pub use crate::settings::AUTH_CHANNEL;
 
 /// A message between tabs. Encoded by the derive; decoded by hand ([`TabMessage::from_wire`]), with the
 /// derive's decoder kept as the test's oracle.

@@ -1,13 +1,18 @@
 //! The persisted auth record in IndexedDB: user, expiry and the fingerprint of the current
 //! `Authorization` value; never the token (see [`crate::auth_data`]). Beside it, under
 //! `clear-pending`, the mark of a purge whose `clear-all` the Service Worker has not acknowledged yet
-//! (see `auth_effects`): it outlives the page and the worker, so the next client start finishes it.
+//! (see `effects.rs`): it outlives the page and the worker, so the next client start finishes it.
 
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 
-use crate::auth_data::PersistedAuth;
-use crate::error::{idb, Error};
+use cachet_core::cache_key::auth_fingerprint;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::auth_data::millis;
+use crate::AuthData;
+use crate::Error;
 
 const STORE: &str = "auth";
 const KEY: &str = "current";
@@ -97,4 +102,38 @@ impl AuthStore {
         }
         Ok(())
     }
+}
+
+/// The persisted record: no token, ever.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PersistedAuth {
+    #[serde(default)]
+    pub(crate) user: Option<Value>,
+    #[serde(default, deserialize_with = "millis")]
+    pub(crate) expires_at: Option<u64>,
+    /// [`auth_fingerprint`] of the `Authorization` value current when the record was written.
+    #[serde(default)]
+    pub(crate) auth_fingerprint: Option<String>,
+}
+
+impl PersistedAuth {
+    /// What of `auth` may be written to IndexedDB: everything but the token.
+    pub(crate) fn of(auth: &AuthData) -> Self {
+        PersistedAuth {
+            user: auth.user.clone(),
+            expires_at: auth.expires_at,
+            auth_fingerprint: auth.authorization().map(|header| auth_fingerprint(&header)),
+        }
+    }
+
+    /// The auth a reload restores: user and expiry, no token.
+    pub(crate) fn to_auth(&self) -> AuthData {
+        AuthData { token: None, user: self.user.clone(), expires_at: self.expires_at }
+    }
+}
+
+/// Maps a rexie (IndexedDB) error of `operation` to [`Error::Storage`].
+fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
+    move |error| Error::Storage { operation, message: error.to_string() }
 }

@@ -1,6 +1,6 @@
 //! The tab's single-flight refresh state ([`RefreshCoordinator`], over the core's
 //! [`RefreshState`](cachet_core::machines::refresh::RefreshState)) and what a waiting request is told
-//! ([`RefreshOutcome`]). How a refresh runs is `crate::refresh`.
+//! ([`RefreshOutcome`]). How a refresh runs is `refresh.rs`.
 
 use std::cell::RefCell;
 
@@ -28,7 +28,7 @@ pub(crate) struct RefreshCoordinator {
     flight: RefCell<Flight<oneshot::Sender<RefreshOutcome>>>,
     pub(crate) last_error: RefCell<Option<Error>>,
     /// The persisted record's `Authorization` fingerprint when this tab was signed in from the record
-    /// with no token in memory ([`crate::restore`]): a refresh run without a token compares the record
+    /// with no token in memory (`restore.rs`): a refresh run without a token compares the record
     /// with it to see whether another tab restored the session meanwhile.
     pub(crate) restored_from: RefCell<Option<String>>,
 }

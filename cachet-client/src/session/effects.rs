@@ -1,5 +1,5 @@
 //! Carrying out the auth machine ([`cachet_core::machines::auth`]): every auth change of the client goes
-//! through [`Inner::apply_auth`], which feeds the core one event and performs the effects it returns.
+//! through [`Session::apply_auth`], which feeds the core one event and performs the effects it returns.
 //!
 //! | Effect | What the client does |
 //! |---|---|
@@ -9,7 +9,7 @@
 //! | `ReloadAuth` | memory auth from the other tab's message, else from the persisted record |
 //! | `Broadcast(kind)` | `auth-changed` to the other tabs (with the new auth for login/refresh), and `sw-auth-state-change` here |
 //! | `Publish(state)` | [`crate::ClientEvent::StateChanged`] to subscribers |
-//! | `RestoreSession` | asks the server to confirm a session signed in from the record ([`crate::restore`]), awaited |
+//! | `RestoreSession` | asks the server to confirm a session signed in from the record (`restore.rs`), awaited |
 
 use std::rc::Rc;
 
@@ -18,15 +18,15 @@ use cachet_core::machines::auth::{AuthEffect, AuthEvent};
 use cachet_core::partition::Identity;
 use cachet_core::protocol::{AuthChangeKind, PageToSw};
 
-use crate::client::Inner;
-use crate::refresh_state::Origin;
-use crate::tabs::TabMessage;
+use super::flight::Origin;
+use super::store::PersistedAuth;
+use super::tabs::TabMessage;
+use super::Session;
 use crate::{AuthData, ClientEvent, Error};
 
-impl Inner {
+impl Session {
     /// Feeds the auth machine `event` and carries out its effects, all of them even when one fails; the
-    /// first failure is returned. Without the cargo feature `auth` only connectivity reaches the machine
-    /// (`Online`, `Offline`), whose one effect then is `Publish`: the other effects' code is not linked.
+    /// first failure is returned.
     pub(crate) async fn apply_auth(self: &Rc<Self>, event: AuthEvent, origin: Origin) -> Result<(), Error> {
         let (next, effects) = self.state.get().reduce(event);
         self.state.set(next);
@@ -43,34 +43,23 @@ impl Inner {
             );
             let outcome = match effect {
                 AuthEffect::Publish(state) => {
-                    self.emit(ClientEvent::StateChanged(state));
+                    self.hub.emit(ClientEvent::StateChanged(state));
                     Ok(())
                 }
-                #[cfg(feature = "auth")]
                 AuthEffect::PurgeAll => self.purge().await,
-                #[cfg(feature = "auth")]
                 AuthEffect::DropMemoryAuth => {
                     self.drop_memory_auth();
                     Ok(())
                 }
-                #[cfg(feature = "auth")]
                 AuthEffect::ReloadAuth => self.reload_auth().await,
-                #[cfg(feature = "auth")]
                 AuthEffect::ForgetSession => self.forget_session().await,
-                #[cfg(feature = "auth")]
                 AuthEffect::RestoreSession => {
                     // Boxed: the restore's outcome is applied through this function again.
                     Box::pin(self.restore_session()).await;
                     Ok(())
                 }
-                #[cfg(feature = "auth")]
                 AuthEffect::Broadcast(kind) => {
                     self.announce(kind, origin);
-                    Ok(())
-                }
-                #[cfg(not(feature = "auth"))]
-                _ => {
-                    let _ = origin;
                     Ok(())
                 }
             };
@@ -86,7 +75,7 @@ impl Inner {
 
     /// Keeps `auth` in memory and persists its non-secret part.
     pub(crate) async fn keep_auth(&self, auth: AuthData) -> Result<(), Error> {
-        let record = auth.persisted();
+        let record = PersistedAuth::of(&auth);
         self.set_memory_auth(Some(auth));
         self.store.save(&record).await
     }
@@ -99,13 +88,13 @@ impl Inner {
 
     /// Wakes whoever waits for the auth or the auth state to change.
     pub(crate) fn wake_auth_watchers(&self) {
-        for watcher in self.auth_watchers.borrow_mut().drain(..) {
+        for watcher in self.watchers.borrow_mut().drain(..) {
             let _ = watcher.send(());
         }
     }
 
     /// Forgets the memory auth; a refresh finishing later is dropped (the epoch). The requests waiting
-    /// for a refresh are rejected by [`Inner::apply_auth`], after the other effects.
+    /// for a refresh are rejected by [`Session::apply_auth`], after the other effects.
     fn drop_memory_auth(&self) {
         self.epoch.set(self.epoch.get() + 1);
         self.set_memory_auth(None);
@@ -126,16 +115,16 @@ impl Inner {
         self.sign_out(false).await
     }
 
-    /// [`Inner::forget_session`], and the worker's caches, entry index and queue purged (`clear-all`).
+    /// [`Session::forget_session`], and the worker's caches, entry index and queue purged (`clear-all`).
     async fn purge(self: &Rc<Self>) -> Result<(), Error> {
         self.sign_out(true).await
     }
 
     async fn sign_out(self: &Rc<Self>, purge: bool) -> Result<(), Error> {
         self.drop_memory_auth();
-        self.cache.borrow_mut().clear();
+        self.transport.cache.borrow_mut().clear();
         // Marked first: a page closed (or a worker stopped) before the worker acknowledged `clear-all`
-        // leaves the mark, and the next client start finishes the purge ([`Inner::finish_clear`]).
+        // leaves the mark, and the next client start finishes the purge ([`Session::finish_clear`]).
         let marked = if purge { self.store.set_clear_pending(true).await } else { Ok(()) };
         let stored = self.store.clear().await;
         let cleared = match purge {
@@ -143,11 +132,9 @@ impl Inner {
             false => Ok(()),
         };
         let identity = self
-            .sw_request(|request_id| PageToSw::SetIdentity {
-                request_id,
-                partition: None,
-                authorization: None,
-            })
+            .transport
+            .link
+            .request(|request_id| PageToSw::SetIdentity { request_id, partition: None, authorization: None })
             .await;
         stored.and(cleared).and(identity)
     }
@@ -156,9 +143,9 @@ impl Inner {
     /// middle: the message starts a new one); once acknowledged, the purge's mark is removed.
     pub(crate) async fn finish_clear(&self) -> Result<(), Error> {
         let clear = |request_id| PageToSw::ClearAll { request_id };
-        if let Err(error) = self.sw_request(clear).await {
+        if let Err(error) = self.transport.link.request(clear).await {
             web_sys::console::warn_1(&format!("cachet: clear-all, asking again: {error}").into());
-            self.sw_request(clear).await?;
+            self.transport.link.request(clear).await?;
         }
         self.store.set_clear_pending(false).await
     }
@@ -173,7 +160,7 @@ impl Inner {
             };
             self.post_tab(&TabMessage::Changed { kind, auth });
         }
-        self.emit(ClientEvent::AuthStateChange { kind });
+        self.hub.emit(ClientEvent::AuthStateChange { kind });
     }
 
     /// Another tab (or the Service Worker) announced `kind`, with the auth it now holds for login/refresh.
@@ -184,13 +171,13 @@ impl Inner {
             self.set_memory_auth(Some(auth));
         }
         if !signs_in {
-            self.cache.borrow_mut().clear();
+            self.transport.cache.borrow_mut().clear();
         }
         if let Err(error) = self.apply_auth(AuthEvent::Remote(kind), Origin::Page).await {
             web_sys::console::warn_1(&format!("cachet: applying another tab's {kind:?}: {error}").into());
         }
         if signs_in || self.state.get() != before {
-            self.emit(ClientEvent::AuthStateChange { kind });
+            self.hub.emit(ClientEvent::AuthStateChange { kind });
         }
     }
 
@@ -215,7 +202,10 @@ impl Inner {
             Some(Identity { partition, credentials }) => (Some(partition), credentials.into_iter().next()),
             None => (None, None),
         };
-        self.sw_request(|request_id| PageToSw::SetIdentity { request_id, partition, authorization }).await
+        self.transport
+            .link
+            .request(|request_id| PageToSw::SetIdentity { request_id, partition, authorization })
+            .await
     }
 
     /// The signed-in user as this page knows them: their partition and the fingerprint of the

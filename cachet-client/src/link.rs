@@ -1,0 +1,132 @@
+//! The client's link to its Service Worker: requests it acknowledges (`clear-all`, `set-identity`,
+//! `invalidate-tags`, `config-request`, the devtools' requests) and notices (`connectivity-changed`,
+//! `replay-queue`), with their ids and the answers waited for ([`WorkerLink`]); `navigator.serviceWorker`
+//! ([`container`]).
+//!
+//! A request goes to the worker that controls the page or, when none does (a hard reload), to the active
+//! worker of the page's registration, which still owns the caches; with no Service Worker at all there
+//! is nothing to tell and the request succeeds at once. The answer is awaited at most
+//! `service_worker_timeout`. What the worker sends unasked (a `refresh-request`) is the listeners'
+//! (`crate::listeners`): this part only settles the answers it waits for.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use cachet_core::protocol::{Message, PageToSw, SwToPage};
+use futures::channel::oneshot;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{ServiceWorker, ServiceWorkerContainer};
+
+use crate::locks::{millis, with_timeout};
+use crate::Error;
+
+/// Requests waiting for their answer (`ack`, `nack`, `config`, `snapshot`).
+pub(crate) struct WorkerLink {
+    next_id: Cell<u64>,
+    pending: RefCell<HashMap<u64, oneshot::Sender<SwToPage>>>,
+    timeout: Duration,
+}
+
+/// `navigator.serviceWorker`, when this context has it.
+pub(crate) fn container() -> Option<ServiceWorkerContainer> {
+    let navigator = web_sys::window()?.navigator();
+    js_sys::Reflect::has(&navigator, &"serviceWorker".into()).ok()?.then(|| navigator.service_worker())
+}
+
+impl WorkerLink {
+    /// A link whose requests wait at most `timeout` for their answer.
+    pub(crate) fn new(timeout: Duration) -> Self {
+        // Ids start at a random point: every client of the page hears every answer.
+        let start = (js_sys::Math::random() * 1e12) as u64;
+        WorkerLink { next_id: Cell::new(start), pending: RefCell::new(HashMap::new()), timeout }
+    }
+
+    /// Whether a Service Worker controls the page.
+    pub(crate) fn is_controlled(&self) -> bool {
+        container().and_then(|container| container.controller()).is_some()
+    }
+
+    /// The controller, else the active worker of the page's registration.
+    pub(crate) async fn service_worker(&self) -> Option<ServiceWorker> {
+        let container = container()?;
+        if let Some(controller) = container.controller() {
+            return Some(controller);
+        }
+        let registration = JsFuture::from(container.get_registration()).await.ok()?;
+        let registration: web_sys::ServiceWorkerRegistration = registration.dyn_into().ok()?;
+        registration.active()
+    }
+
+    /// Sends the message `make(request_id)` and awaits its `ack`; `Ok` at once without a Service Worker.
+    pub(crate) async fn request(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<(), Error> {
+        let Some(worker) = self.service_worker().await else {
+            return Ok(());
+        };
+        self.request_to(&worker, make).await.map(drop)
+    }
+
+    /// Sends the message `make(request_id)` to `worker` and awaits its answer: `Ok("")` for an `ack`,
+    /// the config text for a `config`.
+    pub(crate) async fn request_to(
+        &self,
+        worker: &ServiceWorker,
+        make: impl FnOnce(u64) -> PageToSw,
+    ) -> Result<String, Error> {
+        let mut asked = String::new();
+        let named = |request_id| {
+            let message = make(request_id);
+            asked = message.type_name();
+            message
+        };
+        match self.exchange(worker, named).await? {
+            SwToPage::Ack { .. } => Ok(String::new()),
+            SwToPage::Config { config, .. } => Ok(config),
+            other => Err(Error::ServiceWorkerAnswer { asked, answered: other.type_name() }),
+        }
+    }
+
+    /// Sends the message `make(request_id)` to `worker` and awaits its answer, a `nack` as an error.
+    pub(crate) async fn exchange(
+        &self,
+        worker: &ServiceWorker,
+        make: impl FnOnce(u64) -> PageToSw,
+    ) -> Result<SwToPage, Error> {
+        let request_id = self.next_id.get() + 1;
+        self.next_id.set(request_id);
+        let (sender, answer) = oneshot::channel();
+        self.pending.borrow_mut().insert(request_id, sender);
+        let message = make(request_id);
+        if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
+            self.pending.borrow_mut().remove(&request_id);
+            return Err(Error::js("ServiceWorker.postMessage", error));
+        }
+        let outcome = with_timeout(self.timeout, answer).await;
+        self.pending.borrow_mut().remove(&request_id);
+        match outcome {
+            Some(Ok(SwToPage::Nack { message: reason, .. })) => {
+                Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
+            }
+            Some(Ok(answer)) => Ok(answer),
+            Some(Err(_)) | None => Err(Error::ServiceWorkerSilent {
+                asked: message.type_name(),
+                waited_ms: millis(self.timeout),
+            }),
+        }
+    }
+
+    /// Posts a message that gets no answer to the controller, if any.
+    pub(crate) fn notify(&self, message: &PageToSw) {
+        if let Some(controller) = container().and_then(|container| container.controller()) {
+            let _ = controller.post_message(&JsValue::from_str(&message.to_wire()));
+        }
+    }
+
+    /// Hands `answer` to the request `request_id` waiting for it, if it is this link's.
+    pub(crate) fn settle(&self, request_id: u64, answer: SwToPage) {
+        if let Some(sender) = self.pending.borrow_mut().remove(&request_id) {
+            let _ = sender.send(answer);
+        }
+    }
+}
