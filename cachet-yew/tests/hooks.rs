@@ -66,6 +66,9 @@ impl FakeServer {
                 (json!({ "data": { "createTodo": { "id": self.todos.get() } } }), vec![])
             }
             "GetUser" => (json!({ "data": { "user": self.hits("GetUser") } }), vec![]),
+            // Sent by a test after what it watches, as slow as the slowest: once it is answered, every
+            // request sent before it has been counted.
+            "SlowSentinel" => (json!({ "data": { "sentinel": true } }), vec![]),
             "UpdateUser" => (json!({ "data": { "updateUser": { "id": 1 } } }), vec![]),
             "/api/items" => (json!({ "count": self.items.get() }), vec![("X-SW-Cache-Tags", "items")]),
             other => panic!("the fake server does not know {other}"),
@@ -86,7 +89,7 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
                 Err(_) => String::new(),
             };
             let path = web_sys::Url::new(&request.url()).unwrap().pathname();
-            if ["GetPage", "SuspendedTodos", "GuessedAdd", "RefusedAdd"]
+            if ["GetPage", "SuspendedTodos", "GuessedAdd", "RefusedAdd", "SlowSentinel"]
                 .iter()
                 .any(|slow| body.contains(slow))
             {
@@ -843,17 +846,18 @@ async fn the_suspense_form_shows_the_fallback_until_the_first_data_then_fetches_
     let server = Rc::new(FakeServer::default());
     server.todos.set(3);
     let fallback = html! { <p id="fallback">{ "loading" }</p> };
-    let (root, app) = mount(
-        client_on(&server, "cachet-yew-test-suspense"),
-        html! { <Suspense {fallback}><SuspendedTodos /></Suspense> },
-    );
+    let client = client_on(&server, "cachet-yew-test-suspense");
+    let (root, app) = mount(client.clone(), html! { <Suspense {fallback}><SuspendedTodos /></Suspense> });
     until(&root, "the fallback while the first fetch runs", |html| html.contains(r#"id="fallback""#)).await;
     until(&root, "the data once it arrived", |html| {
         html.contains("3 suspended todos, Idle") && !html.contains("fallback")
     })
     .await;
-    // An absence: a second fetch after the resume would reach the server within its 150 ms delay.
-    gloo::timers::future::TimeoutFuture::new(400).await;
+    // An absence, proven with a barrier: a second fetch would have been sent by the render that resumed
+    // (its effects ran before this test saw the DOM change), so before this sentinel, which is as slow:
+    // once the sentinel is answered, the server has counted it.
+    let sentinel = GqlOptions { strategy: Some(Strategy::NetworkOnly), ..GqlOptions::default() };
+    client.query_gql::<Value>("query SlowSentinel { sentinel }", None, sentinel).await.unwrap();
     assert!(root.inner_html().contains("3 suspended todos, Idle"), "{}", root.inner_html());
     assert_eq!(server.hits("SuspendedTodos"), 1, "the fetch started while suspended is the only one");
     app.destroy();

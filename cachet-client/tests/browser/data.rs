@@ -43,8 +43,14 @@ async fn a_read_asked_after_an_invalidation_never_shares_a_read_sent_before_it()
     // The first GetTodos is slow and answers the list before the change; later ones answer after it.
     let calls = std::rc::Rc::new(std::cell::Cell::new(0));
     let counted = calls.clone();
+    // Told when the server holds the first read: a barrier, not a guess at how long the send takes.
+    let (arrived, first_arrived) = futures::channel::oneshot::channel::<()>();
+    let arrived = std::cell::RefCell::new(Some(arrived));
     let server = FakeServer::new(move |_seen| {
         counted.set(counted.get() + 1);
+        if let Some(arrived) = arrived.borrow_mut().take() {
+            let _ = arrived.send(());
+        }
         match counted.get() {
             1 => Reply::json(200, json!({"data": {"todos": []}})).after(200),
             _ => Reply::json(200, json!({"data": {"todos": [{"id": 1}]}})),
@@ -54,7 +60,7 @@ async fn a_read_asked_after_an_invalidation_never_shares_a_read_sent_before_it()
     let before = client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default());
     let after = async {
         // What a hook does when it hears `cache-invalidated {todos}` while the first read is on its way.
-        gloo::timers::future::TimeoutFuture::new(20).await;
+        first_arrived.await.unwrap();
         client.forget_cached(&["todos".to_owned()]);
         client.query_gql::<Value>(GET_TODOS, None, GqlOptions::default()).await
     };

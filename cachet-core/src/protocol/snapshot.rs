@@ -20,6 +20,8 @@ pub const SCAN_BUDGET: u32 = 2_000;
 pub const MAX_TAGS: u32 = 200;
 /// The most answers [`StateSnapshot::not_stored`] names (the newest).
 pub const MAX_NOT_STORED: usize = 20;
+/// The most pushes [`StateSnapshot::ignored_pushes`] names (the newest).
+pub const MAX_IGNORED_PUSHES: usize = 20;
 
 /// Which entries a snapshot lists: filters, and where the page starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +72,36 @@ pub struct StateSnapshot {
     /// [`MAX_NOT_STORED`], oldest first; a stopped worker starts the list anew).
     #[serde(default)]
     pub not_stored: Vec<NotStoredView>,
+    /// The last pushes this worker instance ignored, and why: push off, an auth type that cannot take
+    /// one, a payload the core refused (at most [`MAX_IGNORED_PUSHES`], oldest first).
+    #[serde(default)]
+    pub ignored_pushes: Vec<IgnoredPushView>,
+}
+
+/// A push the worker ignored, as the panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoredPushView {
+    /// Why (the console's words).
+    pub why: String,
+    /// When it arrived (Unix ms).
+    pub at: u64,
+}
+
+impl IgnoredPushView {
+    /// Appends `view` to `list`, keeping the newest [`MAX_IGNORED_PUSHES`].
+    pub fn remember(list: &mut Vec<IgnoredPushView>, view: IgnoredPushView) {
+        keep_newest(list, view, MAX_IGNORED_PUSHES);
+    }
+}
+
+/// Appends `item` to `list`, keeping the newest `max`.
+fn keep_newest<T>(list: &mut Vec<T>, item: T, max: usize) {
+    list.push(item);
+    if list.len() > max {
+        let excess = list.len() - max;
+        list.drain(..excess);
+    }
 }
 
 /// An answer from the network that was not stored, as the panel lists it.
@@ -91,11 +123,7 @@ pub struct NotStoredView {
 impl NotStoredView {
     /// Appends `view` to `list`, keeping the newest [`MAX_NOT_STORED`].
     pub fn remember(list: &mut Vec<NotStoredView>, view: NotStoredView) {
-        list.push(view);
-        if list.len() > MAX_NOT_STORED {
-            let excess = list.len() - MAX_NOT_STORED;
-            list.drain(..excess);
-        }
+        keep_newest(list, view, MAX_NOT_STORED);
     }
 }
 

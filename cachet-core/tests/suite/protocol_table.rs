@@ -114,6 +114,26 @@ fn the_not_stored_list_keeps_the_newest_and_an_older_snapshot_still_decodes() {
     assert_eq!(StateSnapshot::from_value(older).unwrap().not_stored, Vec::new());
 }
 
+/// The list of ignored pushes keeps the newest `MAX_IGNORED_PUSHES` too, and is optional on the wire.
+#[test]
+fn the_ignored_pushes_keep_the_newest_and_an_older_snapshot_still_decodes() {
+    use cachet_core::protocol::snapshot::MAX_IGNORED_PUSHES;
+    use cachet_core::protocol::IgnoredPushView;
+    let mut list = Vec::new();
+    for at in 0..(MAX_IGNORED_PUSHES as u64 + 3) {
+        IgnoredPushView::remember(&mut list, IgnoredPushView { why: "push is off".into(), at });
+    }
+    assert_eq!(list.len(), MAX_IGNORED_PUSHES);
+    assert_eq!((list[0].at, list[MAX_IGNORED_PUSHES - 1].at), (3, MAX_IGNORED_PUSHES as u64 + 2));
+    let snapshot = StateSnapshot { ignored_pushes: list, ..StateSnapshot::default() };
+    let value = snapshot.to_value();
+    assert_eq!(value["ignoredPushes"][0], serde_json::json!({ "why": "push is off", "at": 3 }));
+    assert_eq!(StateSnapshot::from_value(value), Ok(snapshot));
+    let mut older = StateSnapshot::default().to_value();
+    older.as_object_mut().unwrap().remove("ignoredPushes");
+    assert_eq!(StateSnapshot::from_value(older).unwrap().ignored_pushes, Vec::new());
+}
+
 #[test]
 fn page_and_sw_messages() {
     let snapshot = StateSnapshot {
@@ -206,7 +226,7 @@ fn page_and_sw_messages() {
         ),
         (
             SwToPage::Snapshot { request_id: 2, snapshot: snapshot.to_value() },
-            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"notStored":[],"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
+            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"ignoredPushes":[],"notStored":[],"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
         ),
         (
             SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },

@@ -16,7 +16,8 @@
 //! A payload the core refuses (garbage, another version, too many tags, too large) changes nothing: it
 //! is reported with `console.warn` and the notification is still shown (the browser requires one per
 //! push). With push off or bearer / custom auth every push is ignored with a warning, without a
-//! notification. Nothing here panics on outside input.
+//! notification. An ignored push is also named in the devtools' snapshot (`ignoredPushes`, with the
+//! cargo feature `devtools`). Nothing here panics on outside input.
 
 use cachet_core::protocol::headers::{AUTH_HEADER, STRATEGY_HEADER};
 use std::rc::Rc;
@@ -37,7 +38,7 @@ use crate::Error;
 /// Handles one `push` event; every step's failure is reported on the console, none is thrown.
 pub(crate) async fn handle_push(event: &PushEvent, config: &Rc<Config>) {
     if let Err(refusal) = config.features.push.allowed(&config.features.auth) {
-        web_sys::console::warn_1(&format!("cachet: ignored a push: {refusal}").into());
+        ignored(refusal.to_string());
         return;
     }
     let payload = event
@@ -46,11 +47,19 @@ pub(crate) async fn handle_push(event: &PushEvent, config: &Rc<Config>) {
         .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec());
     match PushAction::decide(payload.as_deref(), config) {
         Ok(action) => carry_out(&action, config, event).await,
-        Err(error) => web_sys::console::warn_1(&format!("cachet: ignored a push: {error}").into()),
+        Err(error) => ignored(error.to_string()),
     }
     if let Err(error) = notify(config).await {
         web_sys::console::warn_1(&format!("cachet: the push notification: {error}").into());
     }
+}
+
+/// Says on the console why a push was ignored and, with the cargo feature `devtools`, names it in the
+/// next snapshots (`ignoredPushes`).
+fn ignored(why: String) {
+    web_sys::console::warn_1(&format!("cachet: ignored a push: {why}").into());
+    #[cfg(feature = "devtools")]
+    super::snapshot::push_ignored(why);
 }
 
 async fn carry_out(action: &PushAction, config: &Config, event: &PushEvent) {

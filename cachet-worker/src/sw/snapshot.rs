@@ -13,7 +13,8 @@
 use cachet_core::config::Config;
 use cachet_core::protocol::snapshot::{MAX_TAGS, SCAN_BUDGET};
 use cachet_core::protocol::{
-    EntryPage, EntryView, IdentityView, NotStoredView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
+    EntryPage, EntryView, IdentityView, IgnoredPushView, NotStoredView, QueueView, SnapshotQuery,
+    StateSnapshot, TagCount,
 };
 use js_sys::Promise;
 use rexie::{Direction, KeyRange, TransactionMode};
@@ -74,12 +75,23 @@ pub(crate) async fn take(query: &SnapshotQuery, config: &Config) -> StateSnapsho
         queue,
         problems,
         not_stored: NOT_STORED.with(|list| list.borrow().clone()),
+        ignored_pushes: IGNORED_PUSHES.with(|list| list.borrow().clone()),
     }
 }
 
 thread_local! {
     /// The last answers this worker instance did not store ([`NotStoredView::remember`]).
     static NOT_STORED: std::cell::RefCell<Vec<NotStoredView>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The last pushes this worker instance ignored ([`IgnoredPushView::remember`]).
+    static IGNORED_PUSHES: std::cell::RefCell<Vec<IgnoredPushView>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Names a push this worker ignored, and why, for the next snapshots.
+#[cfg(feature = "push")]
+pub(crate) fn push_ignored(why: String) {
+    let view = IgnoredPushView { why, at: js_sys::Date::now() as u64 };
+    IGNORED_PUSHES.with(|list| IgnoredPushView::remember(&mut list.borrow_mut(), view));
 }
 
 /// Names an answer from the network to `url` (a GraphQL query's `operation`) that was not stored, for the

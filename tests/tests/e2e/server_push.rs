@@ -189,6 +189,20 @@ async fn deliver_push(harness: &Harness, id: &str, data: &str) -> Result<()> {
     Ok(())
 }
 
+/// The pushes the running worker ignored (its snapshot's `ignoredPushes`), once it names one (at most
+/// 200 reads, 25 ms apart).
+async fn ignored_pushes(harness: &Harness) -> Result<Value> {
+    for _ in 0..200 {
+        let snapshot = harness.eval("cachet.getSnapshot({ limit: 1 })").await?;
+        let ignored = &snapshot["ignoredPushes"];
+        if ignored.as_array().is_some_and(|list| !list.is_empty()) {
+            return Ok(ignored.clone());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    bail!("the worker's snapshot never named an ignored push")
+}
+
 /// Lets the origin show notifications (a `userVisibleOnly` push shows one).
 async fn allow_notifications(harness: &Harness) -> Result<()> {
     let grant = json!({ "permissions": ["notifications"], "origin": harness.url() });
@@ -418,7 +432,10 @@ async fn subscribing_is_a_typed_error_where_it_cannot_work() -> Result<()> {
     assert_eq!(before.len(), 1, "{before:?}");
     harness.stop_service_workers().await?;
     deliver_push(&harness, &registration, r#"{"v":1,"type":"invalidate","tags":["todos"]}"#).await?;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A barrier, not a sleep: the worker names the push it ignored in its snapshot, and it decides that
+    // before it does anything with a push, so nothing of this one can land after it.
+    let ignored = ignored_pushes(&harness).await?;
+    assert!(ignored[0]["why"].as_str().is_some_and(|why| why.contains("needs cookie auth")), "{ignored}");
     assert_eq!(cached_documents(&harness).await?, before);
     Ok(())
 }
