@@ -61,10 +61,17 @@ impl WorkerLink {
 
     /// Sends the message `make(request_id)` and awaits its `ack`; `Ok` at once without a Service Worker.
     pub(crate) async fn request(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<(), Error> {
+        // Only the message is built per call site; the exchange below is one state machine for all of
+        // them (a generic async fn is a copy of the whole exchange in every caller's wasm).
+        let (request_id, message) = self.numbered(make);
+        self.request_message(request_id, message).await
+    }
+
+    async fn request_message(&self, request_id: u64, message: PageToSw) -> Result<(), Error> {
         let Some(worker) = self.service_worker().await else {
             return Ok(());
         };
-        self.request_to(&worker, make).await.map(drop)
+        self.answer_message(&worker, request_id, message).await.map(drop)
     }
 
     /// Sends the message `make(request_id)` to `worker` and awaits its answer: `Ok("")` for an `ack`,
@@ -74,13 +81,18 @@ impl WorkerLink {
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
     ) -> Result<String, Error> {
-        let mut asked = String::new();
-        let named = |request_id| {
-            let message = make(request_id);
-            asked = message.type_name();
-            message
-        };
-        match self.exchange(worker, named).await? {
+        let (request_id, message) = self.numbered(make);
+        self.answer_message(worker, request_id, message).await
+    }
+
+    async fn answer_message(
+        &self,
+        worker: &ServiceWorker,
+        request_id: u64,
+        message: PageToSw,
+    ) -> Result<String, Error> {
+        let asked = message.type_name();
+        match self.exchange_message(worker, request_id, message).await? {
             SwToPage::Ack { .. } => Ok(String::new()),
             SwToPage::Config { config, .. } => Ok(config),
             other => Err(Error::ServiceWorkerAnswer { asked, answered: other.type_name() }),
@@ -93,11 +105,25 @@ impl WorkerLink {
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
     ) -> Result<SwToPage, Error> {
+        let (request_id, message) = self.numbered(make);
+        self.exchange_message(worker, request_id, message).await
+    }
+
+    /// The next request id, and the message `make` builds with it.
+    fn numbered(&self, make: impl FnOnce(u64) -> PageToSw) -> (u64, PageToSw) {
         let request_id = self.next_id.get() + 1;
         self.next_id.set(request_id);
+        (request_id, make(request_id))
+    }
+
+    async fn exchange_message(
+        &self,
+        worker: &ServiceWorker,
+        request_id: u64,
+        message: PageToSw,
+    ) -> Result<SwToPage, Error> {
         let (sender, answer) = oneshot::channel();
         self.pending.borrow_mut().insert(request_id, sender);
-        let message = make(request_id);
         if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
             self.pending.borrow_mut().remove(&request_id);
             return Err(Error::js("ServiceWorker.postMessage", error));

@@ -59,9 +59,37 @@ impl Drop for Driver {
         let _ = self.process.kill();
         let _ = self.process.wait();
         if let Some(display) = &mut self.display {
-            let _ = display.kill();
-            let _ = display.wait();
+            end_display(display);
         }
+    }
+}
+
+/// Ends an Xvfb we started: asked first (SIGTERM, so that it removes its lock file and socket), ended
+/// (SIGKILL) after 5 s. A killed Xvfb leaves `/tmp/.X<n>-lock` behind, and a machine that ran the suite
+/// often enough had no display number left ([`start_display`] also reuses a stale one).
+fn end_display(display: &mut Child) {
+    let asked = Command::new("kill").args(["-TERM", &display.id().to_string()]).status();
+    if asked.is_ok_and(|status| status.success()) {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            if let Ok(Some(_)) = display.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = display.kill();
+    let _ = display.wait();
+}
+
+/// Whether X display `number` is in use: its lock file names a process that still runs (a lock left by
+/// a process that ended is stale: Xvfb removes it and takes the number), or it has a socket and no lock.
+fn display_taken(number: u32) -> bool {
+    match std::fs::read_to_string(format!("/tmp/.X{number}-lock")) {
+        Ok(lock) => {
+            lock.trim().parse::<u32>().map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists())
+        }
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{number}")).exists(),
     }
 }
 
@@ -115,14 +143,16 @@ pub async fn start_driver(browser: Browser) -> Result<Driver> {
     Ok(driver)
 }
 
-/// An Xvfb on the first free display number from 90 (its socket not yet taken), without TCP.
+/// An Xvfb on the first free display number from 90 ([`display_taken`]), without TCP.
 fn start_display() -> Result<(Child, u32)> {
     for number in 90..190 {
-        if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
-            || Path::new(&format!("/tmp/.X{number}-lock")).exists()
-        {
+        if display_taken(number) {
             continue;
         }
+        // A stale lock and its socket (their Xvfb ended without removing them): removed, as Xvfb would,
+        // so that the socket this loop waits for is the new server's.
+        let _ = std::fs::remove_file(format!("/tmp/.X{number}-lock"));
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{number}"));
         let mut display = Command::new("/usr/bin/Xvfb")
             .args([format!(":{number}").as_str(), "-nolisten", "tcp", "-screen", "0", "1280x900x24"])
             .stdout(Stdio::null())
@@ -140,8 +170,7 @@ fn start_display() -> Result<(Child, u32)> {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = display.kill();
-        let _ = display.wait();
+        end_display(&mut display);
     }
     bail!("no free X display between :90 and :189 for Xvfb")
 }

@@ -37,8 +37,8 @@ mod wire_oracle;
 pub use agent::{AgentRequest, AgentResponse};
 pub use page::{PageReply, PageToSw, SwToPage};
 pub use snapshot::{
-    DeadLetterView, EntryPage, EntryView, IdentityView, IgnoredPushView, NotStoredView, QueueView,
-    QueuedView, SnapshotQuery, StateSnapshot, TagCount,
+    DeadLetterView, EntryPage, EntryView, IdentityView, NotStoredView, QueueView, QueuedView, SnapshotQuery,
+    StateSnapshot, TagCount,
 };
 pub use sw::{AuthChangeKind, DeadLetterReason, SwEvent};
 

@@ -72,27 +72,13 @@ pub struct StateSnapshot {
     /// [`MAX_NOT_STORED`], oldest first; a stopped worker starts the list anew).
     #[serde(default)]
     pub not_stored: Vec<NotStoredView>,
-    /// The last pushes this worker instance ignored, and why: push off, an auth type that cannot take
-    /// one, a payload the core refused (at most [`MAX_IGNORED_PUSHES`], oldest first).
+    /// Why each of the last pushes this worker instance ignored was ignored, in the console's words: push
+    /// off, an auth type that cannot take one, a payload the core refused (at most
+    /// [`MAX_IGNORED_PUSHES`], oldest first; [`StateSnapshot::push_ignored`]). Plain strings, as
+    /// `problems` are: a list of another type would cost every page that decodes a snapshot its own
+    /// decoder.
     #[serde(default)]
-    pub ignored_pushes: Vec<IgnoredPushView>,
-}
-
-/// A push the worker ignored, as the panel lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IgnoredPushView {
-    /// Why (the console's words).
-    pub why: String,
-    /// When it arrived (Unix ms).
-    pub at: u64,
-}
-
-impl IgnoredPushView {
-    /// Appends `view` to `list`, keeping the newest [`MAX_IGNORED_PUSHES`].
-    pub fn remember(list: &mut Vec<IgnoredPushView>, view: IgnoredPushView) {
-        keep_newest(list, view, MAX_IGNORED_PUSHES);
-    }
+    pub ignored_pushes: Vec<String>,
 }
 
 /// Appends `item` to `list`, keeping the newest `max`.
@@ -128,6 +114,12 @@ impl NotStoredView {
 }
 
 impl StateSnapshot {
+    /// Appends `why` to `list` (a worker's [`StateSnapshot::ignored_pushes`]), keeping the newest
+    /// [`MAX_IGNORED_PUSHES`].
+    pub fn push_ignored(list: &mut Vec<String>, why: String) {
+        keep_newest(list, why, MAX_IGNORED_PUSHES);
+    }
+
     /// The snapshot as the JSON a [`super::SwToPage::Snapshot`] carries.
     pub fn to_value(&self) -> serde_json::Value {
         // Plain data into a Value: cannot fail.

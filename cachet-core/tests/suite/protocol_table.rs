@@ -118,20 +118,22 @@ fn the_not_stored_list_keeps_the_newest_and_an_older_snapshot_still_decodes() {
 #[test]
 fn the_ignored_pushes_keep_the_newest_and_an_older_snapshot_still_decodes() {
     use cachet_core::protocol::snapshot::MAX_IGNORED_PUSHES;
-    use cachet_core::protocol::IgnoredPushView;
     let mut list = Vec::new();
-    for at in 0..(MAX_IGNORED_PUSHES as u64 + 3) {
-        IgnoredPushView::remember(&mut list, IgnoredPushView { why: "push is off".into(), at });
+    for at in 0..(MAX_IGNORED_PUSHES + 3) {
+        StateSnapshot::push_ignored(&mut list, format!("push {at} is off"));
     }
     assert_eq!(list.len(), MAX_IGNORED_PUSHES);
-    assert_eq!((list[0].at, list[MAX_IGNORED_PUSHES - 1].at), (3, MAX_IGNORED_PUSHES as u64 + 2));
+    assert_eq!(
+        (list[0].as_str(), list[MAX_IGNORED_PUSHES - 1].as_str()),
+        ("push 3 is off", "push 22 is off")
+    );
     let snapshot = StateSnapshot { ignored_pushes: list, ..StateSnapshot::default() };
     let value = snapshot.to_value();
-    assert_eq!(value["ignoredPushes"][0], serde_json::json!({ "why": "push is off", "at": 3 }));
+    assert_eq!(value["ignoredPushes"][0], serde_json::json!("push 3 is off"));
     assert_eq!(StateSnapshot::from_value(value), Ok(snapshot));
     let mut older = StateSnapshot::default().to_value();
     older.as_object_mut().unwrap().remove("ignoredPushes");
-    assert_eq!(StateSnapshot::from_value(older).unwrap().ignored_pushes, Vec::new());
+    assert_eq!(StateSnapshot::from_value(older).unwrap().ignored_pushes, Vec::<String>::new());
 }
 
 #[test]

@@ -13,8 +13,7 @@
 use cachet_core::config::Config;
 use cachet_core::protocol::snapshot::{MAX_TAGS, SCAN_BUDGET};
 use cachet_core::protocol::{
-    EntryPage, EntryView, IdentityView, IgnoredPushView, NotStoredView, QueueView, SnapshotQuery,
-    StateSnapshot, TagCount,
+    EntryPage, EntryView, IdentityView, NotStoredView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
 };
 use js_sys::Promise;
 use rexie::{Direction, KeyRange, TransactionMode};
@@ -82,16 +81,14 @@ pub(crate) async fn take(query: &SnapshotQuery, config: &Config) -> StateSnapsho
 thread_local! {
     /// The last answers this worker instance did not store ([`NotStoredView::remember`]).
     static NOT_STORED: std::cell::RefCell<Vec<NotStoredView>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The last pushes this worker instance ignored ([`IgnoredPushView::remember`]).
-    static IGNORED_PUSHES: std::cell::RefCell<Vec<IgnoredPushView>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// Why the last pushes this worker instance ignored were ignored ([`StateSnapshot::push_ignored`]).
+    static IGNORED_PUSHES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Names a push this worker ignored, and why, for the next snapshots.
 #[cfg(feature = "push")]
 pub(crate) fn push_ignored(why: String) {
-    let view = IgnoredPushView { why, at: js_sys::Date::now() as u64 };
-    IGNORED_PUSHES.with(|list| IgnoredPushView::remember(&mut list.borrow_mut(), view));
+    IGNORED_PUSHES.with(|list| StateSnapshot::push_ignored(&mut list.borrow_mut(), why));
 }
 
 /// Names an answer from the network to `url` (a GraphQL query's `operation`) that was not stored, for the
