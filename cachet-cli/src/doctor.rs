@@ -1,12 +1,12 @@
 //! `cachet doctor`: what is missing for the Service Worker and the agent to load, in the app's
-//! `index.html`, `Trunk.toml` and `Cargo.toml` (the cachet-kit features its config needs) and in a built `dist/`. Each problem names the file and how to fix it.
+//! `index.html`, `Trunk.toml` (the build stamp's hook, the pinned tools) (the cachet-kit features its config needs) and in a built `dist/`. Each problem names the file and how to fix it.
 
 use std::path::Path;
 
 use cachet_core::deploy::{ServedFile, AGENT_FILES, SERVICE_WORKER_FILES};
 
 use crate::features::missing_kit_features;
-use crate::{CliError, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML};
+use crate::{CliError, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML, WASM_BINDGEN_TOOL, WASM_OPT_TOOL};
 
 /// One thing missing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +75,34 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
             TRUNK_TOML,
             format!("no post-build hook writing {BUILD_STAMP}, which service-worker.js imports (run `cachet init --trunk`)"),
         ));
+    }
+    let pinned = |tool: &str| {
+        let trunk = trunk.parse::<toml_edit::DocumentMut>().ok()?;
+        trunk.get("tools")?.get(tool)?.as_str().map(str::to_owned)
+    };
+    let tools = [
+        ("wasm_bindgen", WASM_BINDGEN_TOOL, "the wasm-bindgen CLI"),
+        ("wasm_opt", WASM_OPT_TOOL, "wasm-opt"),
+    ];
+    for (tool, version, what) in tools {
+        match pinned(tool) {
+            None => problems.push(problem(
+                TRUNK_TOML,
+                format!(
+                    "no `[tools] {tool}`: trunk downloads {what} at build time, and a machine without that \
+                     access cannot build (run `cachet init --trunk`, which pins {version}, the one cachet is \
+                     tested with, and install it)"
+                ),
+            )),
+            Some(pin) if tool == "wasm_bindgen" && pin != version => problems.push(problem(
+                TRUNK_TOML,
+                format!(
+                    "`[tools] wasm_bindgen = \"{pin}\"`, but cachet's wasm-bindgen crate is {version}: the CLI \
+                     must equal the crate (set it to \"{version}\")"
+                ),
+            )),
+            Some(_) => {}
+        }
     }
     if let (Some(manifest), Ok(config)) = (read(dir, CARGO_TOML)?, crate::read_config(dir)) {
         let parsed = manifest.parse::<toml_edit::DocumentMut>();

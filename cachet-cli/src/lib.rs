@@ -59,7 +59,10 @@ pub use edit::{add_auth, add_graphql, add_push, init, Outcome};
 pub use features::kit_features;
 pub use rust::{render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
-pub use trunk::{wire_trunk_app, Dependency, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML};
+pub use trunk::{
+    wire_trunk_app, Dependency, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML, WASM_BINDGEN_TOOL,
+    WASM_OPT_TOOL,
+};
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
 

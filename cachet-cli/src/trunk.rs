@@ -6,7 +6,7 @@
 //! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the two worker links (`cachet-sw`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
 //! | `Cargo.toml` (or nothing, in a workspace member) | the release profile for size ([`crate::profile`]): each key only when missing |
 //! | `index.html`, again | `data-wasm-opt="z"` on each `rel="rust"` link that has no `data-wasm-opt` (trunk's release build then runs `wasm-opt -Oz`) |
-//! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names) and the post-build hook writing `cachet-build.js` (the Service Worker's build stamp); written when missing |
+//! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names), the post-build hook writing `cachet-build.js` (the Service Worker's build stamp), and `[tools]` pinning the wasm-bindgen CLI and wasm-opt cachet is built and tested with ([`WASM_BINDGEN_TOOL`], [`WASM_OPT_TOOL`]: trunk then uses the installed ones and downloads nothing when they match); each written when missing |
 //!
 //! The worker binaries themselves are generated files (`src/bin/cachet-sw.rs`, `src/bin/cachet-agent.rs`).
 
@@ -57,6 +57,13 @@ pub const INDEX_HTML: &str = "index.html";
 pub const TRUNK_TOML: &str = "Trunk.toml";
 /// What the build-stamp hook writes, and the shim reads.
 pub const BUILD_STAMP: &str = "cachet-build.js";
+/// The wasm-bindgen CLI `init --trunk` pins in `Trunk.toml` (`[tools] wasm_bindgen`): the version of the
+/// `wasm-bindgen` crate cachet depends on, which the CLI must equal (xtask installs this one too).
+pub const WASM_BINDGEN_TOOL: &str = "0.2.130";
+/// The wasm-opt `init --trunk` pins in `Trunk.toml` (`[tools] wasm_opt`, trunk's form of binaryen's
+/// release): the one cachet's sizes are measured with (older ones cannot read wasm-bindgen 0.2.130's
+/// output).
+pub const WASM_OPT_TOOL: &str = "version_132";
 
 /// The post-build hook: `self.CACHET_BUILD = "<checksum of the worker's wasm>"`. A new wasm changes
 /// `cachet-build.js`, which the shim imports, so the browser installs the new worker; the shim keeps the
@@ -305,6 +312,22 @@ fn patch_trunk_toml(dir: &Path, changed: &mut Vec<&'static str>) -> Result<(), C
         arguments.push(STAMP_SCRIPT);
         hook.insert("command_arguments", value(arguments));
         hooks.push(hook);
+    }
+    if !trunk.contains_key("tools") {
+        let mut tools = Table::new();
+        tools.decor_mut().set_prefix(
+            "\n# cachet: the tools a build runs, pinned to those cachet is tested with: trunk runs the installed\n\
+             # ones when their versions match, and downloads these otherwise.\n",
+        );
+        trunk.insert("tools", Item::Table(tools));
+    }
+    let tools = trunk["tools"]
+        .as_table_like_mut()
+        .ok_or_else(|| broken(dir, TRUNK_TOML, "tools: expected a table"))?;
+    for (tool, version) in [("wasm_bindgen", WASM_BINDGEN_TOOL), ("wasm_opt", WASM_OPT_TOOL)] {
+        if tools.get(tool).is_none() {
+            tools.insert(tool, value(version));
+        }
     }
     let text_after = trunk.to_string();
     if text_after != text {

@@ -23,7 +23,8 @@ const MANIFEST: &str = "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition
 /// An app trunk already builds: its own rust link (no `data-bin`), a style, and a Trunk.toml of its own.
 const INDEX: &str = "<!DOCTYPE html>\n<html>\n  <head>\n    <link data-trunk rel=\"rust\" data-wasm-opt=\"z\" />\n    \
                      <link data-trunk rel=\"css\" href=\"style.css\" />\n  </head>\n  <body></body>\n</html>\n";
-const TRUNK: &str = "# The app's trunk settings.\n[build]\nrelease = true\n\n[serve]\nport = 8081\n";
+const TRUNK: &str = "# The app's trunk settings.\n[build]\nrelease = true\n\n[serve]\nport = 8081\n\n\
+                     [tools]\nwasm_opt = \"version_125\"\n";
 
 #[test]
 fn init_trunk_wires_an_existing_trunk_app_once() {
@@ -72,6 +73,11 @@ fn init_trunk_wires_an_existing_trunk_app_once() {
     assert!(trunk.contains("# The app's trunk settings.") && trunk.contains("port = 8081"), "{trunk}");
     assert!(trunk.contains("filehash = false") && trunk.contains("release = true"), "{trunk}");
     assert_eq!(trunk.matches("[[hooks]]").count(), 1, "{trunk}");
+    // The tools pinned (issue 36: a build downloaded wasm-opt): the missing one added, the author's kept.
+    let tools = trunk.split_once("[tools]").map(|(_, tools)| tools).unwrap_or_default();
+    let pin = format!("wasm_bindgen = \"{}\"", cachet_cli::WASM_BINDGEN_TOOL);
+    assert!(tools.contains("wasm_opt = \"version_125\"") && tools.contains(&pin), "{trunk}");
+    assert_eq!(trunk.matches("[tools]").count(), 1, "{trunk}");
 
     // Again, with or without --trunk: nothing changes.
     for args in [&["init", "--trunk"][..], &["init"], &["init", "--trunk", "--path", "/elsewhere"]] {
@@ -180,6 +186,37 @@ fn doctor_names_a_rust_link_without_wasm_opt() {
     assert!(text.contains("1 `rel=\"rust\"` link(s) without `data-wasm-opt`"), "{text}");
 }
 
+/// `doctor` names a wasm-bindgen CLI pinned to another version than the crate cachet builds with (the
+/// CLI must equal the crate, or the build fails), and the pin is that crate's version.
+#[test]
+fn doctor_names_a_wasm_bindgen_pin_that_is_not_the_crate_and_the_pin_is_the_locked_crate() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    let pin = format!("wasm_bindgen = \"{}\"", cachet_cli::WASM_BINDGEN_TOOL);
+    let trunk = read(app, "Trunk.toml").replace(&pin, "wasm_bindgen = \"0.2.100\"");
+    std::fs::write(app.join("Trunk.toml"), trunk).unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("`[tools] wasm_bindgen = \"0.2.100\"`, but cachet's wasm-bindgen crate is"),
+        "{text}"
+    );
+
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock")).unwrap();
+    let locked = lock
+        .split("[[package]]")
+        .find(|package| package.contains("name = \"wasm-bindgen\"\n"))
+        .and_then(|package| package.lines().find_map(|line| line.strip_prefix("version = \"")))
+        .map(|version| version.trim_end_matches('"'));
+    assert_eq!(
+        locked,
+        Some(cachet_cli::WASM_BINDGEN_TOOL),
+        "the pin is the wasm-bindgen crate in Cargo.lock"
+    );
+}
+
 #[test]
 fn init_trunk_names_what_it_cannot_patch_and_writes_nothing_there() {
     let temp = tempfile::tempdir().unwrap();
@@ -228,7 +265,11 @@ fn doctor_names_each_missing_piece_of_a_broken_app_and_build() {
     let (code, text) = cachet(app, &["doctor", "--dist", "dist"]);
     assert_eq!(code, 1, "{text}");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
+    for tool in ["wasm_bindgen", "wasm_opt"] {
+        let line = format!("Trunk.toml: no `[tools] {tool}`: trunk downloads");
+        assert!(text.contains(&line), "{text}");
+    }
     assert!(
         text.contains("index.html: no `<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />`"),
         "{text}"

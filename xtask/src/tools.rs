@@ -19,10 +19,12 @@ use anyhow::{bail, Result};
 use crate::run;
 
 /// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate in Cargo.lock (the crates ask for
-/// `0.2.130` or later, so a `cargo update` could move the lock: [`ensure_build_tools`] refuses that).
-pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+/// `0.2.130` or later, so a `cargo update` could move the lock: [`ensure_build_tools`] refuses that). The
+/// one `cachet init --trunk` pins in an app's `Trunk.toml`: one constant for both.
+pub const WASM_BINDGEN_VERSION: &str = cachet_cli::WASM_BINDGEN_TOOL;
 const TRUNK_VERSION: &str = "0.21.14";
-const WASM_OPT_MAJOR: &str = "132";
+/// binaryen's release, as `cachet init --trunk` pins it (`version_132`).
+const WASM_OPT_MAJOR: &str = cachet_cli::WASM_OPT_TOOL.split_at("version_".len()).1;
 const GECKODRIVER_VERSION: &str = "0.37.1";
 
 /// Installs what the build needs and returns the `PATH` to run it with (pinned wasm-opt first).
