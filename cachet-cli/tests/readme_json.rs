@@ -51,3 +51,43 @@ fn a_broken_snippet_is_caught() {
     assert_eq!(blocks.len(), 1);
     assert!(Config::from_json_str(&blocks[0].1).is_err(), "a fragment is not a config");
 }
+
+/// The leaf keys of `value` (objects walked, anything else a leaf), dotted.
+fn leaf_keys(prefix: &str, value: &serde_json::Value, keys: &mut Vec<String>) {
+    match value.as_object() {
+        Some(object) => {
+            for (key, inner) in object {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                leaf_keys(&path, inner, keys);
+            }
+        }
+        None => keys.push(prefix.to_owned()),
+    }
+}
+
+/// `docs/configuration.md` names every key the config reader knows (issue 36: a configuration reference
+/// with every key): its first JSON block sets every key, and each key the reader writes back for it is in
+/// the page's table, as itself or as the rule it belongs to (`features.auth.failure.header` for its
+/// `name`).
+#[test]
+fn the_configuration_reference_names_every_key() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let page = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
+    let (_, every_key) = json_blocks(&page).into_iter().next().expect("a JSON block setting every key");
+    let config = Config::from_json_str(&every_key).unwrap();
+    let written = serde_json::to_value(&config).unwrap();
+    let mut keys = Vec::new();
+    leaf_keys("", &written, &mut keys);
+    assert!(keys.len() >= 25, "{keys:?}");
+    let named = |key: &str| page.contains(&format!("| `{key}` |"));
+    let missing: Vec<&String> = keys
+        .iter()
+        .filter(|key| !named(key) && !key.rsplit_once('.').is_some_and(|(rule, _)| named(rule)))
+        .collect();
+    assert!(missing.is_empty(), "docs/configuration.md does not name {missing:?}");
+    // And the example sets every key: none is left at a default the reader would fill in silently.
+    let mut set = Vec::new();
+    leaf_keys("", &serde_json::from_str(&every_key).unwrap(), &mut set);
+    let unset: Vec<&String> = keys.iter().filter(|key| !set.contains(key)).collect();
+    assert!(unset.is_empty(), "the example of docs/configuration.md leaves out {unset:?}");
+}
