@@ -1,6 +1,6 @@
 // cachet Service Worker shim. Generic: the same file for every app; what differs per app lives in
-// cachet-sw-config.js (generated from cachet.config.json) and cachet-build.js (the wasm's build hash,
-// written at build time).
+// cachet-sw-config.js (generated from cachet.config.json) and cachet-build.js (the build's stamp and its
+// list of files, written at build time).
 //
 // Browsers only honour listeners added during the script's first evaluation, and wasm loads
 // asynchronously, so this shim adds every listener synchronously and awaits the engine inside them.
@@ -35,6 +35,25 @@ async function wasmSource() {
   if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
   await (await caches.open(WASM_CACHE)).put(WASM_URL, fetched.clone());
   return fetched;
+}
+
+// The app shell: the build's own files (`self.CACHET_PRECACHE`, listed by the build-stamp hook), kept
+// at install as one set named after the build, as Workbox precaches. The engine answers from it when the
+// network fails and its own cache has nothing (`cachet.config.json`'s bounds apply to what the engine
+// stores as it runs, not to this set). A file that does not load fails the install, naming it: the
+// worker already installed keeps serving, and the browser tries again at its next update check.
+const PRECACHE = self.CACHET_PRECACHE || [];
+const SHELL_CACHE_PREFIX = 'cachet-shell-';
+const SHELL_CACHE = SHELL_CACHE_PREFIX + BUILD;
+async function precache() {
+  const cache = await caches.open(SHELL_CACHE);
+  await Promise.all(PRECACHE.map(async (path) => {
+    const url = new URL(path, self.location).href;
+    if (await cache.match(url)) return; // an install that was interrupted and started again
+    const response = await fetch(url, { cache: 'no-cache' });
+    if (!response.ok) throw new Error('cachet: the app shell\'s ' + url + ' answered HTTP ' + response.status);
+    await cache.put(url, response);
+  }));
 }
 
 let enginePromise = null;
@@ -110,14 +129,21 @@ self.addEventListener('install', (event) => {
       }));
     }
   }
-  event.waitUntil(engine().then(() => self.skipWaiting()));
+  const shell = precache().catch((error) => {
+    console.error('cachet: the app shell was not kept, so this worker is not installed: ' + error);
+    throw error;
+  });
+  event.waitUntil(Promise.all([engine(), shell]).then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
+    // The earlier builds' wasm and app shells: the new set is whole before this worker activates, so
+    // the old one goes at once (one build's files at a time, never a mix).
     await Promise.all(names
-      .filter((name) => name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
+      .filter((name) => (name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
+        || (name.startsWith(SHELL_CACHE_PREFIX) && name !== SHELL_CACHE))
       .map((name) => caches.delete(name)));
     // Navigation preload (feature-detected: every current engine has it): the browser sends a
     // navigation's request as it starts the worker, so a stopped worker's start and the network's time

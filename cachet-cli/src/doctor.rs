@@ -75,6 +75,15 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
             TRUNK_TOML,
             format!("no post-build hook writing {BUILD_STAMP}, which service-worker.js imports (run `cachet init --trunk`)"),
         ));
+    } else if !trunk.contains("CACHET_PRECACHE") {
+        problems.push(problem(
+            TRUNK_TOML,
+            format!(
+                "the post-build hook writing {BUILD_STAMP} lists no build files (CACHET_PRECACHE): the worker \
+                 keeps no app shell, and offline a page whose files the cache declined stays blank (run \
+                 `cachet init --trunk`, which replaces the hook)"
+            ),
+        ));
     }
     let pinned = |tool: &str| {
         let trunk = trunk.parse::<toml_edit::DocumentMut>().ok()?;

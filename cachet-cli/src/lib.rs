@@ -258,3 +258,13 @@ pub fn generate(dir: &Path) -> Result<Vec<&'static str>, CliError> {
     }
     Ok(changed)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The shim names the app shell's caches as the engine reads them.
+    #[test]
+    fn the_shim_names_the_shell_caches_as_the_engine_reads_them() {
+        let prefix = cachet_core::protocol::storage::SHELL_CACHE_PREFIX;
+        assert!(super::SW_SHIM.contains(&format!("const SHELL_CACHE_PREFIX = '{prefix}';")));
+    }
+}

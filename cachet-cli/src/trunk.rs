@@ -65,10 +65,19 @@ pub const WASM_BINDGEN_TOOL: &str = "0.2.130";
 /// output).
 pub const WASM_OPT_TOOL: &str = "version_132";
 
-/// The post-build hook: `self.CACHET_BUILD = "<checksum of the worker's wasm>"`. A new wasm changes
-/// `cachet-build.js`, which the shim imports, so the browser installs the new worker; the shim keeps the
-/// wasm in a cache named after it. `cksum` (POSIX) rather than `sha256sum`, which macOS lacks.
-const STAMP_SCRIPT: &str = "printf 'self.CACHET_BUILD = \"%s\";\\n' \"$(cksum < \"$TRUNK_STAGING_DIR/cachet-sw_bg.wasm\" | cut -d' ' -f1)\" > \"$TRUNK_STAGING_DIR/cachet-build.js\"";
+/// The post-build hook, run in trunk's staging directory once every file of the build is there:
+/// `self.CACHET_BUILD = "<checksum of every file of the build>"` and `self.CACHET_PRECACHE = [...]`, the
+/// build's files but the worker's own (the shim, its settings, its glue and wasm, which the browser and
+/// the shim keep already). A new build changes `cachet-build.js`, which the shim imports, so the browser
+/// installs the new worker; that worker keeps the listed files as one set named after the stamp (the app
+/// shell, served when the network fails) and the wasm in a cache named after it. POSIX `sh`, `find` and
+/// `cksum` (rather than `sha256sum`, which macOS lacks); a file name with a space or a quote is not
+/// listed correctly (trunk writes none).
+pub const STAMP_SCRIPT: &str = r#"cd "$TRUNK_STAGING_DIR" && files=$(find . -type f ! -name cachet-build.js | sed 's|^\./||' | LC_ALL=C sort) && list= && for f in $files; do case "$f" in service-worker.js|cachet-sw-config.js|cachet-sw.js|cachet-sw_bg.wasm) ;; *) list="$list\"$f\"," ;; esac; done && printf 'self.CACHET_BUILD = "%s";\nself.CACHET_PRECACHE = [%s];\n' "$(cat $files | cksum | cut -d' ' -f1)" "${list%,}" > cachet-build.js"#;
+
+/// What an up-to-date build-stamp hook writes beside the stamp: the app shell's list. A hook without it
+/// (written by an older `cachet init`) is replaced.
+const PRECACHE_GLOBAL: &str = "CACHET_PRECACHE";
 
 /// Wires the trunk app in `dir`; returns the files it changed.
 pub fn wire_trunk_app(dir: &Path, dependency: &Dependency) -> Result<Vec<&'static str>, CliError> {
@@ -298,12 +307,24 @@ fn patch_trunk_toml(dir: &Path, changed: &mut Vec<&'static str>) -> Result<(), C
         .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()
         .ok_or_else(|| broken(dir, TRUNK_TOML, "hooks: expected [[hooks]] tables"))?;
+    // A hook of an older `cachet init` (the stamp alone, no app shell list) gets the current script.
+    for hook in hooks.iter_mut() {
+        let text = hook.to_string();
+        if text.contains(BUILD_STAMP) && !text.contains(PRECACHE_GLOBAL) && text.contains("CACHET_BUILD") {
+            let mut arguments = Array::new();
+            arguments.push("-c");
+            arguments.push(STAMP_SCRIPT);
+            hook.insert("command_arguments", value(arguments));
+        }
+    }
     let stamped = hooks.iter().any(|hook| hook.to_string().contains(BUILD_STAMP));
     if !stamped {
         let mut hook = Table::new();
         hook.decor_mut().set_prefix(
-            "\n# cachet: stamp the Service Worker with a checksum of its wasm (cachet-build.js, imported by\n\
-             # service-worker.js): a new wasm makes the browser install the new worker.\n",
+            "\n# cachet: stamp the Service Worker with a checksum of the build and list the build's files\n\
+             # (cachet-build.js, imported by service-worker.js): a new build makes the browser install the new\n\
+             # worker, which keeps those files as the app shell, served offline. trunk runs post-build hooks\n\
+             # at the same time: a hook of yours that adds files goes in this one, before the stamp.\n",
         );
         hook.insert("stage", value("post_build"));
         hook.insert("command", value("sh"));

@@ -217,6 +217,39 @@ fn doctor_names_a_wasm_bindgen_pin_that_is_not_the_crate_and_the_pin_is_the_lock
     );
 }
 
+/// A build-stamp hook of an older `init` (the stamp alone) lists no app shell: `doctor` names it, and
+/// `init --trunk` replaces its script in place (issue 36: the app shell offline), once.
+#[test]
+fn an_older_build_stamp_hook_is_named_by_doctor_and_replaced_by_init() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    let older = "[build]\nfilehash = false\n\n[[hooks]]\nstage = \"post_build\"\ncommand = \"sh\"\n\
+                 command_arguments = [\"-c\", \"printf 'self.CACHET_BUILD = \\\"%s\\\";\\\\n' x > cachet-build.js\"]\n";
+    std::fs::write(app.join("Trunk.toml"), older).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    let trunk = read(app, "Trunk.toml");
+    assert_eq!(trunk.matches("[[hooks]]").count(), 1, "{trunk}");
+    assert!(trunk.contains("CACHET_PRECACHE") && trunk.contains("find . -type f"), "{trunk}");
+    let (code, text) = cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]);
+    assert_eq!((code, text.trim()), (0, "cachet: nothing to change"));
+
+    std::fs::write(
+        app.join("Trunk.toml"),
+        format!(
+            "{older}\n[tools]\nwasm_bindgen = \"{}\"\nwasm_opt = \"version_132\"\n",
+            cachet_cli::WASM_BINDGEN_TOOL
+        ),
+    )
+    .unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("Trunk.toml: the post-build hook writing cachet-build.js lists no build files"),
+        "{text}"
+    );
+}
+
 #[test]
 fn init_trunk_names_what_it_cannot_patch_and_writes_nothing_there() {
     let temp = tempfile::tempdir().unwrap();

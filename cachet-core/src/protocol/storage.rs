@@ -14,6 +14,11 @@
 //! moves them into [`DATABASE`] once, in one transaction that also writes [`MIGRATED_KEY`], then deletes
 //! them.
 
+/// The Cache Storage caches of the app shell: `cachet-shell-<build stamp>`, one per build, written whole
+/// by the shim at install (the build's files its `cachet-build.js` lists) and read by the engine when the
+/// network fails and its own cache has nothing; the shim deletes the earlier builds' at activation.
+pub const SHELL_CACHE_PREFIX: &str = "cachet-shell-";
+
 /// The worker's database.
 pub const DATABASE: &str = "cachet";
 /// Its version (the layout above).

@@ -71,6 +71,7 @@ mod push;
 mod queue_plugin;
 mod queue_send;
 mod router;
+mod shell;
 #[cfg(feature = "devtools")]
 mod snapshot;
 

@@ -43,7 +43,14 @@ pub(crate) async fn handle_fetch(
         false => early,
     };
     let client_id = event.client_id().unwrap_or_default();
-    let answered = answer_with_preload(request, preload, client_id, config, background.clone()).await;
+    let (url, navigation, get) =
+        (request.url(), request.mode() == web_sys::RequestMode::Navigate, request.method() == "GET");
+    let answered = match answer_with_preload(request, preload, client_id, config, background.clone()).await {
+        // What the engine could not answer, the build's own files may (`shell`): offline, a file the
+        // cache declined (over `cache.maxBodyBytes`) or never stored.
+        Err(error) if get => super::shell::answer(&url, navigation).await.ok_or(error),
+        answered => answered,
+    };
     super::queue::start_once(config, &*background);
     super::sweep::start_once(&*background);
     answered

@@ -6,6 +6,7 @@
 //! The stories share no state: each starts its own servers and its own browser with a fresh profile
 //! (`cachet_e2e::Harness`), and none depends on the order they run in.
 
+mod app_shell;
 mod auth_refresh;
 mod chaos_corrupt_state;
 mod chaos_killed_mid_write;

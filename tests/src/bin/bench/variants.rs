@@ -117,6 +117,15 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
             for file in CACHET_FILES.iter().chain(&AGENT_FILES) {
                 copy(&root.join("dist").join(file), &into.join(file))?;
             }
+            // The stamp alone: the example's list of files (its app shell) is not what the bench serves,
+            // and Workbox precaches nothing here either.
+            let stamp = std::fs::read_to_string(into.join("cachet-build.js"))?;
+            let stamp: String = stamp
+                .lines()
+                .filter(|line| line.starts_with("self.CACHET_BUILD"))
+                .map(|line| format!("{line}\n"))
+                .collect();
+            std::fs::write(into.join("cachet-build.js"), stamp)?;
             for file in BENCH_SW_FILES {
                 copy(&root.join(BENCH_SW_DIR).join(file), &into.join(file))?;
             }
