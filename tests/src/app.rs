@@ -12,7 +12,7 @@ pub const BEARER_CONFIG: &str = r#"{"features": {"auth": {"enabled": true, "type
 
 /// Everything the origin stored, read in the page: `{"db/store": [records], "cache:name": [[url,
 /// request headers, response headers, body], ...], "localStorage": {..}, "sessionStorage": {..}}`, the
-/// SW's own wasm cache left out. See [`Stored`].
+/// SW's own wasm cache and the app shell (the build's files, `cachet-shell-*`) left out. See [`Stored`].
 const STORAGE: &str = "(async () => {
   const found = {};
   for (const info of await indexedDB.databases()) {
@@ -24,7 +24,7 @@ const STORAGE: &str = "(async () => {
     }
     db.close();
   }
-  for (const name of (await caches.keys()).filter((name) => !name.startsWith('cachet-sw-wasm-'))) {
+  for (const name of (await caches.keys()).filter((name) => !/^cachet-(sw-wasm|shell)-/.test(name))) {
     const cache = await caches.open(name);
     found['cache:' + name] = [];
     for (const request of await cache.keys()) {
@@ -63,7 +63,7 @@ impl Stored {
 
 impl Harness {
     /// Everything the origin stored: every IndexedDB store, every Cache Storage entry but the SW's own
-    /// wasm, localStorage and sessionStorage.
+    /// wasm and the app shell, localStorage and sessionStorage.
     pub async fn stored(&self) -> Result<Stored> {
         match self.eval(STORAGE).await? {
             Value::Object(found) if !found.contains_key("error") => Ok(Stored(found)),

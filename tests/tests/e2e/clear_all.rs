@@ -43,7 +43,8 @@ async fn clear_all_empties_the_caches_and_tag_index_and_acknowledges() -> Result
         json!([{"v": 1, "type": "ack", "requestId": 7}, {"v": 1, "type": "clear-all-done", "requestId": 7}])
     );
 
-    // Inspected from the page: only the SW's own wasm cache is left, and the tag index is empty.
+    // Inspected from the page: only the SW's own wasm cache and the app shell (the build's files, nothing
+    // of a user) are left, and the tag index is empty.
     let left = harness
         .run_async(
             "(async () => {
@@ -54,11 +55,12 @@ async fn clear_all_empties_the_caches_and_tag_index_and_acknowledges() -> Result
                const count = await new Promise((resolve) => {
                  const request = db.transaction('entries').objectStore('entries').count();
                  request.onsuccess = () => resolve(request.result); });
-               done({caches: names.map((n) => n.startsWith('cachet-sw-wasm-') ? 'wasm' : n), entries: count});
+               const kept = (n) => n.startsWith('cachet-sw-wasm-') ? 'wasm' : n.startsWith('cachet-shell-') ? 'shell' : n;
+               done({caches: names.map(kept).sort(), entries: count});
              })();",
         )
         .await?;
-    assert_eq!(left, json!({"caches": ["wasm"], "entries": 0}));
+    assert_eq!(left, json!({"caches": ["shell", "wasm"], "entries": 0}));
     let after = harness
         .run_async(
             "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'},

@@ -139,9 +139,13 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     assert_eq!(auth_event(&harness, "clear").await?, json!({"type": "clear"}));
     let state = harness.eval("cachet.getAuthState()").await?;
     assert_eq!((state["authenticated"].clone(), state["auth"].clone()), (json!(false), Value::Null));
-    let names =
-        harness.eval("caches.keys().then((names) => names.filter((n) => !n.startsWith('cachet-sw-wasm-')))");
-    assert_eq!(names.await?, json!([]), "clear-all purged every cachet cache");
+    let names = harness
+        .eval("caches.keys().then((names) => names.filter((n) => !/^cachet-(sw-wasm|shell)-/.test(n)))");
+    assert_eq!(
+        names.await?,
+        json!([]),
+        "clear-all purged every cache of answers (the worker's wasm and the app shell stay)"
+    );
     assert_eq!(harness.eval(&query).await?, json!({"error": "unauthorized"}), "no token, no data");
 
     // One event per change and window, whoever announced it (the other window, or the Service Worker).
