@@ -11,6 +11,7 @@
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
 //! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
+//! | quick start | `examples/quick-start` by `trunk build --release` (offline, the pinned tools): its three wasm's gzip -9 sizes printed beside the README's quoted figures, with the ratio; more than 2 % off fails the bench, naming the file (also with `--quick`; alone with `--only quick-start`; see [`crate::quick_start`]) |
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -24,10 +25,19 @@ const YEW_APPS: [&str; 2] = ["bare", "with-cachet"];
 /// The `use_cachet_gql` app the bench invalidates (mutation → hook re-rendered).
 const HOOK_APP: &str = "hook-rerender";
 
-/// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone; `rest` goes
-/// to the bench binary as it is (`--rows`, `--only`, `--cold`, ...).
-pub fn bench(root: &Path, quick: bool, rest: &[String]) -> Result<()> {
+/// Builds and runs the benchmark; `quick` runs few iterations and leaves BENCHMARKS.md alone; `only`
+/// (`quick-start`) runs that step alone; `rest` goes to the bench binary as it is (`--rows`, `--only`,
+/// `--cold`, ...).
+pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> Result<()> {
     let path = tools::ensure_build_tools(root)?;
+    let quick_start = || {
+        run::step("the quick start's release sizes against the README's", || {
+            crate::quick_start::check(root, &path)
+        })
+    };
+    if only == Some("quick-start") {
+        return quick_start();
+    }
     tools::ensure_browser()?;
     run::step("install Workbox and esbuild (npm ci --prefix bench)", || {
         run::command(&path, "npm", &["ci", "--prefix", "bench", "--no-audit", "--no-fund"])
@@ -64,7 +74,8 @@ pub fn bench(root: &Path, quick: bool, rest: &[String]) -> Result<()> {
         }
         args.extend(rest.iter().map(String::as_str));
         run::cargo(&path, &args)
-    })
+    })?;
+    quick_start()
 }
 
 fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {

@@ -8,6 +8,7 @@ mod chaos;
 #[cfg(test)]
 mod layers;
 mod matrix;
+mod quick_start;
 mod run;
 mod tools;
 
@@ -72,6 +73,10 @@ enum Command {
         /// Few iterations, small caches: check that everything runs; BENCHMARKS.md is left alone.
         #[arg(long)]
         quick: bool,
+        /// Run one step alone: `quick-start` builds the quick start in release and compares its wasm
+        /// sizes with the README's (the bench's last step otherwise).
+        #[arg(long, value_parser = ["quick-start"])]
+        only: Option<String>,
         /// Passed on to the bench binary after `--`, e.g. `-- --rows cold --only cachet,workbox` (see
         /// `cargo run -p cachet-e2e --bin bench -- --help`).
         #[arg(last = true)]
@@ -97,7 +102,7 @@ fn main() -> Result<()> {
         Command::BuildApp => build_app(&tools::ensure_build_tools(&root)?),
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
-        Command::Bench { quick, rest } => bench::bench(&root, quick, &rest),
+        Command::Bench { quick, only, rest } => bench::bench(&root, quick, only.as_deref(), &rest),
         Command::Chaos { quick, fuzz_cases, runs } => chaos::chaos(&root, quick, fuzz_cases, runs),
         Command::Screenshot { out } => screenshot(&root, &out),
     }
