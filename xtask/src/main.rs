@@ -41,7 +41,7 @@ enum Command {
     /// Install the tools only (wasm target, wasm-bindgen CLI, trunk, wasm-opt, Chromium, Firefox ESR,
     /// WebKitGTK, geckodriver, Xvfb, the interop matrix's servers and clients).
     Setup,
-    /// Rewrite the README's interop matrix from the last run of `tests/tests/e2e/interop.rs`
+    /// Rewrite the interop matrix of docs/status.md from the last run of `tests/tests/e2e/interop.rs`
     /// (`target/interop`); `cargo xtask test` does it after the end-to-end tests.
     Matrix,
     /// Build the example app into `dist/` as the end-to-end tests use it (then `cargo test -p cachet-e2e
@@ -98,7 +98,7 @@ fn main() -> Result<()> {
             tools::ensure_other_engines(&path)?;
             tools::ensure_interop(&root, &path)
         }
-        Command::Matrix => matrix::write_readme_table(&root, &root.join("target/interop")),
+        Command::Matrix => matrix::write_status_table(&root, &root.join("target/interop")),
         Command::BuildApp => build_app(&tools::ensure_build_tools(&root)?),
         Command::Demo { port, auth_mode } => demo(&root, port, &auth_mode),
         Command::Test => test(&root),
@@ -325,14 +325,14 @@ fn test(root: &std::path::Path) -> Result<()> {
         run::cargo(&path, &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-kit"])
     })?;
     build_app(&path)?;
-    // The interop matrix writes its rows here; stale ones of an earlier run must not reach the README.
+    // The interop matrix writes its rows here; stale ones of an earlier run must not reach docs/status.md.
     let matrix_runs = root.join("target/interop");
     let _ = std::fs::remove_dir_all(&matrix_runs);
     run::step("end-to-end tests (real app, real backend, headless Chromium)", || {
         run::cargo(&path, &["test", "-p", "cachet-e2e", "--", "--test-threads=1"])
     })?;
-    run::step("the README's interop matrix, from the run (target/interop)", || {
-        matrix::write_readme_table(root, &matrix_runs)
+    run::step("the interop matrix of docs/status.md, from the run (target/interop)", || {
+        matrix::write_status_table(root, &matrix_runs)
     })?;
     println!("[xtask] all tests passed in {:.0?}", started.elapsed());
     Ok(())

@@ -1,13 +1,16 @@
-//! The README's interop matrix, written from the run: `tests/tests/e2e/interop.rs` writes one
+//! The interop matrix of `docs/status.md` ([`STATUS_PAGE`], moved there from the README), written from
+//! the run: `tests/tests/e2e/interop.rs` writes one
 //! `target/interop/<backend>-<browser>.json` per backend and engine (`{backend, browser, order, rows:
-//! [{client, story, outcome}]}`); [`write_readme_table`] renders them, one column per backend and, in
-//! each cell, one mark per engine (Chromium, Firefox, WebKit), between the README's markers.
+//! [{client, story, outcome}]}`); [`write_status_table`] renders them, one column per backend and, in
+//! each cell, one mark per engine (Chromium, Firefox, WebKit), between the page's markers.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
+/// The page that holds the matrix, between its markers.
+pub const STATUS_PAGE: &str = "docs/status.md";
 const BEGIN: &str = "<!-- interop-matrix:begin";
 const END: &str = "<!-- interop-matrix:end -->";
 /// The engines, in the order of a cell's marks.
@@ -86,24 +89,36 @@ pub fn render(folder: &Path) -> Result<String> {
     Ok(table)
 }
 
-/// Replaces the table between the README's markers with the runs in `folder`.
-pub fn write_readme_table(root: &Path, folder: &Path) -> Result<()> {
-    let readme_path = root.join("README.md");
-    let readme = std::fs::read_to_string(&readme_path)?;
-    let begin = readme.find(BEGIN).context("README.md has no interop-matrix:begin marker")?;
-    let begin = begin + readme[begin..].find('\n').context("marker line")? + 1;
-    let end = readme.find(END).context("README.md has no interop-matrix:end marker")?;
+/// Replaces the table between the status page's markers with the runs in `folder`.
+pub fn write_status_table(root: &Path, folder: &Path) -> Result<()> {
+    let page_path = root.join(STATUS_PAGE);
+    let page = std::fs::read_to_string(&page_path)?;
+    let begin =
+        page.find(BEGIN).with_context(|| format!("{STATUS_PAGE} has no interop-matrix:begin marker"))?;
+    let begin = begin + page[begin..].find('\n').context("marker line")? + 1;
+    let end = page.find(END).with_context(|| format!("{STATUS_PAGE} has no interop-matrix:end marker"))?;
     if end < begin {
-        bail!("README.md's interop-matrix markers are out of order");
+        bail!("{STATUS_PAGE}'s interop-matrix markers are out of order");
     }
-    let written = format!("{}{}{}", &readme[..begin], render(folder)?, &readme[end..]);
-    std::fs::write(readme_path, written)?;
+    let written = format!("{}{}{}", &page[..begin], render(folder)?, &page[end..]);
+    std::fs::write(page_path, written)?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `cargo xtask test` writes the matrix there after the end-to-end tests: the markers must be there.
+    #[test]
+    fn the_status_page_holds_the_markers_in_order() -> Result<()> {
+        let page =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(STATUS_PAGE))?;
+        let begin = page.find(BEGIN).context("begin marker")?;
+        let end = page.find(END).context("end marker")?;
+        assert!(begin < end);
+        Ok(())
+    }
 
     #[test]
     fn one_column_per_backend_in_order_one_mark_per_engine() -> Result<()> {
