@@ -1,6 +1,7 @@
 //! Issue 7's acceptance test: a fresh Yew app, set up with `cachet init`, `cachet add auth` and
 //! `cachet add graphql`, builds for wasm32 with the generated modules (and an edited failure check) in
-//! both its page binary and its Service Worker binary.
+//! both its page binary and its Service Worker binary. The same build compiles every Rust snippet of the
+//! README and the guides in `docs/` (issue 36; see `snippets/mod.rs` for the markers that say how).
 //!
 //! The app is built offline into `target/fresh-app` of this workspace, with this workspace's
 //! `Cargo.lock` and dev profile, so its dependencies compile once and are reused by later runs.
@@ -9,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+mod snippets;
 
 const WASM: &str = "wasm32-unknown-unknown";
 
@@ -211,6 +214,11 @@ fn a_fresh_yew_app_set_up_by_the_cli_builds_for_wasm32() {
     assert_eq!(read(app, cachet_cli::CHECK_PATH), EDITED_CHECK, "generate kept the edited check");
     assert_eq!(read(app, cachet_cli::ADAPTER_PATH), adapter, "generate kept the edited adapter");
 
+    // The README's and the guides' Rust snippets, as their markers say, in the same build.
+    let snippets = snippets::all(&workspace()).unwrap_or_else(|error| panic!("{error}"));
+    let listing =
+        snippets::write_into(app, &workspace(), &snippets).unwrap_or_else(|error| panic!("{error}"));
+
     // The app's Service Worker binary is generated; the page binary uses the lib.
     let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -224,12 +232,22 @@ fn a_fresh_yew_app_set_up_by_the_cli_builds_for_wasm32() {
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the fresh app does not build for {WASM}:\n{log}");
-    assert!(!log.contains("warning"), "the generated code builds without warnings:\n{log}");
+    assert!(
+        output.status.success(),
+        "the fresh app (or a snippet of the docs) does not build for {WASM}:\n{log}\nthe snippets:{listing}"
+    );
+    assert!(
+        !log.contains("warning"),
+        "the generated code and the snippets build without warnings:\n{log}\nthe snippets:{listing}"
+    );
     for binary in ["fresh-app.wasm", "cachet-sw.wasm", "cachet-agent.wasm"] {
         assert!(target_dir.join(WASM).join("debug").join(binary).exists(), "{binary} was built");
     }
-    eprintln!("fresh app built for {WASM} in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "fresh app and {} snippets built for {WASM} in {:.1} s",
+        snippets.len(),
+        started.elapsed().as_secs_f64()
+    );
 }
 
 #[test]
