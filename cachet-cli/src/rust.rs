@@ -275,12 +275,17 @@ pub fn render_graphql(config: &Config) -> String {
     out
 }
 
+/// The worker binaries' allocator (`cachet_worker::Allocator`: talc on wasm, smaller than the default).
+const ALLOCATOR: &str = "// The worker's allocator: smaller than Rust's default on wasm (cachet_kit::worker::Allocator).\n\
+                         #[global_allocator]\n\
+                         static ALLOCATOR: cachet_kit::worker::Allocator = cachet_kit::worker::allocator();\n";
+
 /// `src/bin/cachet-sw.rs`: the Service Worker binary, with the app's failure check when auth is on.
 pub fn render_sw_bin(config: &Config) -> String {
     let mut out = format!(
         "{GENERATED_HEADER}\n\
          //! cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,\n\
-         //! loaded by `service-worker.js`).\n"
+         //! loaded by `service-worker.js`).\n\n{ALLOCATOR}"
     );
     if config.features.auth.enabled {
         out.push_str(
@@ -308,6 +313,8 @@ pub fn render_agent_bin() -> String {
          //! `cachet-agent_bg.wasm`, started by `<CachetProvider>`).\n\
          \n\
          use cachet_kit::yew_agent::Registrable;\n\
+         \n\
+         {ALLOCATOR}\
          \n\
          fn main() {{\n    \
              cachet_kit::worker::agent::CachetAgent::registrar().register();\n\

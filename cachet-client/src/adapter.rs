@@ -164,7 +164,7 @@ pub fn bearer_headers(auth: Option<&AuthData>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// `POST path`, the refresh contract of the bearer adapter (README, "The refresh contract"):
+/// `POST path`, the refresh contract of the bearer adapter (docs/auth.md, "The refresh contract"):
 ///
 /// - the request carries `Authorization: Bearer <old token>` when this page holds one, and the browser's
 ///   same-origin cookies (never `omit`): a server may keep its refresh token in an httpOnly cookie. With

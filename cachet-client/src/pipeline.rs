@@ -1,7 +1,7 @@
 //! One request, from the client's side: where it is answered, with which auth, and what is cached.
 //!
 //! Every request is first built with cachet's request headers, exactly as a plain HTTP client would send
-//! them to the Service Worker (README's header table): `X-SW-Strategy`, `X-Cachet-Tags`,
+//! them to the Service Worker (docs/graphql.md's header table): `X-SW-Strategy`, `X-Cachet-Tags`,
 //! `X-Cachet-Invalidate`, `X-Cachet-Queue-Offline` and `X-Cachet-Auth: 1`. The core classifies it
 //! ([`cachet_core::classify::classify_request`], [`cachet_core::partition::partition_for`]) with the same
 //! config the Service Worker reads. Then:

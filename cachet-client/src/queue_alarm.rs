@@ -20,11 +20,11 @@ use cachet_core::protocol::storage::{
     DATABASE as STORE_DATABASE, QUEUE as STORE_NAME, QUEUE_KEY as STORE_KEY,
 };
 use cachet_core::protocol::PageToSw;
+use cachet_idb::TransactionMode;
 use futures::channel::mpsc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use gloo::events::EventListener;
-use rexie::{Rexie, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::locks::{acquire, now_ms};
@@ -105,13 +105,11 @@ async fn read_queue() -> Result<Option<String>, Error> {
     if !database_exists().await? {
         return Ok(None);
     }
-    let idb =
-        |error: rexie::Error| Error::js("read the mutation queue", JsValue::from_str(&error.to_string()));
+    let idb = |error: JsValue| Error::js("read the mutation queue", error);
     // Opened at the version it has (no upgrade, nothing created: the worker owns the layout).
-    let database = Rexie::builder(STORE_DATABASE).build().await;
-    let database = database.map_err(idb)?;
+    let database = cachet_idb::open(STORE_DATABASE, None, &[]).await.map_err(idb)?;
     let stored = async {
-        let transaction = database.transaction(&[STORE_NAME], TransactionMode::ReadOnly)?;
+        let transaction = cachet_idb::transaction(&database, &[STORE_NAME], TransactionMode::Readonly)?;
         transaction.store(STORE_NAME)?.get(JsValue::from_str(STORE_KEY)).await
     }
     .await;

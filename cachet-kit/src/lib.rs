@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`yew`] (feature `yew`, default) | `cachet-yew`, whole: its surface is the provider and the hooks | `<CachetProvider>`, the `use_cachet_*` hooks, `<CachetDevtools />` |
 //! | [`client`] | `cachet-client` | the page client: [`client::Client`], its builder, options and results, the auth adapters, an injectable network |
-//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::CachetAgent`]) |
+//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::CachetAgent`]), and their allocator ([`worker::Allocator`]) |
 //! | [`core`] | `cachet-core` | the config ([`core::config`]), the strategies, the header names an app reads or sends ([`core::protocol::headers`]) |
 //! | [`yew_agent`] (feature `yew`) | `yew-agent` | `Registrable`, for the agent binary |
 //! | [`serde`], [`serde_json`] | | what the generated modules use, so the app needs no dependency of its own for them |
@@ -51,7 +51,7 @@ pub mod worker {
     pub mod agent {
         pub use cachet_worker::agent::CachetAgent;
     }
-    pub use cachet_worker::Error;
+    pub use cachet_worker::{allocator, Allocator, Error};
 }
 
 /// The rules' types an app names: its config, strategies, the auth-failure check, cachet's headers.

@@ -107,29 +107,30 @@ impl Error {
 /// Waits for `transaction` to commit; `operation` names what it wrote. An aborted transaction is an
 /// error, not a success: IndexedDB reports a full storage (`QuotaExceededError`) by aborting the
 /// transaction at commit, after every request in it succeeded, and a stopped worker aborts it too.
-pub async fn commit(transaction: rexie::Transaction, operation: &'static str) -> Result<(), Error> {
-    let outcome = transaction.done().await.map_err(idb(operation))?;
-    if outcome.is_committed() {
-        Ok(())
-    } else {
-        Err(Error::Js {
-            operation,
-            name: "AbortError".to_owned(),
-            message: "the transaction was aborted (storage full?)".to_owned(),
-        })
+pub async fn commit(transaction: cachet_idb::Transaction, operation: &'static str) -> Result<(), Error> {
+    if transaction.done().await.map_err(idb(operation))? {
+        return Ok(());
     }
+    let cause = match transaction.error() {
+        Some(error) => {
+            let (name, message) = js_name_and_message(&error);
+            format!("{name}: {message}")
+        }
+        None => "storage full?".to_owned(),
+    };
+    Err(Error::Js {
+        operation,
+        name: "AbortError".to_owned(),
+        message: ["the transaction was aborted (", &cause, ")"].concat(),
+    })
 }
 
-/// Maps an IndexedDB (rexie / idb) error of `operation` to [`Error::Js`] named `IndexedDBError`, with
-/// the browser's own words: rexie says only "idb error" for every failure of the layer below, whose own
-/// message names the `DOMException` (`QuotaExceededError: ...`).
-pub(crate) fn idb<E: Into<rexie::Error>>(operation: &'static str) -> impl Fn(E) -> Error {
+/// Maps an IndexedDB error of `operation` (the browser's `DOMException`) to [`Error::Js`] named
+/// `IndexedDBError`, its message the exception's name and message (`QuotaExceededError: ...`).
+pub(crate) fn idb(operation: &'static str) -> impl Fn(JsValue) -> Error {
     move |error| {
-        let message = match &error.into() {
-            rexie::Error::IdbError(inner) => inner.to_string(),
-            other => other.to_string(),
-        };
-        Error::Js { operation, name: "IndexedDBError".to_owned(), message }
+        let (name, message) = js_name_and_message(&error);
+        Error::Js { operation, name: "IndexedDBError".to_owned(), message: [name, message].join(": ") }
     }
 }
 

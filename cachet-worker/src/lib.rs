@@ -21,7 +21,9 @@
 #![allow(clippy::needless_doctest_main)]
 
 pub mod agent;
+mod allocator;
 pub mod error;
 pub mod sw;
 
+pub use allocator::{allocator, Allocator};
 pub use error::Error;

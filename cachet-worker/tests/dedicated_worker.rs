@@ -2,6 +2,10 @@
 //! BroadcastChannel, and the registry deciding who hears what.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use cachet_core::protocol::{
     decode_message, encode_message, encode_sw_event, AgentRequest, AgentResponse, SwEvent, BROADCAST_CHANNEL,
 };

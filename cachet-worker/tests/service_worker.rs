@@ -1,6 +1,10 @@
 //! The strategies, run inside a real Service Worker in headless Chromium.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use std::cell::RefCell;
 use std::rc::Rc;
 

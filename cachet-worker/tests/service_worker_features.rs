@@ -3,6 +3,10 @@
 //! every worker carries out still are.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use std::rc::Rc;
 
 use cachet_core::config::Config;

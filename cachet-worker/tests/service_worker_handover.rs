@@ -4,6 +4,10 @@
 //! changes nothing it stored.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use std::rc::Rc;
 
 use cachet_core::cache_key::auth_fingerprint;

@@ -3,6 +3,10 @@
 //! runs after it, so no other test may see it.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use wasm_bindgen_test::*;
 use web_sys::{Response, ResponseInit};
 

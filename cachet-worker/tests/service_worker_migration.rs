@@ -5,6 +5,10 @@
 //! origin of its own, so the worker's database does not exist before this test writes the legacy ones.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::config::QueueBounds;
 use cachet_core::machines::queue::{QueueEvent, QueueState, QueuedRequest};

@@ -4,6 +4,10 @@
 //! same table in `cachet-client/tests/browser/parity.rs`.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use std::cell::RefCell;
 use std::rc::Rc;
 

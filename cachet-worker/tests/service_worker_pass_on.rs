@@ -5,6 +5,10 @@
 //! malformed GraphQL document, a query (its miss, then its hit) and a mutation all reach the network whole.
 #![allow(clippy::unwrap_used)]
 
+// The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();
+
 use std::rc::Rc;
 
 use cachet_core::config::Config;

@@ -185,8 +185,8 @@ fn build_app(path: &std::ffi::OsStr) -> Result<()> {
 }
 
 /// The crates meant for crates.io (the others say `publish = false`).
-const PUBLISHED: [&str; 6] =
-    ["cachet-core", "cachet-client", "cachet-worker", "cachet-yew", "cachet-cli", "cachet-kit"];
+const PUBLISHED: [&str; 7] =
+    ["cachet-core", "cachet-idb", "cachet-client", "cachet-worker", "cachet-yew", "cachet-cli", "cachet-kit"];
 
 fn test(root: &std::path::Path) -> Result<()> {
     let started = std::time::Instant::now();
@@ -195,6 +195,8 @@ fn test(root: &std::path::Path) -> Result<()> {
     tools::ensure_other_engines(&path)?;
     tools::ensure_interop(root, &path)?;
     let wasm_crates = [
+        "-p",
+        "cachet-idb",
         "-p",
         "cachet-worker",
         "-p",
@@ -213,6 +215,8 @@ fn test(root: &std::path::Path) -> Result<()> {
     // The browser crates are checked and tested for wasm32 only: natively they would only add build time.
     let native_only = [
         "--workspace",
+        "--exclude",
+        "cachet-idb",
         "--exclude",
         "cachet-worker",
         "--exclude",
@@ -293,7 +297,7 @@ fn test(root: &std::path::Path) -> Result<()> {
             "--features",
             features,
         ];
-        for krate in ["cachet-client", "cachet-worker", "cachet-yew", "cachet-kit"] {
+        for krate in ["cachet-idb", "cachet-client", "cachet-worker", "cachet-yew", "cachet-kit"] {
             args.extend(["-p", krate]);
         }
         run::cargo(&path, &args)
@@ -310,6 +314,8 @@ fn test(root: &std::path::Path) -> Result<()> {
                 "test",
                 "--target",
                 "wasm32-unknown-unknown",
+                "-p",
+                "cachet-idb",
                 "-p",
                 "cachet-worker",
                 "-p",

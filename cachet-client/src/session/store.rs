@@ -3,8 +3,9 @@
 //! `clear-pending`, the mark of a purge whose `clear-all` the Service Worker has not acknowledged yet
 //! (see `effects.rs`): it outlives the page and the worker, so the next client start finishes it.
 
-use rexie::{ObjectStore, Rexie, TransactionMode};
+use cachet_idb::{StoreLayout, TransactionMode};
 use wasm_bindgen::JsValue;
+use web_sys::IdbDatabase;
 
 use cachet_core::cache_key::auth_fingerprint;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,8 @@ use crate::Error;
 const STORE: &str = "auth";
 const KEY: &str = "current";
 const CLEAR_PENDING: &str = "clear-pending";
+/// One store, its keys out of line.
+const LAYOUT: [StoreLayout; 1] = [StoreLayout { name: STORE, key_path: None, indexes: &[] }];
 
 /// The record's database (by default `cachet-client`).
 #[derive(Debug, Clone)]
@@ -29,13 +32,8 @@ impl AuthStore {
         AuthStore { database: database.to_owned() }
     }
 
-    async fn open(&self) -> Result<Rexie, Error> {
-        Rexie::builder(&self.database)
-            .version(1)
-            .add_object_store(ObjectStore::new(STORE))
-            .build()
-            .await
-            .map_err(idb("open"))
+    async fn open(&self) -> Result<IdbDatabase, Error> {
+        cachet_idb::open(&self.database, Some(1), &LAYOUT).await.map_err(idb("open"))
     }
 
     /// The record, `None` when absent. An unreadable record (a torn write, another build's) counts as
@@ -76,7 +74,8 @@ impl AuthStore {
 
     async fn read(&self, key: &str) -> Result<Option<String>, Error> {
         let database = self.open().await?;
-        let transaction = database.transaction(&[STORE], TransactionMode::ReadOnly).map_err(idb("read"))?;
+        let transaction =
+            cachet_idb::transaction(&database, &[STORE], TransactionMode::Readonly).map_err(idb("read"))?;
         let store = transaction.store(STORE).map_err(idb("read"))?;
         let value = store.get(JsValue::from_str(key)).await.map_err(idb("read"))?;
         database.close();
@@ -85,7 +84,8 @@ impl AuthStore {
 
     async fn write(&self, key: &str, text: Option<&str>) -> Result<(), Error> {
         let database = self.open().await?;
-        let transaction = database.transaction(&[STORE], TransactionMode::ReadWrite).map_err(idb("write"))?;
+        let transaction =
+            cachet_idb::transaction(&database, &[STORE], TransactionMode::Readwrite).map_err(idb("write"))?;
         let store = transaction.store(STORE).map_err(idb("write"))?;
         let key = JsValue::from_str(key);
         match text {
@@ -96,7 +96,7 @@ impl AuthStore {
         // An aborted transaction (storage full at commit) wrote nothing: an error, not a success.
         let outcome = transaction.done().await.map_err(idb("commit"));
         database.close();
-        if !outcome?.is_committed() {
+        if !outcome? {
             let message = "the auth record's transaction was aborted (storage full?)".to_owned();
             return Err(Error::Storage { operation: "commit", message });
         }
@@ -134,6 +134,10 @@ impl PersistedAuth {
 }
 
 /// Maps a rexie (IndexedDB) error of `operation` to [`Error::Storage`].
-fn idb<E: std::fmt::Display>(operation: &'static str) -> impl Fn(E) -> Error {
-    move |error| Error::Storage { operation, message: error.to_string() }
+/// An IndexedDB failure of `operation` (the browser's `DOMException`): its name and message.
+fn idb(operation: &'static str) -> impl Fn(JsValue) -> Error {
+    move |error| {
+        let (name, message) = crate::error::js_name_and_message(&error);
+        Error::Storage { operation, message: [name, message].join(": ") }
+    }
 }

@@ -23,15 +23,17 @@ use cachet_core::protocol::storage::{
     DATABASE, ENTRIES, GENERATIONS, IDENTITY, LEGACY, META, MIGRATED_KEY, QUEUE, TAGS_INDEX, USE_INDEX,
     VERSION,
 };
-use rexie::{Index, ObjectStore, Rexie, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
+use web_sys::IdbDatabase;
+
+use cachet_idb::{self as idb, IndexLayout, StoreLayout, Transaction, TransactionMode};
 
 use crate::error::{commit, idb};
 use crate::Error;
 
 thread_local! {
     // A handle, not state: after the browser stops the worker, the next start opens the database again.
-    static OPEN: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
+    static OPEN: RefCell<Option<Rc<IdbDatabase>>> = const { RefCell::new(None) };
 }
 
 /// The first open of an instance is one: the identity and the entry index are read at once on a cold
@@ -40,7 +42,7 @@ thread_local! {
 static OPENING: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
 
 /// The instance's connection, opened (creating the database, moving the legacy ones in) on first use.
-pub(crate) async fn open() -> Result<Rc<Rexie>, Error> {
+pub(crate) async fn open() -> Result<Rc<IdbDatabase>, Error> {
     if let Some(database) = OPEN.with(|open| open.borrow().clone()) {
         return Ok(database);
     }
@@ -49,12 +51,12 @@ pub(crate) async fn open() -> Result<Rc<Rexie>, Error> {
         return Ok(database);
     }
     let mut database = build().await?;
-    let names = database.store_names();
+    let names = idb::store_names(&database);
     if !STORES.iter().all(|store| names.iter().any(|name| name == store)) {
         // Created at our version without our layout: a page opened it (pages open it as it is, with no
         // version) after the origin's IndexedDB was cleared. It holds nothing of ours.
         database.close();
-        Rexie::delete(DATABASE).await.map_err(idb("delete the worker's database without its layout"))?;
+        idb::delete(DATABASE).await.map_err(idb("delete the worker's database without its layout"))?;
         database = build().await?;
     }
     migrate(&database).await?;
@@ -66,41 +68,44 @@ pub(crate) async fn open() -> Result<Rc<Rexie>, Error> {
 /// Every object store of the database.
 const STORES: [&str; 5] = [ENTRIES, GENERATIONS, IDENTITY, QUEUE, META];
 
+/// The database's layout: the entry index keyed by URL, with its tag index (one key per tag) and its
+/// use index (`[cache, usedAt]`); the generations keyed by tag; the others keyed out of line.
+const LAYOUT: [StoreLayout; 5] = [
+    StoreLayout {
+        name: ENTRIES,
+        key_path: Some("url"),
+        indexes: &[
+            IndexLayout { name: TAGS_INDEX, key_path: &["tags"], multi_entry: true },
+            IndexLayout { name: USE_INDEX, key_path: &["cache", "usedAt"], multi_entry: false },
+        ],
+    },
+    StoreLayout { name: GENERATIONS, key_path: Some("tag"), indexes: &[] },
+    StoreLayout { name: IDENTITY, key_path: None, indexes: &[] },
+    StoreLayout { name: QUEUE, key_path: None, indexes: &[] },
+    StoreLayout { name: META, key_path: None, indexes: &[] },
+];
+
 /// Opens the database at [`VERSION`], creating it with its layout when it does not exist.
-async fn build() -> Result<Rexie, Error> {
-    Rexie::builder(DATABASE)
-        .version(VERSION)
-        .add_object_store(
-            ObjectStore::new(ENTRIES)
-                .key_path("url")
-                .add_index(Index::new(TAGS_INDEX, "tags").multi_entry(true))
-                .add_index(Index::new_array(USE_INDEX, ["cache", "usedAt"])),
-        )
-        .add_object_store(ObjectStore::new(GENERATIONS).key_path("tag"))
-        .add_object_store(ObjectStore::new(IDENTITY))
-        .add_object_store(ObjectStore::new(QUEUE))
-        .add_object_store(ObjectStore::new(META))
-        .build()
-        .await
-        .map_err(idb("open the worker's database"))
+async fn build() -> Result<IdbDatabase, Error> {
+    idb::open(DATABASE, Some(VERSION), &LAYOUT).await.map_err(idb("open the worker's database"))
 }
 
 /// A transaction on `stores` on the instance's connection; a connection that refuses it (closed by the
 /// browser, which it may do at will) is replaced once.
 pub(crate) async fn transaction(stores: &[&str], mode: TransactionMode) -> Result<Transaction, Error> {
-    if let Ok(transaction) = open().await?.transaction(stores, mode) {
+    if let Ok(transaction) = idb::transaction(&*open().await?, stores, mode) {
         return Ok(transaction);
     }
     OPEN.with(|open| open.borrow_mut().take());
-    open().await?.transaction(stores, mode).map_err(idb("a transaction on the worker's database"))
+    idb::transaction(&*open().await?, stores, mode).map_err(idb("a transaction on the worker's database"))
 }
 
 /// Moves the [`LEGACY`] databases in, unless [`MIGRATED_KEY`] says it was done (see the module docs).
-async fn migrate(database: &Rexie) -> Result<(), Error> {
+async fn migrate(database: &IdbDatabase) -> Result<(), Error> {
     let marker = JsValue::from_str(MIGRATED_KEY);
     {
         let transaction =
-            database.transaction(&[META], TransactionMode::ReadOnly).map_err(idb("migration check"))?;
+            idb::transaction(database, &[META], TransactionMode::Readonly).map_err(idb("migration check"))?;
         let store = transaction.store(META).map_err(idb("meta store"))?;
         if store.get(marker.clone()).await.map_err(idb("read the migration mark"))?.is_some() {
             return Ok(());
@@ -111,15 +116,16 @@ async fn migrate(database: &Rexie) -> Result<(), Error> {
     let mut moved: Vec<(&str, Vec<(JsValue, JsValue)>)> = Vec::new();
     let mut legacy = Vec::new();
     for (name, stores) in LEGACY {
-        let old = Rexie::builder(name).build().await.map_err(idb("open a database of an earlier build"))?;
-        let present = old.store_names();
+        // As it is (no version, no layout): created empty at version 1 when it never existed.
+        let old = idb::open(name, None, &[]).await.map_err(idb("open a database of an earlier build"))?;
+        let present = idb::store_names(&old);
         for store in stores.iter().copied().filter(|store| present.iter().any(|name| name == store)) {
-            let transaction =
-                old.transaction(&[store], TransactionMode::ReadOnly).map_err(idb("read an earlier build"))?;
+            let transaction = idb::transaction(&old, &[store], TransactionMode::Readonly)
+                .map_err(idb("read an earlier build"))?;
             let records = transaction
                 .store(store)
                 .map_err(idb("an earlier build's store"))?
-                .scan(None, None, None, None)
+                .scan(None, None)
                 .await
                 .map_err(idb("read an earlier build's records"))?;
             moved.push((store, records));
@@ -127,7 +133,8 @@ async fn migrate(database: &Rexie) -> Result<(), Error> {
         old.close();
         legacy.push(name);
     }
-    let transaction = database.transaction(&STORES, TransactionMode::ReadWrite).map_err(idb("migration"))?;
+    let transaction =
+        idb::transaction(database, &STORES, TransactionMode::Readwrite).map_err(idb("migration"))?;
     for (name, records) in &moved {
         let store = transaction.store(name).map_err(idb("migration store"))?;
         // The entries and the generations carry their keys (key paths); the others are out of line.
@@ -143,7 +150,8 @@ async fn migrate(database: &Rexie) -> Result<(), Error> {
     commit(transaction, "move the earlier build's databases in").await?;
     for name in legacy {
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(error) = Rexie::delete(name).await {
+            if let Err(error) = idb::delete(name).await {
+                let error = idb("delete the earlier build's database")(error);
                 let message = format!("cachet: deleting the earlier build's database {name}: {error}");
                 web_sys::console::warn_1(&message.into());
             }

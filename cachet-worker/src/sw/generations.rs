@@ -11,7 +11,7 @@ use std::cell::RefCell;
 
 use cachet_core::generations::{GenerationError, Generations, StoredRecord, CLOCK_KEY};
 use cachet_core::join::all_at_once;
-use rexie::TransactionMode;
+use cachet_idb::TransactionMode;
 use wasm_bindgen::JsValue;
 
 use super::tag_index::{Indexed, TagIndex};
@@ -128,7 +128,7 @@ async fn write(index: &TagIndex, change: Write) -> Result<(), Error> {
         }
         Write::Some { puts, deletes } => (false, puts, deletes),
     };
-    let (transaction, store) = index.generations(TransactionMode::ReadWrite).await?;
+    let (transaction, store) = index.generations(TransactionMode::Readwrite).await?;
     if clear {
         store.clear().await.map_err(idb("clear the generations"))?;
     }
@@ -165,7 +165,7 @@ pub(crate) fn snapshot() -> Option<Generations> {
 
 /// Every stored record, with its number fields as read (`None`: missing or not a number).
 async fn read_records(index: &TagIndex) -> Result<Vec<StoredRecord>, Error> {
-    let (_transaction, store) = index.generations(TransactionMode::ReadOnly).await?;
+    let (_transaction, store) = index.generations(TransactionMode::Readonly).await?;
     let records = store.get_all(None, None).await.map_err(idb("read the generations"))?;
     let field = |record: &JsValue, name: &str| js_sys::Reflect::get(record, &name.into()).ok();
     let number = |record: &JsValue, name: &str| field(record, name).and_then(|value| value.as_f64());

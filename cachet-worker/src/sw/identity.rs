@@ -12,7 +12,7 @@ use std::cell::RefCell;
 
 use cachet_core::partition::Identity;
 use cachet_core::protocol::storage::{IDENTITY as STORE, IDENTITY_KEY as KEY};
-use rexie::TransactionMode;
+use cachet_idb::TransactionMode;
 use wasm_bindgen::JsValue;
 
 use super::database;
@@ -29,7 +29,7 @@ pub async fn current() -> Result<Option<Identity>, Error> {
     if let Some(known) = KNOWN.with(|known| known.borrow().clone()) {
         return Ok(known);
     }
-    let transaction = database::transaction(&[STORE], TransactionMode::ReadOnly).await?;
+    let transaction = database::transaction(&[STORE], TransactionMode::Readonly).await?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;
     let value = store.get(JsValue::from_str(KEY)).await.map_err(idb("read the identity"))?;
     let identity = match value.filter(|value| !value.is_undefined() && !value.is_null()) {
@@ -73,7 +73,7 @@ pub async fn forget() -> Result<(), Error> {
 }
 
 async fn write(identity: Option<Identity>) -> Result<(), Error> {
-    let transaction = database::transaction(&[STORE], TransactionMode::ReadWrite).await?;
+    let transaction = database::transaction(&[STORE], TransactionMode::Readwrite).await?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;
     let key = JsValue::from_str(KEY);
     match &identity {

@@ -27,7 +27,7 @@ use std::cell::Cell;
 
 use cachet_core::config::{Config, QueueBounds};
 use cachet_core::machines::queue::{QueueEffect, QueueState};
-use rexie::TransactionMode;
+use cachet_idb::TransactionMode;
 use wasm_bindgen::JsValue;
 
 use super::database;
@@ -53,7 +53,7 @@ thread_local! {
 /// instance, since opening costs more than the read-modify-write of a replay's outcome, 1–9 ms against
 /// 1–3 ms in Chromium, measured for issue 31, and that write is the window in which a stopped worker
 /// forgets a mutation the server applied).
-async fn transaction(mode: TransactionMode) -> Result<rexie::Transaction, Error> {
+async fn transaction(mode: TransactionMode) -> Result<cachet_idb::Transaction, Error> {
     database::transaction(&[STORE], mode).await
 }
 
@@ -96,7 +96,7 @@ fn salvage(value: &JsValue, bounds: QueueBounds, error: &Error, aside: &str) -> 
 /// The stored queue, or an empty one (online) when nothing is stored. A record that does not decode is
 /// [`Error::Core`] with [`cachet_core::Error::StoredState`] naming what was wrong; nothing is changed.
 pub async fn load(bounds: QueueBounds) -> Result<QueueState, Error> {
-    let transaction = transaction(TransactionMode::ReadOnly).await?;
+    let transaction = transaction(TransactionMode::Readonly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     match store.get(JsValue::from_str(STATE_KEY)).await.map_err(idb("read the mutation queue"))? {
         Some(value) => decode(&value, bounds),
@@ -112,7 +112,7 @@ pub async fn update(
     bounds: QueueBounds,
     change: &dyn Fn(QueueState) -> (QueueState, Vec<QueueEffect>),
 ) -> Result<Vec<QueueEffect>, Error> {
-    let transaction = transaction(TransactionMode::ReadWrite).await?;
+    let transaction = transaction(TransactionMode::Readwrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
     let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
@@ -175,7 +175,7 @@ pub(crate) fn is_storage_full(error: &Error) -> bool {
 pub async fn clear() -> Result<(), Error> {
     // The bounds are the config's at every read; these are only written along.
     let bounds = QueueBounds::default();
-    let transaction = transaction(TransactionMode::ReadWrite).await?;
+    let transaction = transaction(TransactionMode::Readwrite).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let key = JsValue::from_str(STATE_KEY);
     let stored = store.get(key.clone()).await.map_err(idb("read the mutation queue"))?;
@@ -189,7 +189,7 @@ pub async fn clear() -> Result<(), Error> {
 /// The records set aside as unreadable, as `(key, text)` (for the tests).
 #[cfg(feature = "test-support")]
 pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
-    let transaction = transaction(TransactionMode::ReadOnly).await?;
+    let transaction = transaction(TransactionMode::Readonly).await?;
     let store = transaction.store(STORE).map_err(idb("mutation queue store"))?;
     let mut kept = Vec::new();
     for key in keys(&store).await? {
@@ -202,7 +202,7 @@ pub async fn unreadable() -> Result<Vec<(String, String)>, Error> {
 }
 
 #[cfg(feature = "test-support")]
-async fn keys(store: &rexie::Store) -> Result<Vec<String>, Error> {
+async fn keys(store: &cachet_idb::Store) -> Result<Vec<String>, Error> {
     let keys = store.get_all_keys(None, None).await.map_err(idb("list the mutation queue"))?;
     Ok(keys.into_iter().filter_map(|key| key.as_string()).collect())
 }

@@ -15,8 +15,8 @@ use cachet_core::protocol::snapshot::{MAX_TAGS, SCAN_BUDGET};
 use cachet_core::protocol::{
     EntryPage, EntryView, IdentityView, NotStoredView, QueueView, SnapshotQuery, StateSnapshot, TagCount,
 };
+use cachet_idb::{KeyRange, TransactionMode};
 use js_sys::Promise;
-use rexie::{Direction, KeyRange, TransactionMode};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::http::await_js;
@@ -116,7 +116,7 @@ async fn entry_page(
     unreadable: &mut Vec<String>,
 ) -> Result<EntryPage, Error> {
     generations::loaded(index).await?;
-    let (_transaction, store) = index.entries(TransactionMode::ReadOnly).await?;
+    let (_transaction, store) = index.entries(TransactionMode::Readonly).await?;
     let size = query.page_size() as usize;
     let mut page = EntryPage::default();
     let mut after = query.after.clone();
@@ -127,8 +127,7 @@ async fn entry_page(
             }
             None => None,
         };
-        let records =
-            store.scan(range, Some(CHUNK), None, None).await.map_err(idb("read the entry index"))?;
+        let records = store.scan(range, Some(CHUNK)).await.map_err(idb("read the entry index"))?;
         let exhausted = records.len() < CHUNK as usize;
         for (key, record) in records {
             page.scanned += 1;
@@ -158,12 +157,11 @@ async fn entry_page(
 
 /// The first [`MAX_TAGS`] distinct tags of the index, each with its number of entries.
 async fn tag_counts(index: &TagIndex) -> Result<Vec<TagCount>, Error> {
-    let (_transaction, store) = index.entries(TransactionMode::ReadOnly).await?;
+    let (_transaction, store) = index.entries(TransactionMode::Readonly).await?;
     let tags = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
-    let unique =
-        tags.scan(None, Some(MAX_TAGS), None, Some(Direction::NextUnique)).await.map_err(idb("list tags"))?;
+    let unique = tags.unique_keys(MAX_TAGS).await.map_err(idb("list tags"))?;
     let mut counts = Vec::new();
-    for (key, _) in unique {
+    for key in unique {
         let Some(tag) = key.as_string() else { continue };
         let range = KeyRange::only(&key).map_err(idb("tag key range"))?;
         let entries = tags.count(Some(range)).await.map_err(idb("count a tag"))?;

@@ -1,5 +1,5 @@
 //! The entry index: every entry the engine stored, with its tags and when it was last used, in IndexedDB
-//! (through rexie), so that invalidating a tag and evicting the least recently used entries never scan
+//! (through [`cachet_idb`]), so that invalidating a tag and evicting the least recently used entries never scan
 //! the cache.
 //!
 //! One object store, `entries`, keyed by the entry's cache URL, each record
@@ -13,7 +13,7 @@
 //! is harmless, so invalidation stays correct.
 
 use cachet_core::protocol::storage::{ENTRIES, GENERATIONS, USE_INDEX};
-use rexie::{KeyRange, Store, Transaction, TransactionMode};
+use cachet_idb::{KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
 
 use super::database;
@@ -127,7 +127,7 @@ impl TagIndex {
             "request": details.request, "variables": details.variables, "size": details.size,
             "strategy": details.strategy });
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
+        let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
         commit(transaction, "commit tags").await?;
@@ -155,7 +155,7 @@ impl TagIndex {
 
     /// The records of every entry carrying at least one of `tags`, each once.
     pub async fn records_tagged(&self, tags: &[String]) -> Result<Vec<Indexed>, Error> {
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
+        let (_transaction, store) = self.entries(TransactionMode::Readonly).await?;
         let index = store.index(TAGS_INDEX).map_err(idb("tag index"))?;
         let mut records: Vec<Indexed> = Vec::new();
         for tag in tags {
@@ -172,14 +172,14 @@ impl TagIndex {
 
     /// Every record of the index (a start-up sweep's one read).
     pub(crate) async fn all_records(&self) -> Result<Vec<Indexed>, Error> {
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
+        let (_transaction, store) = self.entries(TransactionMode::Readonly).await?;
         let records = store.get_all(None, None).await.map_err(idb("read the entry index"))?;
         Ok(records.iter().filter_map(Indexed::read).collect())
     }
 
     /// Marks the entry at `url` used at `now`; nothing when it is not recorded.
     pub async fn touch(&self, url: &str, now: u64) -> Result<(), Error> {
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
+        let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         if let Some(record) = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))? {
             js_sys::Reflect::set(&record, &"usedAt".into(), &JsValue::from_f64(now as f64))
                 .map_err(|e| Error::js("set usedAt", e))?;
@@ -195,7 +195,7 @@ impl TagIndex {
         if self.counts.borrow().iter().any(|(name, known)| name == cache && *known <= keep) {
             return Ok(Vec::new());
         }
-        let (_transaction, store) = self.entries(TransactionMode::ReadOnly).await?;
+        let (_transaction, store) = self.entries(TransactionMode::Readonly).await?;
         let index = store.index(USE_INDEX).map_err(idb("use index"))?;
         let bound =
             |time: f64| js_sys::Array::of2(&JsValue::from_str(cache), &JsValue::from_f64(time)).into();
@@ -216,7 +216,7 @@ impl TagIndex {
 
     /// Forgets every entry.
     pub async fn clear(&self) -> Result<(), Error> {
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
+        let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         store.clear().await.map_err(idb("clear the tag index"))?;
         commit(transaction, "commit clearing").await?;
         self.counts.borrow_mut().clear();
@@ -226,7 +226,7 @@ impl TagIndex {
     /// Forgets the entries at `urls`, all at once, in one transaction.
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
         use cachet_core::join::all_at_once;
-        let (transaction, store) = self.entries(TransactionMode::ReadWrite).await?;
+        let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         // Per entry: read its cache (for the count), then delete it; all entries at once.
         let records = all_at_once(urls.iter().map(|url| {
             let key = JsValue::from_str(url);
@@ -234,7 +234,7 @@ impl TagIndex {
             async move {
                 let record = store.get(key.clone()).await?;
                 store.delete(key).await?;
-                Ok::<_, rexie::Error>(record)
+                Ok::<_, JsValue>(record)
             }
         }))
         .await

@@ -81,7 +81,15 @@ async fn a_purge_interrupted_before_the_worker_answered_is_finished_at_the_next_
         queue_summary(&queue)
     );
     let documents = after.per_cache.get("cachet-graphql-v2").copied().unwrap_or(0);
-    assert_eq!(documents, 0, "the purge was finished at the start: {after:?}");
+    // What the page and the worker said, to tell a purge not asked from one not carried out.
+    let said: Vec<String> = harness
+        .browser_log()
+        .await?
+        .into_iter()
+        .filter(|entry| entry.message.contains("cachet"))
+        .map(|entry| format!("{} {}", entry.level, entry.message))
+        .collect();
+    assert_eq!(documents, 0, "the purge was finished at the start: {after:?}; the console: {said:#?}");
     assert_eq!(queue_summary(&queue), "0 items, 0 dead letters", "the queued mutation went with it");
     assert_eq!(still_marked, json!(false), "the mark is removed once the worker acknowledged");
     start_client(&harness, "cookie", "alice").await?;

@@ -5,7 +5,7 @@
 //! Client, graphql-request), in Chromium.
 //!
 //! Each server's run writes its rows to `target/interop/<server>.json`; `cargo xtask test` renders them
-//! into the README's matrix. A story that fails is a failed test: the table only ever says what ran.
+//! into docs/status.md's matrix. A story that fails is a failed test: the table only ever says what ran.
 
 use anyhow::{bail, ensure, Context, Result};
 use cachet_e2e::{Browser, Foreign, ForeignServer, Harness};
@@ -141,7 +141,7 @@ impl Matrix {
 struct Row {
     client: &'static str,
     story: &'static str,
-    /// `None`: left out for this backend, with the reason in the README's notes.
+    /// `None`: left out for this backend, with the reason in docs/status.md's notes.
     outcome: Option<Result<()>>,
 }
 
@@ -593,7 +593,7 @@ async fn matrix_in(browser: Browser, backend: Backend) -> Result<()> {
 }
 
 /// `target/interop/<backend>-<browser>.json`: `{backend, browser, order, rows: [{client, story, outcome,
-/// error}]}` (`outcome`: `passed`, `failed` or `left out`), read by `cargo xtask test` for the README's
+/// error}]}` (`outcome`: `passed`, `failed` or `left out`), read by `cargo xtask test` for docs/status.md's
 /// matrix.
 fn write_rows(browser: Browser, backend: Backend, rows: &[Row]) -> Result<()> {
     let folder = cachet_e2e::workspace_root().join("target/interop");

@@ -5,3 +5,6 @@
 fn main() {
     cachet_worker::sw::install();
 }
+
+#[global_allocator]
+static ALLOCATOR: cachet_worker::Allocator = cachet_worker::allocator();

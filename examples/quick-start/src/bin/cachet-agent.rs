@@ -4,6 +4,10 @@
 
 use cachet_kit::yew_agent::Registrable;
 
+// The worker's allocator: smaller than Rust's default on wasm (cachet_kit::worker::Allocator).
+#[global_allocator]
+static ALLOCATOR: cachet_kit::worker::Allocator = cachet_kit::worker::allocator();
+
 fn main() {
     cachet_kit::worker::agent::CachetAgent::registrar().register();
 }

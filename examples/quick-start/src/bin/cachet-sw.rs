@@ -2,6 +2,10 @@
 //! cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,
 //! loaded by `service-worker.js`).
 
+// The worker's allocator: smaller than Rust's default on wasm (cachet_kit::worker::Allocator).
+#[global_allocator]
+static ALLOCATOR: cachet_kit::worker::Allocator = cachet_kit::worker::allocator();
+
 fn main() {
     cachet_kit::worker::sw::install();
 }

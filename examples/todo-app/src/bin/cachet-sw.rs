@@ -2,6 +2,10 @@
 //! cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,
 //! loaded by `service-worker.js`).
 
+// The worker's allocator: smaller than Rust's default on wasm (cachet_kit::worker::Allocator).
+#[global_allocator]
+static ALLOCATOR: cachet_kit::worker::Allocator = cachet_kit::worker::allocator();
+
 // The app's failure check, compiled into the Service Worker too: the page client runs the same
 // function (src/cachet/mod.rs), so both sides agree on what an auth failure is.
 #[path = "../cachet/auth/check.rs"]
