@@ -119,6 +119,9 @@ enum Write {
 
 /// The one write path (one state machine in the wasm, see [`read`]).
 async fn write(index: &TagIndex, change: Write) -> Result<(), Error> {
+    super::database::open().await?;
+    // What the open read is no longer what is stored.
+    drop(super::database::take_start_generations());
     let (clear, puts, deletes) = match change {
         Write::All(generations) => {
             let ((clock, floor), tags) = generations.records();
@@ -165,8 +168,14 @@ pub(crate) fn snapshot() -> Option<Generations> {
 
 /// Every stored record, with its number fields as read (`None`: missing or not a number).
 async fn read_records(index: &TagIndex) -> Result<Vec<StoredRecord>, Error> {
-    let (_transaction, store) = index.generations(TransactionMode::Readonly).await?;
-    let records = store.get_all(None, None).await.map_err(idb("read the generations"))?;
+    super::database::open().await?;
+    let records = match super::database::take_start_generations() {
+        Some(records) => records,
+        None => {
+            let (_transaction, store) = index.generations(TransactionMode::Readonly).await?;
+            store.get_all(None, None).await.map_err(idb("read the generations"))?
+        }
+    };
     let field = |record: &JsValue, name: &str| js_sys::Reflect::get(record, &name.into()).ok();
     let number = |record: &JsValue, name: &str| field(record, name).and_then(|value| value.as_f64());
     Ok(records

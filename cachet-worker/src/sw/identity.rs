@@ -29,9 +29,15 @@ pub async fn current() -> Result<Option<Identity>, Error> {
     if let Some(known) = KNOWN.with(|known| known.borrow().clone()) {
         return Ok(known);
     }
-    let transaction = database::transaction(&[STORE], TransactionMode::Readonly).await?;
-    let store = transaction.store(STORE).map_err(idb("identity store"))?;
-    let value = store.get(JsValue::from_str(KEY)).await.map_err(idb("read the identity"))?;
+    database::open().await?;
+    let value = match database::take_start_identity() {
+        Some(value) => value,
+        None => {
+            let transaction = database::transaction(&[STORE], TransactionMode::Readonly).await?;
+            let store = transaction.store(STORE).map_err(idb("identity store"))?;
+            store.get(JsValue::from_str(KEY)).await.map_err(idb("read the identity"))?
+        }
+    };
     let identity = match value.filter(|value| !value.is_undefined() && !value.is_null()) {
         None => None,
         Some(value) => Some(Identity::from_json(&value.as_string().unwrap_or_default())?),
@@ -73,6 +79,9 @@ pub async fn forget() -> Result<(), Error> {
 }
 
 async fn write(identity: Option<Identity>) -> Result<(), Error> {
+    database::open().await?;
+    // What the open read is no longer what is stored.
+    drop(database::take_start_identity());
     let transaction = database::transaction(&[STORE], TransactionMode::Readwrite).await?;
     let store = transaction.store(STORE).map_err(idb("identity store"))?;
     let key = JsValue::from_str(KEY);
