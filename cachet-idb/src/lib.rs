@@ -267,6 +267,24 @@ fn count_of(result: JsValue) -> u32 {
     result.as_f64().unwrap_or(0.0) as u32
 }
 
+/// `getAll` (or `getAllKeys` when `keys`) of `source` over `range`, at most `limit`: one function for
+/// an object store and an index (see [`Index::as_store`]), one state machine in the wasm.
+async fn read_all(
+    source: &IdbObjectStore,
+    keys: bool,
+    range: Option<KeyRange>,
+    limit: Option<u32>,
+) -> Result<Vec<JsValue>, JsValue> {
+    let query = query(range.as_ref());
+    let request = match (keys, limit) {
+        (false, Some(limit)) => source.get_all_with_key_and_limit(&query, limit)?,
+        (false, None) => source.get_all_with_key(&query)?,
+        (true, Some(limit)) => source.get_all_keys_with_key_and_limit(&query, limit)?,
+        (true, None) => source.get_all_keys_with_key(&query)?,
+    };
+    settled(&request).await.map(values)
+}
+
 /// An object store of a transaction.
 pub struct Store(IdbObjectStore);
 
@@ -302,11 +320,7 @@ impl Store {
         range: Option<KeyRange>,
         limit: Option<u32>,
     ) -> Result<Vec<JsValue>, JsValue> {
-        let request = match limit {
-            Some(limit) => self.0.get_all_with_key_and_limit(&query(range.as_ref()), limit)?,
-            None => self.0.get_all_with_key(&query(range.as_ref()))?,
-        };
-        settled(&request).await.map(values)
+        read_all(&self.0, false, range, limit).await
     }
 
     /// The keys in `range` (all when `None`), in order, at most `limit`.
@@ -315,11 +329,7 @@ impl Store {
         range: Option<KeyRange>,
         limit: Option<u32>,
     ) -> Result<Vec<JsValue>, JsValue> {
-        let request = match limit {
-            Some(limit) => self.0.get_all_keys_with_key_and_limit(&query(range.as_ref()), limit)?,
-            None => self.0.get_all_keys_with_key(&query(range.as_ref()))?,
-        };
-        settled(&request).await.map(values)
+        read_all(&self.0, true, range, limit).await
     }
 
     /// The keys with their values in `range` (all when `None`), in key order, at most `limit`: one read
@@ -353,11 +363,7 @@ impl Index {
         range: Option<KeyRange>,
         limit: Option<u32>,
     ) -> Result<Vec<JsValue>, JsValue> {
-        let request = match limit {
-            Some(limit) => self.0.get_all_with_key_and_limit(&query(range.as_ref()), limit)?,
-            None => self.0.get_all_with_key(&query(range.as_ref()))?,
-        };
-        settled(&request).await.map(values)
+        read_all(self.as_store(), false, range, limit).await
     }
 
     /// The primary keys of the records whose index key is in `range`, in index order, at most `limit`.
@@ -366,11 +372,13 @@ impl Index {
         range: Option<KeyRange>,
         limit: Option<u32>,
     ) -> Result<Vec<JsValue>, JsValue> {
-        let request = match limit {
-            Some(limit) => self.0.get_all_keys_with_key_and_limit(&query(range.as_ref()), limit)?,
-            None => self.0.get_all_keys_with_key(&query(range.as_ref()))?,
-        };
-        settled(&request).await.map(values)
+        read_all(self.as_store(), true, range, limit).await
+    }
+
+    /// The index seen as a store, for [`read_all`]: `IDBIndex` has `getAll` and `getAllKeys` with the
+    /// same arguments and meaning (over index keys), and web-sys calls them by name on the object.
+    fn as_store(&self) -> &IdbObjectStore {
+        self.0.unchecked_ref()
     }
 
     /// How many records have an index key in `range`.
