@@ -9,8 +9,8 @@
 //! |---|---|---|
 //! | `service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
 //! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config) and `self.CACHET_ROUTES` (the shim's route table) |
-//! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_kit::worker::sw::install()`, or with auth `install_with` the app's failure check |
-//! | `src/bin/cachet-agent.rs` | every run | the agent's binary: cachet's yew-agent worker, which `<CachetProvider>` starts |
+//! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_kit::worker::sw::install()`, or with auth `install_with` the app's failure check; `#[global_allocator]` `cachet_kit::worker::Allocator` |
+//! | `src/bin/cachet-agent.rs` | every run | the agent's binary: cachet's yew-agent worker, which `<CachetProvider>` starts, on the same allocator |
 //! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_kit::client::Client`, built on first use), `builder()`, `fetch_with_cache`, `<Provider>` (`<CachetProvider>` on `client()`), and re-exports the hooks |
 //! | `src/cachet/config.rs` | every run | `CONFIG_JSON`, `config()`, `AUTH_ENABLED`, `AUTH_TYPE`, `AUTH_WITH_CREDENTIALS`, `AUTH_ROUTE_PATHS`, `GRAPHQL_ENABLED`, `GQL_ENDPOINTS` |
 //! | `src/cachet/auth/mod.rs` | every run, with auth | `set_auth`, `get_auth`, `clear_auth`, `clear_memory_auth`, `ensure_valid_auth`, `is_auth_valid`, `with_auth_headers`, `is_auth_url`, `get_auth_state` over `client()` |
