@@ -60,8 +60,7 @@ pub use features::kit_features;
 pub use rust::{render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
 pub use trunk::{
-    wire_trunk_app, Dependency, BUILD_STAMP, CARGO_TOML, INDEX_HTML, TRUNK_TOML, WASM_BINDGEN_TOOL,
-    WASM_OPT_TOOL,
+    wire_trunk_app, Dependency, BUILD_STAMP, INDEX_HTML, TRUNK_TOML, WASM_BINDGEN_TOOL, WASM_OPT_TOOL,
 };
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
@@ -74,6 +73,8 @@ pub const SW_CONFIG_PATH: &str = "cachet-sw-config.js";
 /// `<CachetProvider>` register it) to control the whole site. A site served from the app directory as
 /// it is, or a trunk build (`copy-file` puts a file at the root of `dist/`), both serve it there.
 pub const SW_SHIM_PATH: &str = "service-worker.js";
+/// The app's manifest (trunk's app: `cachet init --trunk` edits it; `cachet doctor` reads it).
+pub const CARGO_TOML: &str = "Cargo.toml";
 /// The Service Worker binary.
 pub const SW_BIN_PATH: &str = "src/bin/cachet-sw.rs";
 /// The agent's binary (the yew-agent worker `<CachetProvider>` starts).

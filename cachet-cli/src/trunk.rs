@@ -14,7 +14,7 @@ use std::path::Path;
 
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table};
 
-use crate::CliError;
+use crate::{CliError, CARGO_TOML};
 
 /// How the app depends on cachet: the value of `cachet-kit` in its `[dependencies]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,8 +49,6 @@ impl Dependency {
     }
 }
 
-/// The manifest.
-pub const CARGO_TOML: &str = "Cargo.toml";
 /// The page trunk builds.
 pub const INDEX_HTML: &str = "index.html";
 /// trunk's settings.

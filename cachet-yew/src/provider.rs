@@ -134,11 +134,19 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
     }
 }
 
+/// The provider's context; `hook` names the caller in the panic message.
+#[hook]
+pub(crate) fn use_cachet_context(hook: &'static str) -> CachetContext {
+    use_context::<CachetContext>().unwrap_or_else(|| {
+        panic!("{hook} must be used inside <CachetProvider>: wrap your app's root in <CachetProvider>")
+    })
+}
+
 /// Reports the page client's auth state to the agent: once restored, and on every change made here or
 /// in another tab (the client hears those over the `cachet-auth` channel). The agent tells every hook.
 #[function_component]
 fn AuthRelay() -> Html {
-    let client = crate::use_cachet_client();
+    let client = use_cachet_context("AuthRelay").client;
     let bridge = use_agent_bridge(|_| {});
     use_effect_with(client, move |client| {
         let report = {

@@ -5,7 +5,7 @@ use cachet_core::protocol::AgentResponse;
 use yew::prelude::*;
 
 use crate::agent_bridge::use_agent_bridge;
-use crate::use_cachet_client::use_cachet_context;
+use crate::provider::use_cachet_context;
 
 /// The handle of [`use_cachet_auth`]: `{ authenticated, auth, online, set_auth, clear_auth }`; `set_auth`
 /// and `clear_auth` with the cargo feature `auth` (without it the state says who is signed in: nobody,

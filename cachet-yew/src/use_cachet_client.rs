@@ -3,15 +3,7 @@
 use cachet_client::Client;
 use yew::prelude::*;
 
-use crate::CachetContext;
-
-/// The provider's context; `hook` names the caller in the panic message.
-#[hook]
-pub(crate) fn use_cachet_context(hook: &'static str) -> CachetContext {
-    use_context::<CachetContext>().unwrap_or_else(|| {
-        panic!("{hook} must be used inside <CachetProvider>: wrap your app's root in <CachetProvider>")
-    })
-}
+use crate::provider::use_cachet_context;
 
 /// The page client of the surrounding [`CachetProvider`](crate::CachetProvider), for what the other hooks
 /// do not cover (awaiting a login, `fetch_with_gql`, `invalidate_by_tag`).

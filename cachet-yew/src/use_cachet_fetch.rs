@@ -10,8 +10,8 @@ use serde::de::DeserializeOwned;
 use yew::prelude::*;
 
 use crate::agent_bridge::use_agent_bridge;
+use crate::provider::use_cachet_context;
 use crate::query::{decode_as, DataRequest, Decode, Driver, RefetchOptions, UseCachetQueryHandle};
-use crate::use_cachet_client::use_cachet_context;
 
 /// The handle of [`use_cachet_fetch`].
 pub type UseCachetFetchHandle<T> = UseCachetQueryHandle<T>;

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use yew::prelude::*;
 
+use crate::provider::use_cachet_context;
 use crate::query::{guess_hit_queries, Data, Guess};
-use crate::use_cachet_client::use_cachet_context;
 
 /// Where a mutation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use cachet_core::protocol::{AgentRequest, AgentResponse, SwEvent};
 use yew::prelude::*;
 
 use crate::agent_bridge::use_agent_bridge;
-use crate::use_cachet_client::use_cachet_context;
+use crate::provider::use_cachet_context;
 
 /// The latest event the Service Worker broadcast since this component mounted (`None` before the first),
 /// delivered through cachet's agent hub. Re-renders the component on every event.

@@ -4,8 +4,9 @@
 //! module spread over a folder (`session/`) is one node; a file the root mounts under another name
 //! (`#[path = "session_off.rs"] mod session;`) is that module.
 //!
-//! The tests hold the page client (`cachet-client`) and the core to no cycle among their modules (issue
-//! 33: the client's parts never reach back to the client that holds them).
+//! The tests hold every crate to no cycle among its modules, and the worker's engine (`sw/`, whose
+//! parts name each other `super::x`) to none among its parts (issue 33: the client's parts never reach
+//! back to the client that holds them; one module's rule never needs another's that needs it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -57,17 +58,17 @@ fn code_of(text: &str) -> String {
     code
 }
 
-/// The first path segment of each item a `crate::` path names: one for `crate::a::b`, one per item of
-/// `crate::{a::b, C}`.
-fn named_after_crate(code: &str) -> Vec<String> {
+/// The first path segment of each item a path starting with `prefix` (`crate::`, or `super::` inside a
+/// module's folder) names: one for `crate::a::b`, one per item of `crate::{a::b, C}`.
+fn named_after(code: &str, prefix: &str) -> Vec<String> {
     let ident =
         |rest: &str| -> String { rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
     let mut names = Vec::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
+    while let Some(at) = rest.find(prefix) {
         let before = rest[..at].chars().next_back();
-        rest = &rest[at + "crate::".len()..];
-        // `$crate::` in a macro, or a longer identifier ending in `crate`.
+        rest = &rest[at + prefix.len()..];
+        // `$crate::` in a macro, or a longer identifier ending in `crate` (or `super`).
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
             continue;
         }
@@ -103,21 +104,50 @@ fn named_after_crate(code: &str) -> Vec<String> {
     names
 }
 
-/// The module graph of the crate whose sources are in `src` (its root is `lib.rs`).
+/// Whether `name` is a plain identifier (not a macro's `$name`).
+fn is_ident(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The module graph of the crate whose sources are in `src` (its root is `lib.rs`, or `main.rs` for a
+/// binary).
 pub(crate) fn graph(src: &Path) -> std::io::Result<Graph> {
-    let root = code_of(&std::fs::read_to_string(src.join("lib.rs"))?);
+    let root = if src.join("lib.rs").exists() { "lib.rs" } else { "main.rs" };
+    graph_of(src, root, &["crate::"])
+}
+
+/// The graph of the modules declared in `src`'s `root` file and kept in `src` (a crate's `src/` and
+/// `lib.rs`, or a module's folder and its `mod.rs`), naming each other by a path starting with one of
+/// `prefixes`.
+fn graph_of(src: &Path, root_file: &str, prefixes: &[&str]) -> std::io::Result<Graph> {
+    let root = code_of(&std::fs::read_to_string(src.join(root_file))?);
     // The modules the root declares, and the files mounted under another name.
     let mut modules = BTreeSet::new();
     let mut mounted = BTreeMap::new();
     let mut path_attribute = None;
+    // Inside a macro's block (`parts! { engine; store; }`, as the worker's `sw` declares its parts), a
+    // lone `name;` declares a module.
+    let mut in_macro = false;
     for line in root.lines().map(str::trim) {
+        if in_macro {
+            in_macro = line != "}";
+            if let Some(name) = line.strip_suffix(';').filter(|name| is_ident(name)) {
+                modules.insert(name.to_owned());
+            }
+            continue;
+        }
+        in_macro = line.ends_with("! {");
         if let Some(path) = line.strip_prefix("#[path = \"").and_then(|rest| rest.strip_suffix("\"]")) {
             path_attribute = Some(path.trim_end_matches(".rs").to_owned());
             continue;
         }
         let declared = line.strip_prefix("pub ").unwrap_or(line);
         let declared = declared.strip_prefix("pub(crate) ").unwrap_or(declared);
-        if let Some(name) = declared.strip_prefix("mod ").and_then(|rest| rest.strip_suffix(';')) {
+        if let Some(name) = declared
+            .strip_prefix("mod ")
+            .and_then(|rest| rest.strip_suffix(';'))
+            .filter(|name| is_ident(name))
+        {
             modules.insert(name.to_owned());
             if let Some(file) = path_attribute.take() {
                 mounted.insert(file, name.to_owned());
@@ -159,11 +189,11 @@ pub(crate) fn graph(src: &Path) -> std::io::Result<Graph> {
         };
         let stem = first.trim_end_matches(".rs");
         let module = mounted.get(stem).cloned().unwrap_or_else(|| stem.to_owned());
-        if module == "lib" || !modules.contains(&module) || path.extension().is_none_or(|ext| ext != "rs") {
+        if !modules.contains(&module) || path.extension().is_none_or(|ext| ext != "rs") {
             continue;
         }
         let code = code_of(&std::fs::read_to_string(&path)?);
-        for name in named_after_crate(&code) {
+        for name in prefixes.iter().flat_map(|prefix| named_after(&code, prefix)) {
             let target = if modules.contains(&name) { Some(&name) } else { reexported.get(&name) };
             if let Some(target) = target.filter(|target| **target != module) {
                 graph.entry(module.clone()).or_default().insert(target.clone());
@@ -218,7 +248,7 @@ mod tests {
             "use crate::{a::B, c, d::{E, F}};\n// crate::comment\nlet x = \"// crate::in_string\"; \
              crate::g::h(); $crate::macro_only; mycrate::no;\n/* crate::block */",
         );
-        assert_eq!(named_after_crate(&code), ["a", "c", "d", "in_string", "g"]);
+        assert_eq!(named_after(&code, "crate::"), ["a", "c", "d", "in_string", "g"]);
     }
 
     #[test]
@@ -252,6 +282,22 @@ mod tests {
         let graph = graph(&crate_src("cachet-core"))?;
         assert!(graph.len() > 10, "{graph:#?}");
         assert_eq!(cycle(&graph), None, "{graph:#?}");
+        Ok(())
+    }
+
+    /// No crate has a cycle among its modules, nor the worker's engine (`sw/`) among its parts (issue 33
+    /// item 3).
+    #[test]
+    fn no_crate_has_a_module_cycle() -> std::io::Result<()> {
+        let crates =
+            ["cachet-worker", "cachet-yew", "cachet-api", "cachet-cli", "cachet-idb", "cachet-kit", "xtask"];
+        for name in crates {
+            let graph = graph(&crate_src(name))?;
+            assert_eq!(cycle(&graph), None, "{name}: {graph:#?}");
+        }
+        let sw = graph_of(&crate_src("cachet-worker").join("sw"), "mod.rs", &["super::", "crate::sw::"])?;
+        assert!(sw.len() > 20 && sw["engine"].contains("store"), "{sw:#?}");
+        assert_eq!(cycle(&sw), None, "cachet-worker's sw: {sw:#?}");
         Ok(())
     }
 }
