@@ -90,7 +90,7 @@ pub(super) fn Panel() -> Html {
     let auth = use_cachet_auth();
     let open = use_state(|| false);
     let query = use_state(SnapshotQuery::default);
-    let snapshot = use_state(|| None::<Result<StateSnapshot, String>>);
+    let snapshot = use_state(|| None::<Result<StateSnapshot, cachet_client::Error>>);
     let journal = use_reducer(Journal::default);
     {
         let (client, journal) = (client.clone(), journal.clone());
@@ -105,7 +105,7 @@ pub(super) fn Panel() -> Html {
             if *open {
                 let query = query.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    let taken = client.devtools_snapshot(query).await.map_err(|error| error.to_string());
+                    let taken = client.devtools_snapshot(query).await;
                     snapshot.set(Some(taken));
                 });
             }

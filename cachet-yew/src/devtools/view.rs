@@ -24,7 +24,7 @@ border-top:2px solid #1d2330;font:12px/1.4 ui-monospace,monospace;color:#1d2330;
 pub(super) struct ViewProps {
     pub(super) open: bool,
     pub(super) query: SnapshotQuery,
-    pub(super) snapshot: Option<Result<StateSnapshot, String>>,
+    pub(super) snapshot: Option<Result<StateSnapshot, cachet_client::Error>>,
     pub(super) lines: Rc<Vec<LogLine>>,
     pub(super) authenticated: bool,
     pub(super) online: bool,
@@ -65,7 +65,7 @@ fn panel(props: &ViewProps) -> Html {
     let on = &props.on_action;
     let body = match &props.snapshot {
         None => html! { <p class="muted">{ "reading the Service Worker…" }</p> },
-        Some(Err(error)) => html! { <p id="cachet-devtools-error">{ error }</p> },
+        Some(Err(error)) => html! { <p id="cachet-devtools-error">{ error.to_string() }</p> },
         Some(Ok(snapshot)) => html! {
             <>
                 { state(snapshot, props) }
