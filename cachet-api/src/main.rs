@@ -18,10 +18,10 @@
 //! | `clearMemoryAuth()` | `undefined` |
 //! | `getAuthState()` | `{ authenticated, auth, online }` |
 //! | `isAuthValid()`, `ensureValidAuth()`, `isAuthUrl(url)` | as in the Rust API |
-//! | `fetchWithCache(url, { auth, method, headers, body, strategy, tags })` | `{ data, status, ok, fromCache, headers }`; `data` is the parsed JSON body (its text when not JSON) |
-//! | `queryGql(query, variables?, options?, endpointIndex?)` | `{ data, fromCache }` |
+//! | `fetchWithCache(url, { auth, method, headers, body, strategy, tags })` | `{ data, status, ok, fromCache, stale, headers }`; `data` is the parsed JSON body (its text when not JSON) |
+//! | `queryGql(query, variables?, options?, endpointIndex?)` | `{ data, fromCache, stale }` (`stale`: the last good answer, given under stale-if-error) |
 //! | `mutateGql(mutation, variables?, options?, endpointIndex?)` | `{ data, queued }` |
-//! | `fetchWithGql(query, variables?, options?, endpointIndex?)` | `{ result, fromCache, status, queued }` |
+//! | `fetchWithGql(query, variables?, options?, endpointIndex?)` | `{ result, fromCache, stale, status, queued }` |
 //! | `invalidateByTag(tags)` | `undefined` |
 //! | `subscribePush(vapidPublicKey)` | the push subscription `{ endpoint, expirationTime, keys }` for the app's server (cookie auth only: see [`push`]) |
 //! | `unsubscribePush()` | the ended subscription, or `null` |
@@ -219,6 +219,7 @@ pub async fn fetch_with_cache(url: String, options: JsValue) -> Result<JsValue, 
         "status": response.status,
         "ok": response.ok(),
         "fromCache": result.from_cache,
+        "stale": result.stale,
         "headers": headers,
     })))
 }
@@ -251,7 +252,7 @@ pub async fn query_gql(
     let options = gql_options(&options, endpoint_index)?;
     let result =
         client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
-    Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache })))
+    Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache, "stale": result.stale })))
 }
 
 /// `mutateGql(mutation, variables, options, endpointIndex)`.
@@ -282,6 +283,7 @@ pub async fn fetch_with_gql(
     Ok(to_js(&json!({
         "result": response.result,
         "fromCache": response.from_cache,
+        "stale": response.stale,
         "status": response.status,
         "queued": response.queued,
     })))

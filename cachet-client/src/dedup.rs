@@ -20,6 +20,15 @@ pub(crate) struct Answer {
     pub(crate) from_cache: bool,
 }
 
+impl Answer {
+    /// Whether it is a stored answer given under stale-if-error (`X-Cachet-Stale`, set by either edge).
+    pub(crate) fn stale(&self) -> bool {
+        cachet_core::protocol::headers::marker_is_set(
+            self.response.header(cachet_core::protocol::headers::STALE_HEADER),
+        )
+    }
+}
+
 type Flight = Shared<LocalBoxFuture<'static, Result<Answer, Error>>>;
 
 /// The reads in flight, by key.

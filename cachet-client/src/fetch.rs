@@ -35,6 +35,9 @@ pub struct FetchResult {
     pub response: HttpResponse,
     /// Whether it came from a cache (the Service Worker's, or the in-page one).
     pub from_cache: bool,
+    /// A stored answer given under stale-if-error (`X-Cachet-Stale: 1`): the network failed or the
+    /// server answered 5xx, and this is the last good answer (`cache.staleIfErrorSeconds`).
+    pub stale: bool,
 }
 
 impl FetchOptions {
@@ -118,7 +121,8 @@ impl Client {
             request.set_header(AUTH_HEADER, "1");
         }
         let answer = self.inner.execute(request, auth).await?;
-        Ok(FetchResult { response: answer.response, from_cache: answer.from_cache })
+        let stale = answer.stale();
+        Ok(FetchResult { response: answer.response, from_cache: answer.from_cache, stale })
     }
 
     /// THE auth-failure check (`isAuthFailureResponse`): `features.auth.failure` of the config (default:

@@ -57,6 +57,9 @@ pub struct GqlResponse {
     pub result: Value,
     /// Whether it came from a cache.
     pub from_cache: bool,
+    /// A stored result given under stale-if-error (`X-Cachet-Stale: 1`): the last good answer, in place
+    /// of a network failure or a server's 5xx.
+    pub stale: bool,
     /// The HTTP status.
     pub status: u16,
     /// The queue id when the Service Worker queued the mutation instead of sending it.
@@ -70,6 +73,8 @@ pub struct QueryResult<T> {
     pub data: T,
     /// Whether it came from a cache.
     pub from_cache: bool,
+    /// The last good result, given under stale-if-error (see [`GqlResponse::stale`]).
+    pub stale: bool,
 }
 
 /// A mutation's data (`{ data }`); `None` with `queued` when it was queued offline.
@@ -144,6 +149,7 @@ impl Client {
             request.set_header(AUTH_HEADER, "1");
         }
         let answer = self.inner.execute(request, options.auth).await?;
+        let stale = answer.stale();
         let response = answer.response;
         let url = if response.url.is_empty() { endpoint.clone() } else { response.url.clone() };
         if self.inner.transport.is_auth_failure(&response) {
@@ -160,7 +166,7 @@ impl Client {
             message: error.to_string(),
         })?;
         let queued = response.header(QUEUED_HEADER).and_then(|id| id.trim().parse().ok());
-        Ok(GqlResponse { result, from_cache: answer.from_cache, status: response.status, queued })
+        Ok(GqlResponse { result, from_cache: answer.from_cache, stale, status: response.status, queued })
     }
 
     /// `queryGql(query, variables, options)`: `data` decoded as `T`, and whether it came from a cache.
@@ -173,7 +179,7 @@ impl Client {
     ) -> Result<QueryResult<T>, Error> {
         let response = self.fetch_with_gql(query, variables, &options).await?;
         let data = data_of(response.result)?;
-        Ok(QueryResult { data, from_cache: response.from_cache })
+        Ok(QueryResult { data, from_cache: response.from_cache, stale: response.stale })
     }
 
     /// `mutateGql(mutation, variables, options)`: `data` decoded as `T`; on success the derived and

@@ -21,6 +21,7 @@ use cachet_core::engine::{
     Source, Store, Storing,
 };
 use cachet_core::handover::HandedRequest;
+use cachet_core::protocol::headers::STALE_HEADER;
 use cachet_core::protocol::SwEvent;
 use cachet_core::protocol::NOT_STORED_HEADER;
 use cachet_core::tags::CACHE_TAGS_HEADER;
@@ -61,6 +62,16 @@ impl Inner {
                     } else {
                         web_sys::console::debug_1(&line.into());
                     }
+                }
+                if served.stale {
+                    served.response.headers.push((STALE_HEADER.to_owned(), "1".to_owned()));
+                    let line = [
+                        "cachet: answered ",
+                        &url,
+                        " from its stored entry, marked stale: the network failed or the server answered 5xx",
+                    ]
+                    .concat();
+                    web_sys::console::info_1(&line.into());
                 }
                 Ok((served.response, served.source == Source::Cache))
             }

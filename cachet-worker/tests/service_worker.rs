@@ -183,7 +183,12 @@ async fn broadcast_reaches_another_channel_of_the_origin() {
 
 /// Bounds that never bind, unless a test narrows them.
 fn roomy() -> CacheBounds {
-    CacheBounds { max_entries: 1_000, max_age_seconds: 86_400, max_body_bytes: 1_000 }
+    CacheBounds {
+        max_entries: 1_000,
+        max_age_seconds: 86_400,
+        max_body_bytes: 1_000,
+        stale_if_error_seconds: 0,
+    }
 }
 
 thread_local! {

@@ -89,8 +89,11 @@ impl parity::Edge for WorkerEdge {
             return Got::Failed;
         };
         let from_cache = response.headers().get(SOURCE_HEADER).unwrap().as_deref() == Some("cache");
+        let stale = response.headers().get("x-cachet-stale").unwrap().as_deref() == Some("1");
         let text = JsFuture::from(response.text().unwrap()).await.unwrap().as_string().unwrap();
-        if from_cache {
+        if stale {
+            Got::Stale(text)
+        } else if from_cache {
             Got::Cache(text)
         } else {
             Got::Network(text)

@@ -100,6 +100,7 @@ impl DataRequest {
                 Ok(Fetched {
                     data: decode(result.data()?).map_err(|message| Error::Decode { what, message })?,
                     from_cache: result.from_cache,
+                    stale: result.stale,
                     server_tags: server_tags.and_then(Result::ok).unwrap_or_default(),
                 })
             }
@@ -107,7 +108,12 @@ impl DataRequest {
                 let result = client.query_gql::<Value>(&query, variables, options).await?;
                 let what = "the GraphQL `data`".to_owned();
                 let data = decode(result.data).map_err(|message| Error::Decode { what, message })?;
-                Ok(Fetched { data, from_cache: result.from_cache, server_tags: Vec::new() })
+                Ok(Fetched {
+                    data,
+                    from_cache: result.from_cache,
+                    stale: result.stale,
+                    server_tags: Vec::new(),
+                })
             }
         }
     }
@@ -159,6 +165,9 @@ pub struct UseCachetQueryHandle<T> {
     pub error: Option<Error>,
     /// Whether `data` came from a cache.
     pub from_cache: bool,
+    /// Whether `data` is the last good answer, given under stale-if-error because the network failed or
+    /// the server answered 5xx (`X-Cachet-Stale`; `cache.staleIfErrorSeconds`).
+    pub stale: bool,
     /// Whether the agent has registered the query's tags: from then on no invalidation is missed.
     pub live: bool,
     /// `data` is the previous request's, shown while this one loads (`keep_previous_data`).
@@ -182,6 +191,7 @@ impl<T> UseCachetQueryHandle<T> {
             data: self.data.as_ref().map(select),
             error: self.error.clone(),
             from_cache: self.from_cache,
+            stale: self.stale,
             live: self.live,
             placeholder: self.placeholder,
             refetch: self.refetch.clone(),
@@ -206,6 +216,7 @@ pub(crate) fn decode_as<T: DeserializeOwned + 'static>(value: Value) -> Result<D
 pub(crate) struct Fetched {
     pub(crate) data: Data,
     pub(crate) from_cache: bool,
+    pub(crate) stale: bool,
     pub(crate) server_tags: Vec<String>,
 }
 
@@ -347,7 +358,13 @@ impl Driver {
                     Ok(fetched) => {
                         *driver.server_tags.borrow_mut() = fetched.server_tags;
                         let now = js_sys::Date::now() as u64;
-                        QueryEvent::Resolved { seq, data: fetched.data, from_cache: fetched.from_cache, now }
+                        QueryEvent::Resolved {
+                            seq,
+                            data: fetched.data,
+                            from_cache: fetched.from_cache,
+                            stale: fetched.stale,
+                            now,
+                        }
                     }
                     Err(error) => QueryEvent::Failed { seq, error },
                 };
@@ -373,6 +390,7 @@ impl Driver {
             data: state.data.as_ref().and_then(|data| data.downcast_ref::<T>()).cloned(),
             error: state.error.clone(),
             from_cache: state.from_cache,
+            stale: state.stale,
             live: self.live.get(),
             placeholder: state.placeholder,
             refetch: refetch.clone(),

@@ -28,6 +28,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[derive(Default)]
 struct FakeServer {
     todos: Cell<u32>,
+    /// GraphQL answers 503 while set (stale-if-error).
+    down: Cell<bool>,
     items: Cell<u32>,
     hits: RefCell<BTreeMap<String, u32>>,
 }
@@ -57,6 +59,11 @@ impl FakeServer {
                 let body: Value = serde_json::from_str(body).unwrap();
                 (json!({ "data": { "page": body["variables"]["page"] } }), vec![])
             }
+            // The server allows its answer to stand in for an error for a minute (RFC 5861).
+            "StaleTodos" => (
+                json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }),
+                vec![("Cache-Control", "stale-if-error=60")],
+            ),
             "GetTodos" | "ListTodos" | "FocusTodos" | "FreshTodos" | "BothTodos" | "DependentTodos"
             | "PolledTodos" | "SuspendedTodos" => {
                 (json!({ "data": { "todos": (0..self.todos.get()).collect::<Vec<_>>() } }), vec![])
@@ -106,6 +113,9 @@ fn client_on(server: &Rc<FakeServer>, database: &str) -> Client {
             init.set_headers(&response_headers);
             if body.contains("RefusedAdd") {
                 init.set_status(422);
+            }
+            if server.down.get() {
+                init.set_status(503);
             }
             Ok(web_sys::Response::new_with_opt_str_and_init(Some(&answer.to_string()), &init).unwrap())
         })
@@ -506,6 +516,42 @@ async fn a_refetch_on_focus_or_reconnect_brings_the_servers_data_even_for_a_cach
     dispatch_on_window("online");
     until(&root, "the list refetched on reconnect", |html| html.contains("3 fresh")).await;
     assert_eq!(server.hits("FreshTodos"), 3, "the reconnect asked the server");
+    app.destroy();
+}
+
+/// A network-first list that shows whether its data is the last good answer (stale-if-error).
+#[function_component]
+fn StaleTodos() -> Html {
+    let options = GqlOptions { strategy: Some(Strategy::NetworkFirst), ..GqlOptions::default() };
+    let todos = use_cachet_gql::<Todos>("query StaleTodos { todos }", None, options);
+    let count = todos.data.as_ref().map(|data| data.todos.len().to_string()).unwrap_or_default();
+    let refetch = {
+        let todos = todos.clone();
+        Callback::from(move |_| todos.refetch())
+    };
+    html! {
+        <>
+            <p id="stale">{ format!("{count} todos, stale {}", todos.stale) }</p>
+            <button id="refetch-stale" onclick={refetch}>{ "refetch" }</button>
+        </>
+    }
+}
+
+/// Issue 35 item 4: the hook's handle says when its data is a stored answer given in place of a 5xx.
+#[wasm_bindgen_test]
+async fn a_query_answered_under_stale_if_error_says_so_in_its_handle() {
+    let server = Rc::new(FakeServer::default());
+    server.todos.set(1);
+    let (root, app) = mount(client_on(&server, "cachet-yew-test-stale"), html! { <StaleTodos /> });
+    until(&root, "the list from the server", |html| html.contains("1 todos, stale false")).await;
+    server.down.set(true);
+    click(&root, "#refetch-stale");
+    until(&root, "the last good list, marked stale", |html| html.contains("1 todos, stale true")).await;
+    assert_eq!(server.hits("StaleTodos"), 2, "the server was asked, and failed");
+    server.down.set(false);
+    server.todos.set(2);
+    click(&root, "#refetch-stale");
+    until(&root, "the server's list again", |html| html.contains("2 todos, stale false")).await;
     app.destroy();
 }
 

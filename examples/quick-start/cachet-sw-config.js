@@ -41,7 +41,8 @@ self.CACHET_CONFIG = {
   "cache": {
     "maxEntries": 200,
     "maxAgeSeconds": 86400,
-    "maxBodyBytes": 1048576
+    "maxBodyBytes": 1048576,
+    "staleIfErrorSeconds": 0
   },
   "queue": {
     "maxItems": 100,

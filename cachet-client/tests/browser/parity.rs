@@ -34,7 +34,9 @@ impl table::Edge for PageEdge {
         match self.client.fetch_with_cache(&path, fetch).await {
             Ok(result) => {
                 let text = String::from_utf8_lossy(&result.response.body).into_owned();
-                if result.from_cache {
+                if result.stale {
+                    table::Got::Stale(text)
+                } else if result.from_cache {
                     table::Got::Cache(text)
                 } else {
                     table::Got::Network(text)

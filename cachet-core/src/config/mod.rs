@@ -20,6 +20,7 @@
 //! | `cache.maxEntries` | integer | `200` | 1–1 000 000; oldest entries are evicted past it |
 //! | `cache.maxAgeSeconds` | integer | `86400` (1 day) | 1–2^53-1; older entries are not served |
 //! | `cache.maxBodyBytes` | integer | `1048576` (1 MiB) | 1–2^53-1; larger responses are not stored |
+//! | `cache.staleIfErrorSeconds` | integer | `0` (off, unless the stored answer says `stale-if-error`) | 0–2^53-1; how long past `maxAgeSeconds` an entry may still answer when the network fails or the server answers 5xx, marked `X-Cachet-Stale: 1` (see [`crate::engine::plan::after_failure`]) |
 //! | `queue.maxItems` | integer | `100` | 1–100 000; the queue refuses more |
 //! | `queue.maxAttempts` | integer | `5` | 1–1000; then the mutation is dead-lettered |
 //! | `queue.backoffBaseMs` | integer | `1000` | 1–2^53-1 |
@@ -135,6 +136,9 @@ pub struct CacheBounds {
     pub max_age_seconds: u64,
     /// Responses larger than this are not stored.
     pub max_body_bytes: u64,
+    /// How long past `max_age_seconds` an entry may still answer in place of a failure (stale-if-error);
+    /// a stored answer's own `Cache-Control: stale-if-error=N` can make it longer.
+    pub stale_if_error_seconds: u64,
 }
 
 /// `queue`.
@@ -209,7 +213,12 @@ impl Default for StrategyConfig {
 
 impl Default for CacheBounds {
     fn default() -> Self {
-        CacheBounds { max_entries: 200, max_age_seconds: 86_400, max_body_bytes: 1_048_576 }
+        CacheBounds {
+            max_entries: 200,
+            max_age_seconds: 86_400,
+            max_body_bytes: 1_048_576,
+            stale_if_error_seconds: 0,
+        }
     }
 }
 
@@ -240,7 +249,8 @@ impl Config {
         let graphql = features.child("graphql", &["enabled", "endpoints", "honorNoStore"])?;
         let push = PushConfig::read(&features.child("push", &["enabled", "notification"])?)?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
-        let cache = root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes"])?;
+        let cache =
+            root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes", "staleIfErrorSeconds"])?;
         let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
         let defaults = Config::default();
 
@@ -319,6 +329,12 @@ impl Config {
                     "maxBodyBytes",
                     defaults.cache.max_body_bytes,
                     1,
+                    MAX_SAFE_INTEGER,
+                )?,
+                stale_if_error_seconds: cache.integer(
+                    "staleIfErrorSeconds",
+                    defaults.cache.stale_if_error_seconds,
+                    0,
                     MAX_SAFE_INTEGER,
                 )?,
             },

@@ -10,6 +10,10 @@
 //! | network-only | ask the network | never looked up | | error |
 //! | cache-and-network | look up, with the body | serve it, re-fetch in the background, announce the stored answer even when unchanged | ask the network | error |
 //!
+//! When the network step fails (unreachable, or a 5xx answer), [`after_failure`] decides whether the
+//! entry answers instead: network-first's own fallback to a fresh entry, and stale-if-error (RFC 5861)
+//! within `cache.staleIfErrorSeconds` or the stored answer's own `stale-if-error=N`, marked stale.
+//!
 //! An answer from the network is stored ([`storing`]) only when all of these hold, checked in this order
 //! (the first that fails is the [`NotStored`] reason): the strategy stores and the request has an entry
 //! (a request in no partition has none: it is sent as network-only), the status is 2xx, the configured
@@ -201,6 +205,95 @@ pub fn after_network_failure(job: &Job, start: Start) -> AfterNetworkFailure {
     match (job.strategy, start, &job.entry) {
         (Strategy::NetworkFirst, Start::Fetch, Some(_)) => AfterNetworkFailure::FallBack,
         _ => AfterNetworkFailure::Fail,
+    }
+}
+
+/// Why the network step gave no usable answer, for [`after_failure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// No answer at all (unreachable, offline, a timed-out connection).
+    Unreachable,
+    /// The server answered with this 5xx status (`504 Gateway Timeout` included).
+    ServerError(u16),
+}
+
+impl Failure {
+    /// The failure an answer with `status` is, if any: a 5xx.
+    pub fn of_status(status: u16) -> Option<Failure> {
+        (500..600).contains(&status).then_some(Failure::ServerError(status))
+    }
+}
+
+/// What follows a failed network step once the entry is looked up ([`after_failure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterFailure {
+    /// Answer with the entry; `stale` marks it (`X-Cachet-Stale: 1`): served past its life or in place of
+    /// a server's error, under stale-if-error.
+    Serve {
+        /// Served under stale-if-error rather than as the strategy's own fallback.
+        stale: bool,
+    },
+    /// The failure stands (the 5xx answer is given as it is; no answer is an error).
+    Fail,
+}
+
+/// Whether a failed network step makes the runner look the entry up again: a job with an entry whose
+/// strategy both asks the network and reads the store (not network-only, never looked up; not
+/// cache-only, which never asks). A 5xx is looked up too: the stored answer's own `stale-if-error` is
+/// read on it.
+pub fn looks_up_after(job: &Job) -> bool {
+    job.entry.is_some() && !matches!(job.strategy, Strategy::NetworkOnly | Strategy::CacheOnly)
+}
+
+/// The stale-if-error window of an entry, in ms: the longer of `cache.staleIfErrorSeconds` and the
+/// stored answer's own `Cache-Control: stale-if-error=N` (RFC 5861: the server's hint, read when the
+/// entry is needed). Zero: off.
+pub fn stale_if_error_ms(job: &Job, stored_cache_control: Option<&str>) -> u64 {
+    let hinted =
+        stored_cache_control.and_then(|value| directive_seconds(value, "stale-if-error")).unwrap_or(0);
+    job.bounds.stale_if_error_seconds.max(hinted).saturating_mul(1000)
+}
+
+/// The value of a `Cache-Control` directive `name=N` (seconds), when present and a whole number.
+pub fn directive_seconds(cache_control: &str, name: &str) -> Option<u64> {
+    cache_control.split(',').find_map(|directive| {
+        let (key, value) = directive.split_once('=')?;
+        key.trim().eq_ignore_ascii_case(name).then(|| value.trim().trim_matches('"').parse().ok())?
+    })
+}
+
+/// What follows `failure` of a network step that began as `start`, given the entry's age at the lookup
+/// after it (`None`: no entry; `Some(None)`: an entry without a stored-at time) and its stale-if-error
+/// window (`window_ms`, [`stale_if_error_ms`]):
+///
+/// | failure | entry within `cache.maxAgeSeconds` | expired, within the window | older, or none |
+/// |---|---|---|---|
+/// | unreachable | network-first: served (its own fallback, not marked) | served, stale | the error |
+/// | 5xx, window > 0 | served, stale | served, stale | the 5xx |
+/// | 5xx, no window | the 5xx | the 5xx | the 5xx |
+///
+/// A cache-first, stale-while-revalidate or cache-and-network job asked the network because its entry
+/// was absent or expired, so only the window's column applies to it. The entry is the job's own: its key
+/// carries the partition, so another user's answer is never served.
+pub fn after_failure(
+    job: &Job,
+    start: Start,
+    failure: Failure,
+    age_ms: Option<Option<u64>>,
+    window_ms: u64,
+) -> AfterFailure {
+    let Some(age) = age_ms else { return AfterFailure::Fail };
+    let life = job.bounds.max_age_seconds.saturating_mul(1000);
+    let fresh = age.is_none_or(|age| age <= life);
+    let within_window = age.is_none_or(|age| age <= life.saturating_add(window_ms));
+    match failure {
+        Failure::Unreachable if fresh => match after_network_failure(job, start) {
+            AfterNetworkFailure::FallBack => AfterFailure::Serve { stale: false },
+            AfterNetworkFailure::Fail if window_ms > 0 => AfterFailure::Serve { stale: true },
+            AfterNetworkFailure::Fail => AfterFailure::Fail,
+        },
+        _ if window_ms > 0 && within_window => AfterFailure::Serve { stale: true },
+        _ => AfterFailure::Fail,
     }
 }
 

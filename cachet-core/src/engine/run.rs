@@ -14,7 +14,7 @@ use super::commit;
 pub use super::edge::{Host, Network, Store};
 use super::key::EntryKey;
 use super::mutation::Mutation;
-use super::plan::{self, AfterLookup, AfterNetworkFailure, Job, Start, Storing};
+use super::plan::{self, AfterFailure, AfterLookup, Failure, Job, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
 pub use super::response::{Fetched, Hit, Message, Source};
 
@@ -27,6 +27,9 @@ pub struct Served<R> {
     pub source: Source,
     /// For a network answer: whether it was stored (with its tags) or why not.
     pub storing: Option<Storing>,
+    /// A stored answer given under stale-if-error (past its life, or in place of a server's 5xx): the
+    /// edge marks it `X-Cachet-Stale: 1` ([`crate::protocol::headers::STALE_HEADER`]) and says so.
+    pub stale: bool,
 }
 
 /// Why the runner gave no answer.
@@ -78,7 +81,7 @@ impl<R: 'static, S, N, H> Runner<R, S, N, H> {
 /// Answers `job` with its strategy, through the runner's plugins.
 pub async fn run<R, E, S, N, H>(job: Job, runner: Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
-    R: Clone + 'static,
+    R: Clone + Message + 'static,
     E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
@@ -112,7 +115,12 @@ where
 {
     let answered = send(&call, network, plugins)
         .await
-        .map(|fetched| Served { response: fetched.response, source: Source::Network, storing: None })
+        .map(|fetched| Served {
+            response: fetched.response,
+            source: Source::Network,
+            storing: None,
+            stale: false,
+        })
         .map_err(Failed::Edge);
     finish(call, plugins, answered).await
 }
@@ -161,7 +169,7 @@ async fn finish<R: 'static, E: Display>(
                 }
             }
             let Some(response) = instead else { return Err(failed) };
-            Served { response, source: Source::Plugin, storing: None }
+            Served { response, source: Source::Plugin, storing: None, stale: false }
         }
     };
     for plugin in plugins {
@@ -173,7 +181,7 @@ async fn finish<R: 'static, E: Display>(
 /// The strategy's steps, before the last hooks.
 async fn answer<R, E, S, N, H>(job: &Rc<Job>, runner: &Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
-    R: Clone + 'static,
+    R: Clone + Message + 'static,
     E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
@@ -194,32 +202,64 @@ where
                         revalidate_in_background(&job, &background, &stale).await;
                     }));
                 }
-                return Ok(Served { response: hit.response, source: Source::Cache, storing: None });
+                return Ok(Served {
+                    response: hit.response,
+                    source: Source::Cache,
+                    storing: None,
+                    stale: false,
+                });
             }
             (AfterLookup::NotCached, _) => return Err(Failed::NotCached),
             _ => {}
         }
     }
     match fetch_then_store(job, runner).await {
-        Ok((response, storing)) => Ok(Served { response, source: Source::Network, storing: Some(storing) }),
-        Err(error) if N::unreachable(&error) => {
-            let (AfterNetworkFailure::FallBack, Some(entry)) =
-                (plan::after_network_failure(job, first), &job.entry)
-            else {
-                return Err(Failed::Edge(error));
-            };
-            let hit = lookup(job, runner, entry, false).await?;
-            let now = runner.host.now();
-            match (plan::found(job, hit.as_ref().map(|hit| hit.stored_at), now), hit) {
-                (plan::Found::Fresh, Some(hit)) => {
-                    runner.store.used(entry, now);
-                    Ok(Served { response: hit.response, source: Source::Cache, storing: None })
-                }
-                _ => Err(Failed::Edge(error)),
+        Ok((response, status, storing)) => {
+            let failure = Failure::of_status(status).filter(|_| plan::looks_up_after(job));
+            if let Some(served) = match failure {
+                Some(failure) => instead_of_failure(job, runner, first, failure).await,
+                None => None,
+            } {
+                return Ok(served);
+            }
+            Ok(Served { response, source: Source::Network, storing: Some(storing), stale: false })
+        }
+        Err(error) if N::unreachable(&error) && plan::looks_up_after(job) => {
+            match instead_of_failure(job, runner, first, Failure::Unreachable).await {
+                Some(served) => Ok(served),
+                None => Err(Failed::Edge(error)),
             }
         }
         Err(error) => Err(Failed::Edge(error)),
     }
+}
+
+/// The entry served in place of a failed network step, when [`plan::after_failure`] says so (network-first's
+/// fallback, or stale-if-error); `None` leaves the failure standing. A lookup that fails counts as no
+/// entry: the network's failure is the one reported.
+async fn instead_of_failure<R, E, S, N, H>(
+    job: &Job,
+    runner: &Runner<R, S, N, H>,
+    start: Start,
+    failure: Failure,
+) -> Option<Served<R>>
+where
+    R: Message + 'static,
+    S: Store<R, E>,
+    H: Host,
+{
+    let entry = job.entry.as_ref()?;
+    let hit = lookup(job, runner, entry, false).await.ok().flatten();
+    let now = runner.host.now();
+    let age = hit.as_ref().map(|hit| hit.stored_at.map(|at| now.saturating_sub(at)));
+    let hinted = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
+    let window = plan::stale_if_error_ms(job, hinted.as_deref());
+    let AfterFailure::Serve { stale } = plan::after_failure(job, start, failure, age, window) else {
+        return None;
+    };
+    let hit = hit?;
+    runner.store.used(entry, now);
+    Some(Served { response: hit.response, source: Source::Cache, storing: None, stale })
 }
 
 /// The store's entry, as the plugins let it be used (`cached_response_will_be_used`: refused counts as
@@ -283,11 +323,11 @@ where
 
 /// Asks the network and answers with what it said; the answer is stored, when `commit::decide` says so,
 /// in the background (Workbox's order: the store costs the answer nothing). The storing decided is
-/// returned; what the store made of it is reported to the host.
+/// returned, with the answer's status; what the store made of it is reported to the host.
 async fn fetch_then_store<R, E, S, N, H>(
     job: &Rc<Job>,
     runner: &Rc<Runner<R, S, N, H>>,
-) -> Result<(R, Storing), E>
+) -> Result<(R, u16, Storing), E>
 where
     R: Clone + 'static,
     E: Display + 'static,
@@ -299,9 +339,9 @@ where
     let fetched = send(&call, &runner.network, &runner.plugins).await?;
     let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
     let (Storing::Store { .. }, Some(entry)) = (&storing, &job.entry) else {
-        return Ok((fetched.response, storing));
+        return Ok((fetched.response, fetched.status, storing));
     };
-    let response = fetched.response.clone();
+    let (response, status) = (fetched.response.clone(), fetched.status);
     let (entry, decided, now) = (entry.clone(), storing.clone(), runner.host.now());
     let (url, job, background) = (entry.url.clone(), job.clone(), runner.clone());
     let work = async move {
@@ -309,7 +349,7 @@ where
         commit::commit(&entry, &job.announce_url, &fetched, decided, store, host, now).await;
     };
     commit::in_background(&runner.host, url, Box::pin(work));
-    Ok((response, storing))
+    Ok((response, status, storing))
 }
 
 /// Asks the network, then stores the answer as [`keep`] decides, before it returns (a background

@@ -65,6 +65,9 @@ pub struct QueryState<T, E> {
     pub data_updated_at: Option<u64>,
     /// Whether `data` came from the Service Worker's cache.
     pub from_cache: bool,
+    /// Whether `data` is a stored answer given under stale-if-error (`X-Cachet-Stale`): the last good
+    /// data, the network or the server having failed.
+    pub stale: bool,
     /// Connectivity as last reported.
     pub online: bool,
     /// Number of the current fetch; answers carrying another number are ignored.
@@ -104,6 +107,8 @@ pub enum QueryEvent<T, E> {
         data: T,
         /// Whether it came from the cache.
         from_cache: bool,
+        /// Whether it is the last good data, given under stale-if-error.
+        stale: bool,
         /// Current time (Unix ms).
         now: u64,
     },
@@ -152,6 +157,7 @@ impl<T, E> QueryState<T, E> {
             error: None,
             data_updated_at: None,
             from_cache: false,
+            stale: false,
             online,
             seq: 0,
             enabled: true,
@@ -203,7 +209,7 @@ impl<T, E> QueryState<T, E> {
                     self.data = before;
                 }
             }
-            QueryEvent::Resolved { seq, data, from_cache, now } if seq == self.seq => {
+            QueryEvent::Resolved { seq, data, from_cache, stale, now } if seq == self.seq => {
                 self.placeholder = false;
                 self.before_guess = None;
                 self.status = QueryStatus::Success;
@@ -212,6 +218,7 @@ impl<T, E> QueryState<T, E> {
                 self.error = None;
                 self.data_updated_at = Some(now);
                 self.from_cache = from_cache;
+                self.stale = stale;
                 if from_cache && self.network_after_cache && !self.fresh_fetch {
                     self.start(&mut effects, true);
                 }

@@ -52,6 +52,11 @@ pub const SOURCE_HEADER: &str = "x-cachet-source";
 /// ([`crate::engine::NotStored::code`], e.g. `server-no-store`): any client, not only cachet's, can tell.
 pub const NOT_STORED_HEADER: &str = "x-cachet-not-stored";
 
+/// The response header on a stored answer given under stale-if-error, in place of a network failure or a
+/// server's 5xx (`1`; [`crate::engine::plan::after_failure`]): the data is the last good answer, not the
+/// server's word now. The page client reads it into its results' `stale`.
+pub const STALE_HEADER: &str = "x-cachet-stale";
+
 /// Whether the header `name` (lower case) is cachet's own: `X-SW-Strategy` and every `X-Cachet-*`. The
 /// network never sees them: either edge strips them before a request leaves.
 pub fn is_cachet_header(name: &str) -> bool {

@@ -51,7 +51,7 @@ fn configs_round_trip_through_pretty_json() {
             "graphql": {"enabled": true, "endpoints": ["/graphql", "/admin/graphql"]}
         },
         "strategy": {"default": "stale-while-revalidate", "graphql": "network-first"},
-        "cache": {"maxEntries": 10, "maxAgeSeconds": 60, "maxBodyBytes": 1024},
+        "cache": {"maxEntries": 10, "maxAgeSeconds": 60, "maxBodyBytes": 1024, "staleIfErrorSeconds": 300},
         "queue": {"maxItems": 3, "maxAttempts": 2, "backoffBaseMs": 10, "backoffMaxMs": 10}
     }"#;
     for text in [
@@ -133,6 +133,10 @@ fn bad_files_get_errors_naming_the_json_path() {
         (
             r#"{"cache": {"maxBodyBytes": 1.5}}"#,
             "cache.maxBodyBytes: expected an integer from 1 to 9007199254740991, got 1.5",
+        ),
+        (
+            r#"{"cache": {"staleIfErrorSeconds": -1}}"#,
+            "cache.staleIfErrorSeconds: expected an integer from 0 to 9007199254740991, got -1",
         ),
         (r#"{"queue": {"maxAttempts": 0}}"#, "queue.maxAttempts: expected an integer from 1 to 1000, got 0"),
         (

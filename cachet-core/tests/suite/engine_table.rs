@@ -216,7 +216,12 @@ impl Host for Fake {
 }
 
 fn bounds() -> CacheBounds {
-    CacheBounds { max_entries: 10, max_age_seconds: MAX_AGE_SECONDS, max_body_bytes: 1_000 }
+    CacheBounds {
+        max_entries: 10,
+        max_age_seconds: MAX_AGE_SECONDS,
+        max_body_bytes: 1_000,
+        stale_if_error_seconds: 0,
+    }
 }
 
 pub(crate) fn get_job(strategy: Strategy) -> Job {
@@ -373,6 +378,82 @@ fn every_strategy_entry_and_network_answer() {
                 outcome(get_job(strategy), held, net),
                 expected,
                 "{strategy} with the entry {held:?}, network {net:?}"
+            );
+        }
+    }
+}
+
+/// A row of the stale-if-error table: strategy, the entry's age past its life in s (`None`: absent;
+/// negative: fresh), the config's window, the stored answer's `Cache-Control`, the outcomes.
+type StaleRow = (Strategy, Option<i64>, u64, Option<&'static str>, [&'static str; 2]);
+
+/// Stale-if-error (issue 35 item 4): the entry answers in place of a network failure or a 5xx, marked
+/// stale, within `cache.staleIfErrorSeconds` or its stored answer's own `stale-if-error=N` past its life;
+/// without either window a 5xx is the answer and an unreachable network fails (network-first's own
+/// fallback to a fresh entry aside, unmarked as before).
+#[test]
+fn stale_if_error_serves_the_last_good_answer_within_its_window() {
+    // (strategy, entry's age past its life in s (None: absent; negative: fresh), config window, stored
+    // answer's Cache-Control, [unreachable, 500])
+    #[rustfmt::skip]
+    let table: Vec<StaleRow> = vec![
+        // No window: today's behaviour.
+        (Strategy::NetworkFirst, Some(-10), 0, None,                        ["cache", "network"]),
+        (Strategy::NetworkFirst, Some(10), 0, None,                         ["ERR unreachable", "network"]),
+        (Strategy::CacheFirst, Some(10), 0, None,                           ["ERR unreachable", "network"]),
+        // The config's window.
+        (Strategy::NetworkFirst, Some(-10), 60, None,                       ["cache", "cache stale"]),
+        (Strategy::NetworkFirst, Some(10), 60, None,                        ["cache stale", "cache stale"]),
+        (Strategy::NetworkFirst, Some(61), 60, None,                        ["ERR unreachable", "network"]),
+        (Strategy::CacheFirst, Some(10), 60, None,                          ["cache stale", "cache stale"]),
+        (Strategy::StaleWhileRevalidate, Some(10), 60, None,                ["cache stale", "cache stale"]),
+        (Strategy::CacheAndNetwork, Some(10), 60, None,                     ["cache stale", "cache stale"]),
+        (Strategy::CacheFirst, None, 60, None,                              ["ERR unreachable", "network"]),
+        // Never looked up, or never asks the network.
+        (Strategy::NetworkOnly, Some(-10), 60, None,                        ["ERR unreachable", "network"]),
+        (Strategy::CacheOnly, Some(10), 60, None,                           ["ERR not-cached", "ERR not-cached"]),
+        // The stored answer's own hint, longer than the config's window, or alone.
+        (Strategy::CacheFirst, Some(100), 0, Some("max-age=60, stale-if-error=300"), ["cache stale", "cache stale"]),
+        (Strategy::CacheFirst, Some(100), 60, Some("stale-if-error=300"),   ["cache stale", "cache stale"]),
+        (Strategy::CacheFirst, Some(301), 60, Some("stale-if-error=300"),   ["ERR unreachable", "network"]),
+        (Strategy::NetworkFirst, Some(-10), 0, Some("Stale-If-Error=\"30\""), ["cache", "cache stale"]),
+        (Strategy::CacheFirst, Some(10), 0, Some("stale-if-error=soon"),    ["ERR unreachable", "network"]),
+    ];
+    for (strategy, past_life, window, hint, expected) in table {
+        for (net, expected) in [Net::Unreachable, Net::ErrorAnswer].into_iter().zip(expected) {
+            let fake = Rc::new(Fake::default());
+            let mut job = get_job(strategy);
+            job.bounds.stale_if_error_seconds = window;
+            let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+            if let Some(past) = past_life {
+                let age_ms = (MAX_AGE_SECONDS as i64 + past) * 1000;
+                let mut stored = Resp::new("good");
+                if let Some(hint) = hint {
+                    stored.headers.push(("cache-control".into(), hint.into()));
+                }
+                fake.entries.borrow_mut().insert(url, (stored, Some(NOW - age_ms as u64), vec![]));
+            }
+            let network = Scripted { net, body: "down".into(), server_tags: None };
+            let got = match futures::executor::block_on(run_with(job, &fake, network, vec![])) {
+                Ok(served) if served.source == Source::Cache => {
+                    assert_eq!(served.response.body, "good");
+                    if served.stale {
+                        "cache stale".to_owned()
+                    } else {
+                        "cache".to_owned()
+                    }
+                }
+                Ok(served) => {
+                    assert!(!served.stale);
+                    assert_eq!(served.response.body, "down");
+                    "network".to_owned()
+                }
+                Err(Failed::NotCached) => "ERR not-cached".into(),
+                Err(Failed::Edge(error)) => format!("ERR {error}"),
+            };
+            assert_eq!(
+                got, expected,
+                "{strategy} {past_life:?}s past its life, window {window}, hint {hint:?}, {net:?}"
             );
         }
     }
@@ -604,6 +685,7 @@ impl parity::Edge for NativeEdge {
         }
         let job = Job::for_request(&class, &Partition::Shared, ORIGIN, &url, &self.config).unwrap();
         match run_with(job, &self.fake, network, plugins).await {
+            Ok(served) if served.stale => parity::Got::Stale(served.response.body),
             Ok(served) if served.source == Source::Cache => parity::Got::Cache(served.response.body),
             Ok(served) => parity::Got::Network(served.response.body),
             Err(_) => parity::Got::Failed,

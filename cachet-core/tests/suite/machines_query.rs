@@ -17,7 +17,7 @@ fn run(state: State, events: Vec<Event>) -> (State, Vec<QueryEffect>) {
 }
 
 fn resolved(seq: u64, data: &'static str) -> Event {
-    QueryEvent::Resolved { seq, data, from_cache: false, now: 10 }
+    QueryEvent::Resolved { seq, data, from_cache: false, stale: false, now: 10 }
 }
 
 #[test]
@@ -27,7 +27,8 @@ fn fetch_succeed_refetch_fail_keeps_the_last_data() {
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);
     let (state, effects) = state.reduce(QueryEvent::Fetch);
     assert_eq!(effects, [], "a running fetch is not duplicated");
-    let (state, _) = state.reduce(QueryEvent::Resolved { seq: 1, data: "v1", from_cache: true, now: 5 });
+    let (state, _) =
+        state.reduce(QueryEvent::Resolved { seq: 1, data: "v1", from_cache: true, stale: false, now: 5 });
     assert_eq!(
         (state.status, state.fetch_status, state.data, state.from_cache),
         (QueryStatus::Success, FetchStatus::Idle, Some("v1"), true)
@@ -184,7 +185,8 @@ fn a_refresh_asks_for_fresh_data_now_or_when_it_can_start() {
 
 #[test]
 fn a_cache_and_network_query_follows_a_cached_answer_with_a_fresh_fetch() {
-    let resolved_from = |seq, data, from_cache| QueryEvent::Resolved { seq, data, from_cache, now: 1 };
+    let resolved_from =
+        |seq, data, from_cache| QueryEvent::Resolved { seq, data, from_cache, stale: false, now: 1 };
     let state = State { network_after_cache: true, ..State::new(true) };
     let (state, effects) = run(state, vec![QueryEvent::Fetch]);
     assert_eq!(effects, [QueryEffect::StartFetch { seq: 1, fresh: false }]);

@@ -68,6 +68,10 @@ const BIG: &str = r#"{"data":{"todos":[{"id":1},{"id":2},{"id":3}]}}"#;
 const OK: Reply = Reply { status: 200, body: DATA, headers: &[] };
 const OK_NEWER: Reply = Reply { status: 200, body: NEWER, headers: &[] };
 const UNREACHABLE: Reply = Reply { status: 0, body: "", headers: &[] };
+/// A good answer whose server allows it to stand in for an error for a minute (RFC 5861).
+const OK_STALE_IF_ERROR: Reply =
+    Reply { status: 200, body: DATA, headers: &[("cache-control", "stale-if-error=60")] };
+const DOWN: Reply = Reply { status: 503, body: "down", headers: &[] };
 /// Never asked: a step expected to be answered from the cache fails loudly if the network is asked.
 const NOT_ASKED: Reply = Reply { status: 599, body: "the network was asked", headers: &[] };
 
@@ -89,6 +93,8 @@ pub enum Answer {
     Cache(&'static str),
     /// From the network, with this body.
     Network(&'static str),
+    /// From the cache under stale-if-error (`X-Cachet-Stale: 1`), with this body.
+    Stale(&'static str),
     /// An error (network failure, or cache-only with nothing stored).
     Failed,
 }
@@ -341,6 +347,26 @@ pub const SCENARIOS: &[Scenario] = &[
         ],
     },
     Scenario {
+        // Stale-if-error (issue 35): the stored answer's own window lets it stand in for a 5xx, marked.
+        name: "a-server-error-is-answered-with-the-last-good-answer-its-server-allowed",
+        steps: &[
+            send(ITEMS, "network-first", OK_STALE_IF_ERROR, Answer::Network(DATA)),
+            send(ITEMS, "network-first", DOWN, Answer::Stale(DATA)),
+            send(QUERY, "network-first", OK_STALE_IF_ERROR, Answer::Network(DATA)),
+            send(QUERY, "network-first", DOWN, Answer::Stale(DATA)),
+            send(QUERY, "network-first", UNREACHABLE, Answer::Cache(DATA)),
+        ],
+    },
+    Scenario {
+        // Without a window (the config's default, no hint) a 5xx is the answer, as before.
+        name: "a-server-error-without-a-window-is-the-answer",
+        steps: &[
+            send(ITEMS, "network-first", OK, Answer::Network(DATA)),
+            send(ITEMS, "network-first", DOWN, Answer::Network("down")),
+            send(ITEMS, "network-first", UNREACHABLE, Answer::Cache(DATA)),
+        ],
+    },
+    Scenario {
         // Disagreement of issue 33: the page invalidated on any 2xx, the worker only on the network's.
         name: "a-mutation-a-plugin-answers-invalidates-nothing",
         steps: &[
@@ -356,6 +382,7 @@ pub const SCENARIOS: &[Scenario] = &[
 pub enum Got {
     Cache(String),
     Network(String),
+    Stale(String),
     Failed,
 }
 
@@ -364,6 +391,7 @@ impl From<Answer> for Got {
         match answer {
             Answer::Cache(body) => Got::Cache(body.to_owned()),
             Answer::Network(body) => Got::Network(body.to_owned()),
+            Answer::Stale(body) => Got::Stale(body.to_owned()),
             Answer::Failed => Got::Failed,
         }
     }

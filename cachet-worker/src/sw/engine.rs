@@ -15,6 +15,7 @@ use cachet_core::config::AuthFailureRule;
 use cachet_core::engine::plugin::Plugins;
 use cachet_core::engine::{run, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing};
 use cachet_core::protocol::SwEvent;
+use cachet_core::protocol::headers::STALE_HEADER;
 use cachet_core::protocol::NOT_STORED_HEADER;
 use cachet_core::tags::CACHE_TAGS_HEADER;
 use js_sys::Promise;
@@ -122,6 +123,9 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
             if let Some(Storing::Skip(reason)) = &served.storing {
                 say_not_stored(&served.response, &url, operation.as_deref(), reason);
             }
+            if served.stale {
+                return say_stale(&served.response, &url, operation.as_deref());
+            }
             Ok(served.response)
         }
         Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
@@ -148,6 +152,23 @@ fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reaso
     super::snapshot::not_stored(url, operation, reason);
     #[cfg(not(feature = "devtools"))]
     let _ = operation;
+}
+
+/// Marks a stored answer given under stale-if-error (`X-Cachet-Stale: 1`, on a response around the
+/// stored one: Cache Storage's headers are immutable) and says so on the console: the page shows the
+/// last good data, not the server's word now.
+fn say_stale(response: &Response, url: &str, operation: Option<&str>) -> Result<Response, Error> {
+    let marked = super::http::remark(response, &[(STALE_HEADER, "1")])?;
+    let line = [
+        "cachet: answered ",
+        url,
+        " ",
+        operation.unwrap_or_default(),
+        " from its stored entry, marked stale: the network failed or the server answered 5xx",
+    ]
+    .concat();
+    web_sys::console::info_1(&line.into());
+    Ok(marked)
 }
 
 /// The network as the worker reaches it: cachet's headers removed, the plugins' headers set, the

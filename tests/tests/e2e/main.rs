@@ -30,6 +30,7 @@ mod readme_quick_start;
 mod server_push;
 mod session_restore;
 mod spec_plain_page;
+mod stale_if_error;
 mod stateless_sw;
 mod static_routes;
 mod storage_quota;

@@ -45,7 +45,8 @@ pub const CONFIG_JSON: &str = r#"{
   "cache": {
     "maxEntries": 200,
     "maxAgeSeconds": 86400,
-    "maxBodyBytes": 1048576
+    "maxBodyBytes": 1048576,
+    "staleIfErrorSeconds": 0
   },
   "queue": {
     "maxItems": 100,
