@@ -241,4 +241,8 @@ impl Network<HttpResponse, Error> for PageNetwork {
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
     }
+
+    fn answer_copy(&self, fetched: &Fetched<HttpResponse>) -> Result<HttpResponse, Error> {
+        Ok(fetched.response.clone())
+    }
 }

@@ -40,6 +40,9 @@ pub trait Network<R, E> {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<R>, E>;
     /// Whether `error` means the network could not be reached (network-first then falls back).
     fn unreachable(error: &E) -> bool;
+    /// The same answer again, for another caller that shared its network call (`flights`): a response of
+    /// its own, built from `fetched` (whose response's body may have been read by its first caller).
+    fn answer_copy(&self, fetched: &Fetched<R>) -> Result<R, E>;
 }
 
 /// Work in the background, the clock, announcements.

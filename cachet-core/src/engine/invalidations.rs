@@ -24,6 +24,8 @@ impl Invalidations {
 
     /// Notes that an invalidation of `tags` (`None`: everything, a clear-all) begins.
     pub fn note(&mut self, tags: Option<&[String]>) {
+        // A request asked from now on sends its own network call (`flights`).
+        super::flights::invalidated();
         self.last += 1;
         self.recent.push_back((self.last, tags.map(<[String]>::to_vec)));
         if self.recent.len() > REMEMBERED {

@@ -6,6 +6,7 @@
 //! - [`plan`]: the decisions: first step, freshness, what follows a lookup or a network failure, whether
 //!   an answer is stored and with which tags, what a background re-fetch announces.
 //! - `commit`: the storing step: decided as the answer arrives, carried out after it is given.
+//! - [`flights`]: one network call for every request of the same entry made while it runs.
 //! - [`invalidations`]: the invalidations begun, which an answer stored after them may predate.
 //! - [`edge`]: the [`Store`], [`Network`] and [`Host`] traits each edge implements for the runner.
 //! - [`mutation`]: a GraphQL mutation's decisions (send or queue behind, its `Idempotency-Key`, which
@@ -19,6 +20,7 @@
 pub mod adopt;
 mod commit;
 pub mod edge;
+pub mod flights;
 pub mod invalidations;
 pub mod key;
 pub mod mutation;

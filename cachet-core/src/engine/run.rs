@@ -12,11 +12,13 @@ use std::rc::Rc;
 
 use super::commit;
 pub use super::edge::{Host, Network, Store};
+use super::flights;
 use super::key::EntryKey;
 use super::mutation::Mutation;
 use super::plan::{self, AfterFailure, AfterLookup, Failure, Job, Start, Storing};
 use super::plugin::{AfterFetch, Call, Plugin, Plugins};
 pub use super::response::{Fetched, Hit, Message, Source};
+use crate::shared::Shared;
 
 /// What the runner answered, and what it did on the way (the parity suite compares these).
 #[derive(Debug, Clone)]
@@ -82,7 +84,7 @@ impl<R: 'static, S, N, H> Runner<R, S, N, H> {
 pub async fn run<R, E, S, N, H>(job: Job, runner: Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
     R: Clone + Message + 'static,
-    E: Display + 'static,
+    E: Clone + Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
     H: Host + 'static,
@@ -182,7 +184,7 @@ async fn finish<R: 'static, E: Display>(
 async fn answer<R, E, S, N, H>(job: &Rc<Job>, runner: &Rc<Runner<R, S, N, H>>) -> Result<Served<R>, Failed<E>>
 where
     R: Clone + Message + 'static,
-    E: Display + 'static,
+    E: Clone + Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
     H: Host + 'static,
@@ -324,32 +326,83 @@ where
 /// Asks the network and answers with what it said; the answer is stored, when `commit::decide` says so,
 /// in the background (Workbox's order: the store costs the answer nothing). The storing decided is
 /// returned, with the answer's status; what the store made of it is reported to the host.
+///
+/// A request for an entry whose network call is already running joins it ([`flights`]): it gets a copy
+/// of that answer ([`Network::answer_copy`]) and the same storing, and sends nothing.
 async fn fetch_then_store<R, E, S, N, H>(
     job: &Rc<Job>,
     runner: &Rc<Runner<R, S, N, H>>,
 ) -> Result<(R, u16, Storing), E>
 where
     R: Clone + 'static,
+    E: Clone + Display + 'static,
+    S: Store<R, E> + 'static,
+    N: Network<R, E> + 'static,
+    H: Host + 'static,
+{
+    let Some(entry) = job.entry.clone() else {
+        let call = runner.call(Some(job));
+        let fetched = send(&call, &runner.network, &runner.plugins).await?;
+        let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
+        return Ok((fetched.response, fetched.status, storing));
+    };
+    let fallback = entry.clone();
+    let (outcome, sent_here) = match flights::join::<R, E>(&entry.url) {
+        Some((done, outcome)) => {
+            done.await;
+            (outcome, false)
+        }
+        None => {
+            let outcome: Rc<flights::Outcome<R, E>> = Rc::default();
+            let (job, runner, filled, url) =
+                (job.clone(), runner.clone(), outcome.clone(), entry.url.clone());
+            let work = Shared::new(Box::pin(async move {
+                let answered = send_then_commit(&job, &runner, entry).await;
+                *filled.borrow_mut() = Some(answered);
+            }));
+            flights::start(url, work.clone(), outcome.clone());
+            work.clone().await;
+            flights::end(&work);
+            (outcome, true)
+        }
+    };
+    let shared = outcome.borrow().clone();
+    // Always filled: the work fills it before it ends. Were it not, this request sends its own.
+    let answered = match shared {
+        Some(answered) => answered,
+        None => send_then_commit(job, runner, fallback).await,
+    };
+    let (fetched, storing) = answered?;
+    let response = if sent_here { fetched.response.clone() } else { runner.network.answer_copy(&fetched)? };
+    Ok((response, fetched.status, storing))
+}
+
+/// Sends `job`'s request, decides its storing and hands the store of `entry` to the background.
+async fn send_then_commit<R, E, S, N, H>(
+    job: &Rc<Job>,
+    runner: &Rc<Runner<R, S, N, H>>,
+    entry: EntryKey,
+) -> Result<(Rc<Fetched<R>>, Storing), E>
+where
+    R: 'static,
     E: Display + 'static,
     S: Store<R, E> + 'static,
     N: Network<R, E> + 'static,
     H: Host + 'static,
 {
     let call = runner.call(Some(job));
-    let fetched = send(&call, &runner.network, &runner.plugins).await?;
+    let fetched = Rc::new(send(&call, &runner.network, &runner.plugins).await?);
     let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
-    let (Storing::Store { .. }, Some(entry)) = (&storing, &job.entry) else {
-        return Ok((fetched.response, fetched.status, storing));
-    };
-    let (response, status) = (fetched.response.clone(), fetched.status);
-    let (entry, decided, now) = (entry.clone(), storing.clone(), runner.host.now());
-    let (url, job, background) = (entry.url.clone(), job.clone(), runner.clone());
-    let work = async move {
-        let (store, host) = (&background.store, &background.host);
-        commit::commit(&entry, &job.announce_url, &fetched, decided, store, host, now).await;
-    };
-    commit::in_background(&runner.host, url, Box::pin(work));
-    Ok((response, status, storing))
+    if let Storing::Store { .. } = &storing {
+        let (decided, now) = (storing.clone(), runner.host.now());
+        let (url, job, background, kept) = (entry.url.clone(), job.clone(), runner.clone(), fetched.clone());
+        let work = async move {
+            let (store, host) = (&background.store, &background.host);
+            commit::commit(&entry, &job.announce_url, &kept, decided, store, host, now).await;
+        };
+        commit::in_background(&runner.host, url, Box::pin(work));
+    }
+    Ok((fetched, storing))
 }
 
 /// Asks the network, then stores the answer as [`keep`] decides, before it returns (a background

@@ -54,6 +54,9 @@ impl Network<Resp, Error> for Script {
     fn unreachable(error: &Error) -> bool {
         *error == Error::Unreachable
     }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        Ok(fetched.response.clone())
+    }
 }
 
 /// A plugin that records which hooks ran, under its name, and does what its fields say.

@@ -198,6 +198,9 @@ impl Network<Resp, Error> for Scripted {
     fn unreachable(error: &Error) -> bool {
         *error == Error::Unreachable
     }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        Ok(fetched.response.clone())
+    }
 }
 
 impl Host for Fake {
@@ -651,6 +654,9 @@ impl Network<Resp, Error> for ReplyNetwork {
     fn unreachable(error: &Error) -> bool {
         *error == Error::Unreachable
     }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        Ok(fetched.response.clone())
+    }
 }
 
 impl parity::Edge for NativeEdge {
@@ -738,4 +744,95 @@ fn a_miss_is_answered_before_it_is_stored_and_a_lookup_waits_for_the_store() {
         let again = again.unwrap_or_else(|error| panic!("{strategy:?}: the second request failed: {error}"));
         assert_eq!((again.source, again.response.body.as_str()), (Source::Cache, "{\"data\":{}}"));
     }
+}
+
+/// A network whose answers wait until the test releases them, counting the calls sent.
+struct Gated {
+    sent: Rc<std::cell::Cell<u32>>,
+    gates: Rc<RefCell<Vec<futures::channel::oneshot::Sender<()>>>>,
+}
+
+impl Network<Resp, Error> for Gated {
+    async fn fetch(&self, _headers: &[(String, String)]) -> Result<Fetched<Resp>, Error> {
+        self.sent.set(self.sent.get() + 1);
+        let (open, wait) = futures::channel::oneshot::channel();
+        self.gates.borrow_mut().push(open);
+        let _ = wait.await;
+        let body = format!("{{\"data\":{{\"call\":{}}}}}", self.sent.get());
+        Ok(Fetched {
+            response: Resp::new(&body),
+            status: 200,
+            body: body.into_bytes(),
+            auth_failure: false,
+            server_tags: None,
+            cache_control: None,
+        })
+    }
+    fn unreachable(error: &Error) -> bool {
+        *error == Error::Unreachable
+    }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        let mut copy = fetched.response.clone();
+        copy.headers.push(("x-copy".into(), "1".into()));
+        Ok(copy)
+    }
+}
+
+/// Issue 35 item 3: requests for one entry made while its network call runs share that call (each gets
+/// an answer of its own, the answer is stored once); another entry (another partition) never shares; a
+/// request made after an invalidation began sends its own.
+#[test]
+fn requests_for_one_entry_share_the_network_call_in_flight() {
+    use futures::task::LocalSpawnExt;
+    let fake = Rc::new(Fake::default());
+    let (sent, gates) = (Rc::new(std::cell::Cell::new(0)), Rc::new(RefCell::new(Vec::new())));
+    let mut pool = futures::executor::LocalPool::new();
+    let answers: Rc<RefCell<Vec<(String, String)>>> = Rc::default();
+    let ask = |job: Job, label: &'static str| {
+        let (fake, answers) = (fake.clone(), answers.clone());
+        let network = Gated { sent: sent.clone(), gates: gates.clone() };
+        async move {
+            let served = run_with(job, &fake, network, vec![]).await.map_err(|_| ()).unwrap_or_else(|()| {
+                panic!("{label}: no answer");
+            });
+            let copy = if served.response.header("x-copy").is_some() { " (copy)" } else { "" };
+            answers.borrow_mut().push((label.to_owned(), format!("{}{copy}", served.response.body)));
+        }
+    };
+    let alice = get_job(Strategy::NetworkFirst);
+    let mut bob = get_job(Strategy::NetworkFirst);
+    bob.entry.as_mut().unwrap().url = "https://app.test/__cachet/get/bob/api%2Fnotes".into();
+    let spawner = pool.spawner();
+    for label in ["tab 1", "tab 2", "tab 3"] {
+        spawner.spawn_local(ask(alice.clone(), label)).unwrap();
+    }
+    spawner.spawn_local(ask(bob.clone(), "bob")).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(sent.get(), 2, "one call for alice's three requests, one for bob's");
+    assert_eq!(cachet_core::engine::flights::in_flight(), 2);
+
+    // An invalidation begins: a request made now sends its own call, the calls in flight still answer.
+    fake.invalidations.borrow_mut().note(Some(&["other".to_owned()]));
+    spawner.spawn_local(ask(alice.clone(), "after")).unwrap();
+    pool.run_until_stalled();
+    assert_eq!(sent.get(), 3, "asked after the invalidation: its own call");
+    for gate in gates.borrow_mut().drain(..) {
+        let _ = gate.send(());
+    }
+    pool.run_until_stalled();
+    fake.settle();
+    let mut answers = answers.borrow().clone();
+    answers.sort();
+    assert_eq!(
+        answers,
+        [
+            ("after".to_owned(), r#"{"data":{"call":3}}"#.to_owned()),
+            ("bob".to_owned(), r#"{"data":{"call":3}}"#.to_owned()),
+            ("tab 1".to_owned(), r#"{"data":{"call":3}}"#.to_owned()),
+            ("tab 2".to_owned(), r#"{"data":{"call":3}} (copy)"#.to_owned()),
+            ("tab 3".to_owned(), r#"{"data":{"call":3}} (copy)"#.to_owned()),
+        ]
+    );
+    assert_eq!(cachet_core::engine::flights::in_flight(), 0, "every call ended");
+    assert_eq!(fake.entries.borrow().len(), 2, "alice's entry and bob's, each stored");
 }

@@ -203,6 +203,12 @@ impl Network<Response, Error> for WorkerNetwork {
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
     }
+
+    /// A new response around the bytes and headers of the shared one (whose body its first caller's
+    /// `respondWith` may have read).
+    fn answer_copy(&self, fetched: &Fetched<Response>) -> Result<Response, Error> {
+        super::http::rebuild(&fetched.response, &fetched.body, &[])
+    }
 }
 
 /// What `preload` (a navigation's `FetchEvent.preloadResponse`, or the shim's early send) resolved to: the preloaded answer, or
