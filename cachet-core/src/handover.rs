@@ -197,7 +197,10 @@ pub fn admit(
     if !job.strategy.stores() {
         return Err(Refused::NotStored(NotStored::Strategy));
     }
-    if plan::found(&job, Some(Some(entry.stored_at.min(now))), now) == Found::Expired {
+    // The config's bound (the answer's own `max-age` is read again at the worker's next lookup, from the
+    // stored response's headers).
+    let freshness = plan::freshness(&job, None);
+    if plan::found(Some(Some(entry.stored_at.min(now))), now, freshness) != Found::Fresh {
         return Err(Refused::Expired);
     }
     Ok(job)

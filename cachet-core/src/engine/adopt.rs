@@ -22,7 +22,8 @@ pub async fn adopt<R: 'static, E: Display, S: Store<R, E>, N, H: Host>(
     let now = runner.host.now();
     if let Some(entry) = &job.entry {
         let held = runner.store.lookup(entry, false).await?;
-        if plan::found(&job, held.map(|hit| hit.stored_at), now) == Found::Fresh {
+        // The config's life only: a hand-over never replaces an entry the worker still counts as fresh.
+        if plan::found(held.map(|hit| hit.stored_at), now, plan::freshness(&job, None)) == Found::Fresh {
             return Ok(None);
         }
     }

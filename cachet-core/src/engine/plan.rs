@@ -149,20 +149,68 @@ pub fn start(job: &Job) -> Start {
 pub enum Found {
     /// No entry.
     Absent,
-    /// An entry within `cache.maxAgeSeconds`, or one without a stored-at time.
+    /// An entry within its life ([`Freshness::life_ms`]), or one without a stored-at time.
     Fresh,
-    /// An entry older than `cache.maxAgeSeconds`: it counts as absent.
+    /// Past its life but within the stored answer's `stale-while-revalidate=N`: a strategy that reads the
+    /// store first serves it and re-fetches it in the background.
+    Revalidate,
+    /// Older than that: it counts as absent.
     Expired,
 }
 
-/// Whether an entry stored at `stored_at` (`None` inside `Some`: no readable time) is fresh at `now`.
-pub fn found(job: &Job, stored_at: Option<Option<u64>>, now: u64) -> Found {
-    match stored_at {
-        None => Found::Absent,
-        Some(Some(at)) if now.saturating_sub(at) > job.bounds.max_age_seconds.saturating_mul(1000) => {
-            Found::Expired
-        }
-        Some(_) => Found::Fresh,
+/// How long an entry stays fresh, and how long past that it may still be served while it is re-fetched.
+///
+/// Precedence, decided here for both edges (the server's `Cache-Control` refines what the app
+/// configured, never past it):
+///
+/// | stored answer's `Cache-Control` | life |
+/// |---|---|
+/// | none, or no freshness directive | `cache.maxAgeSeconds` |
+/// | `max-age=N` (`s-maxage=N` instead for an entry in the shared partition, when present) | `min(N, cache.maxAgeSeconds)` |
+/// | `no-cache` | 0: stored, but never served without asking the network first (stale-if-error aside) |
+/// | `stale-while-revalidate=N` | N more seconds in which cache-first, stale-while-revalidate and cache-and-network serve it and re-fetch it in the background |
+///
+/// `X-SW-Strategy` (or the config's strategy) chooses the order of store and network; the life decides
+/// only whether what the store holds is fresh. Network-first and network-only ask the network first
+/// whatever the life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    /// Fresh for this long after it was stored (ms).
+    pub life_ms: u64,
+    /// Then servable while re-fetched for this long (ms).
+    pub revalidate_ms: u64,
+}
+
+/// The [`Freshness`] of an entry of `job` whose stored answer said `stored_cache_control`.
+pub fn freshness(job: &Job, stored_cache_control: Option<&str>) -> Freshness {
+    let configured = job.bounds.max_age_seconds;
+    let Some(value) = stored_cache_control else {
+        return Freshness { life_ms: configured.saturating_mul(1000), revalidate_ms: 0 };
+    };
+    let shared_age = if job.shared { directive_seconds(value, "s-maxage") } else { None };
+    let server = if has_directive(value, "no-cache") {
+        Some(0)
+    } else {
+        shared_age.or_else(|| directive_seconds(value, "max-age"))
+    };
+    let life = server.map_or(configured, |seconds| seconds.min(configured));
+    let revalidate = directive_seconds(value, "stale-while-revalidate").unwrap_or(0);
+    Freshness { life_ms: life.saturating_mul(1000), revalidate_ms: revalidate.saturating_mul(1000) }
+}
+
+/// Whether an entry stored at `stored_at` (`None` inside `Some`: no readable time) is fresh at `now`,
+/// given its [`Freshness`].
+pub fn found(stored_at: Option<Option<u64>>, now: u64, freshness: Freshness) -> Found {
+    let Some(stored_at) = stored_at else { return Found::Absent };
+    let Some(at) = stored_at else { return Found::Fresh };
+    // Fresh while its age is below its life (RFC 9111 §4.2): a life of 0 (`no-cache`) is never fresh.
+    let age = now.saturating_sub(at);
+    if age < freshness.life_ms {
+        Found::Fresh
+    } else if age < freshness.life_ms.saturating_add(freshness.revalidate_ms) {
+        Found::Revalidate
+    } else {
+        Found::Expired
     }
 }
 
@@ -186,6 +234,10 @@ pub fn after_lookup(job: &Job, found: Found) -> AfterLookup {
         (Found::Fresh, strategy) => AfterLookup::Serve {
             revalidate: matches!(strategy, Strategy::StaleWhileRevalidate | Strategy::CacheAndNetwork),
         },
+        (
+            Found::Revalidate,
+            Strategy::CacheFirst | Strategy::StaleWhileRevalidate | Strategy::CacheAndNetwork,
+        ) => AfterLookup::Serve { revalidate: true },
         (_, Strategy::CacheOnly) => AfterLookup::NotCached,
         _ => AfterLookup::Fetch,
     }
@@ -263,10 +315,10 @@ pub fn directive_seconds(cache_control: &str, name: &str) -> Option<u64> {
 }
 
 /// What follows `failure` of a network step that began as `start`, given the entry's age at the lookup
-/// after it (`None`: no entry; `Some(None)`: an entry without a stored-at time) and its stale-if-error
-/// window (`window_ms`, [`stale_if_error_ms`]):
+/// after it (`None`: no entry; `Some(None)`: an entry without a stored-at time), its life (`life_ms`,
+/// [`Freshness::life_ms`]) and its stale-if-error window (`window_ms`, [`stale_if_error_ms`]):
 ///
-/// | failure | entry within `cache.maxAgeSeconds` | expired, within the window | older, or none |
+/// | failure | entry within its life | expired, within the window | older, or none |
 /// |---|---|---|---|
 /// | unreachable | network-first: served (its own fallback, not marked) | served, stale | the error |
 /// | 5xx, window > 0 | served, stale | served, stale | the 5xx |
@@ -280,12 +332,13 @@ pub fn after_failure(
     start: Start,
     failure: Failure,
     age_ms: Option<Option<u64>>,
+    life_ms: u64,
     window_ms: u64,
 ) -> AfterFailure {
     let Some(age) = age_ms else { return AfterFailure::Fail };
-    let life = job.bounds.max_age_seconds.saturating_mul(1000);
-    let fresh = age.is_none_or(|age| age <= life);
-    let within_window = age.is_none_or(|age| age <= life.saturating_add(window_ms));
+    let life = life_ms;
+    let fresh = age.is_none_or(|age| age < life);
+    let within_window = age.is_none_or(|age| age < life.saturating_add(window_ms));
     match failure {
         Failure::Unreachable if fresh => match after_network_failure(job, start) {
             AfterNetworkFailure::FallBack => AfterFailure::Serve { stale: false },

@@ -193,7 +193,9 @@ where
     if let (Start::Lookup { read_body }, Some(entry)) = (first, &job.entry) {
         let hit = lookup(job, runner, entry, read_body).await?;
         let now = runner.host.now();
-        let found = plan::found(job, hit.as_ref().map(|hit| hit.stored_at), now);
+        let stored_cache_control = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
+        let freshness = plan::freshness(job, stored_cache_control.as_deref());
+        let found = plan::found(hit.as_ref().map(|hit| hit.stored_at), now, freshness);
         match (plan::after_lookup(job, found), hit) {
             (AfterLookup::Serve { revalidate }, Some(hit)) => {
                 runner.store.used(entry, now);
@@ -255,8 +257,9 @@ where
     let now = runner.host.now();
     let age = hit.as_ref().map(|hit| hit.stored_at.map(|at| now.saturating_sub(at)));
     let hinted = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
+    let life = plan::freshness(job, hinted.as_deref()).life_ms;
     let window = plan::stale_if_error_ms(job, hinted.as_deref());
-    let AfterFailure::Serve { stale } = plan::after_failure(job, start, failure, age, window) else {
+    let AfterFailure::Serve { stale } = plan::after_failure(job, start, failure, age, life, window) else {
         return None;
     };
     let hit = hit?;

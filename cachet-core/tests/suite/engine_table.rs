@@ -836,3 +836,66 @@ fn requests_for_one_entry_share_the_network_call_in_flight() {
     assert_eq!(cachet_core::engine::flights::in_flight(), 0, "every call ended");
     assert_eq!(fake.entries.borrow().len(), 2, "alice's entry and bob's, each stored");
 }
+
+/// A row of the freshness table: strategy, whether the entry is in the shared partition, the stored
+/// answer's `Cache-Control`, its age in s, what the network does, the outcome.
+type FreshRow = (Strategy, bool, &'static str, u64, Net, &'static str);
+
+/// Issue 35 item 2: the stored answer's `Cache-Control` sets its entry's life within `cache.maxAgeSeconds`
+/// (60 s here): `max-age` (`s-maxage` in the shared partition), `no-cache` (life 0), and
+/// `stale-while-revalidate` (served while re-fetched in the background by the strategies that read the
+/// store first).
+#[test]
+fn the_stored_answers_cache_control_sets_its_entrys_life() {
+    use Net::{Ok as Up, Unreachable as Down};
+    #[rustfmt::skip]
+    let table: Vec<FreshRow> = vec![
+        (Strategy::CacheFirst, true, "max-age=10", 5, Up,                                 "cache"),
+        (Strategy::CacheFirst, true, "max-age=10", 20, Up,                                "network stored ~ stored"),
+        (Strategy::CacheFirst, true, "max-age=600", 100, Up,                              "network stored ~ stored"),
+        (Strategy::CacheFirst, true, "public, max-age=600", 50, Up,                       "cache"),
+        (Strategy::CacheFirst, true, "no-cache", 1, Up,                                   "network stored ~ stored"),
+        (Strategy::CacheFirst, true, "max-age=10, stale-while-revalidate=30", 20, Up,     "cache ~ stored updated"),
+        (Strategy::CacheFirst, true, "max-age=10, stale-while-revalidate=30", 50, Up,     "network stored ~ stored"),
+        (Strategy::StaleWhileRevalidate, true, "max-age=10, stale-while-revalidate=30", 20, Up, "cache ~ stored updated"),
+        (Strategy::CacheFirst, true, "s-maxage=5, max-age=30", 10, Up,                    "network stored ~ stored"),
+        (Strategy::CacheFirst, false, "s-maxage=5, max-age=30", 10, Up,                   "cache"),
+        (Strategy::CacheFirst, true, "max-age=junk", 30, Up,                              "cache"),
+        (Strategy::CacheOnly, true, "no-cache", 1, Up,                                    "ERR not-cached"),
+        (Strategy::CacheOnly, true, "max-age=10, stale-while-revalidate=30", 20, Up,      "ERR not-cached"),
+        (Strategy::NetworkFirst, true, "max-age=10", 5, Down,                             "cache"),
+        (Strategy::NetworkFirst, true, "max-age=10", 20, Down,                            "ERR unreachable"),
+    ];
+    for (strategy, shared, cache_control, age, net, expected) in table {
+        let fake = Rc::new(Fake::default());
+        let mut job = get_job(strategy);
+        job.shared = shared;
+        let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+        let mut stored = Resp::new("stale");
+        stored.headers.push(("cache-control".into(), cache_control.into()));
+        fake.entries.borrow_mut().insert(url.clone(), (stored, Some(NOW - age * 1000), vec![]));
+        let network = Scripted { net, body: "{\"data\":{}}".into(), server_tags: None };
+        let mut words = match futures::executor::block_on(run_with(job, &fake, network, vec![])) {
+            Ok(served) => match (served.source, served.storing) {
+                (Source::Cache, _) => "cache".to_owned(),
+                (_, Some(Storing::Store { .. })) => "network stored".to_owned(),
+                (_, other) => format!("network {other:?}"),
+            },
+            Err(Failed::NotCached) => "ERR not-cached".into(),
+            Err(Failed::Edge(error)) => format!("ERR {error}"),
+        };
+        let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
+        for work in background {
+            futures::executor::block_on(work);
+            let held = fake.entries.borrow().get(&url).map(|entry| entry.0.body.clone()).unwrap_or_default();
+            words.push_str(if held == "stale" { " ~ kept" } else { " ~ stored" });
+            if !fake.announced.borrow().is_empty() {
+                words.push_str(" updated");
+            }
+        }
+        assert_eq!(
+            words, expected,
+            "{strategy}, shared {shared}, Cache-Control {cache_control:?}, {age} s old, {net:?}"
+        );
+    }
+}

@@ -71,6 +71,10 @@ const UNREACHABLE: Reply = Reply { status: 0, body: "", headers: &[] };
 /// A good answer whose server allows it to stand in for an error for a minute (RFC 5861).
 const OK_STALE_IF_ERROR: Reply =
     Reply { status: 200, body: DATA, headers: &[("cache-control", "stale-if-error=60")] };
+/// A good answer the server says must be asked again before each use.
+const NO_CACHE: Reply = Reply { status: 200, body: DATA, headers: &[("cache-control", "no-cache")] };
+/// A good answer fresh for ten minutes (within the config's day).
+const MAX_AGE: Reply = Reply { status: 200, body: DATA, headers: &[("cache-control", "max-age=600")] };
 const DOWN: Reply = Reply { status: 503, body: "down", headers: &[] };
 /// Never asked: a step expected to be answered from the cache fails loudly if the network is asked.
 const NOT_ASKED: Reply = Reply { status: 599, body: "the network was asked", headers: &[] };
@@ -355,6 +359,19 @@ pub const SCENARIOS: &[Scenario] = &[
             send(QUERY, "network-first", OK_STALE_IF_ERROR, Answer::Network(DATA)),
             send(QUERY, "network-first", DOWN, Answer::Stale(DATA)),
             send(QUERY, "network-first", UNREACHABLE, Answer::Cache(DATA)),
+        ],
+    },
+    Scenario {
+        // The stored answer's Cache-Control sets its life (issue 35 item 2): `no-cache` is asked again,
+        // a `max-age` within the config's bound is served from the store.
+        name: "the-answers-cache-control-sets-its-entrys-life",
+        steps: &[
+            send(ITEMS, "cache-first", NO_CACHE, Answer::Network(DATA)),
+            send(ITEMS, "cache-first", OK_NEWER, Answer::Network(NEWER)),
+            send(QUERY, "cache-first", NO_CACHE, Answer::Network(DATA)),
+            send(QUERY, "cache-first", OK_NEWER, Answer::Network(NEWER)),
+            send(TAGGED, "cache-first", MAX_AGE, Answer::Network(DATA)),
+            send(TAGGED, "cache-first", NOT_ASKED, Answer::Cache(DATA)),
         ],
     },
     Scenario {

@@ -101,7 +101,10 @@ async fn login_refresh_and_clear_in_one_window_reach_the_other() -> Result<()> {
     assert_eq!(state["auth"]["token"], token, "the token reached the other window, in memory");
     assert_eq!(state["auth"]["user"]["username"], json!("alice"));
     let query = format!("cachet.queryGql({}, {{}}, {{auth: true}})", json!(GET_TODOS));
-    assert_eq!(harness.eval(&query).await?, json!({"data": {"todos": []}, "fromCache": false}));
+    assert_eq!(
+        harness.eval(&query).await?,
+        json!({"data": {"todos": []}, "fromCache": false, "stale": false})
+    );
     assert_eq!(
         harness.eval(&query).await?["fromCache"],
         json!(true),

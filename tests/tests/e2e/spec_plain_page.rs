@@ -361,7 +361,7 @@ async fn every_method_of_window_cachet_against_the_real_backend() -> Result<()> 
     let result = harness.eval(gql).await?;
     assert_eq!(
         result,
-        json!({"result": {"data": {"todos": []}}, "fromCache": false, "status": 200, "queued": null})
+        json!({"result": {"data": {"todos": []}}, "fromCache": false, "stale": false, "status": 200, "queued": null})
     );
     assert_eq!(harness.eval(gql).await?["fromCache"], json!(true));
     assert_eq!(harness.count("graphql GetTodos"), 1, "two calls, one request");
