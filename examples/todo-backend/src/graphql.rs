@@ -21,11 +21,17 @@ use crate::idempotency;
 use crate::todos::Todo;
 
 /// The executed `response` as JSON, with the HTTP headers its resolvers added
-/// ([`Context::append_http_header`]).
+/// ([`Context::append_http_header`]) and the `Cache-Control` async-graphql computed from the schema's
+/// hints (`cache_control` on the fields it ran: the shortest `max-age`, `private` when any field is;
+/// none when no field it ran has a hint, as before the hints).
 fn answer(response: async_graphql::Response) -> Response {
     let headers = response.http_headers.clone();
+    let cache_control = response.cache_control.value();
     let mut answer = Json(response).into_response();
     answer.headers_mut().extend(headers);
+    if let Some(value) = cache_control.and_then(|value| header::HeaderValue::from_str(&value).ok()) {
+        answer.headers_mut().insert(header::CACHE_CONTROL, value);
+    }
     answer
 }
 
@@ -244,6 +250,25 @@ impl QueryRoot {
         // name, is invalidated by the todo mutations. (Not in the doc comment: that is the schema's.)
         ctx.append_http_header(CACHE_TAGS_HEADER, "todos");
         Ok(db.list_todos(user.id)?)
+    }
+
+    /// A message for every user, the same for ten minutes (a public hint: `max-age=600`).
+    #[graphql(cache_control(max_age = 600))]
+    async fn motd(&self) -> &'static str {
+        "Remember the milk."
+    }
+
+    /// The server's clock (Unix ms): never the same twice, so never fresh (`no-cache`).
+    #[graphql(cache_control(no_cache))]
+    async fn server_time(&self) -> String {
+        crate::error::now_ms().to_string()
+    }
+
+    /// How many todos the caller has: the caller's own, fresh for a minute (`max-age=60, private`).
+    #[graphql(cache_control(max_age = 60, private))]
+    async fn todo_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        let (db, user) = caller(ctx)?;
+        Ok(i64::try_from(db.list_todos(user.id)?.len()).unwrap_or(i64::MAX))
     }
 
     /// One of the caller's todos; null when unknown or someone else's.

@@ -28,6 +28,7 @@ mod plain_page_tabs;
 mod queue_delivery;
 mod queue_without_idempotency;
 mod readme_quick_start;
+mod server_cache_hints;
 mod server_push;
 mod session_restore;
 mod spec_plain_page;
