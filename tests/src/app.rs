@@ -91,6 +91,23 @@ impl Harness {
         self.server.as_ref().map(todo_backend::RunningServer::issued_tokens).unwrap_or_default()
     }
 
+    /// Logs `user` in (`POST /api/login`) from a page running `window.cachet` and hands the answer to
+    /// `cachet.setAuth`: the client, and through it the Service Worker, know who is signed in.
+    pub async fn set_auth(&self, user: &str) -> Result<()> {
+        let script = format!(
+            "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
+               body: JSON.stringify({{username: {user}, password: {user} + '-password'}})}})
+               .then((r) => r.json()).then((answer) => cachet.setAuth(answer)).then(() => done(true),
+                 (e) => done(String(e)));",
+            user = json!(user)
+        );
+        let outcome = self.run_async(&script).await?;
+        if outcome != json!(true) {
+            bail!("signing {user} in with cachet.setAuth: {outcome}");
+        }
+        Ok(())
+    }
+
     /// `POST`s to a backend test hook (`/__test/...`) from the page, and fails unless it answers 2xx.
     pub async fn test_hook(&self, path_and_query: &str) -> Result<Value> {
         let script = format!(

@@ -271,10 +271,19 @@ fn outcome(job: Job, held: Held, net: Net) -> String {
         Err(Failed::NotCached) => "ERR not-cached".into(),
         Err(Failed::Edge(error)) => format!("ERR {error}"),
     };
+    words.push_str(&background_words(&fake, &url));
+    words
+}
+
+/// Runs the background work handed so far (the stores, a re-fetch) and says, after ` ~ `, what each left
+/// at `url` (the entry seeded as `stale` kept, or another stored) and whether `cache-updated` was
+/// announced.
+fn background_words(fake: &Fake, url: &str) -> String {
+    let mut words = String::new();
     let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
     for work in background {
         futures::executor::block_on(work);
-        let now_held = fake.entries.borrow().get(&url).map(|entry| entry.0.body.clone()).unwrap_or_default();
+        let now_held = fake.entries.borrow().get(url).map(|entry| entry.0.body.clone()).unwrap_or_default();
         let updated = if fake.announced.borrow().is_empty() { "" } else { " updated" };
         words.push_str(if now_held == "stale" { " ~ kept" } else { " ~ stored" });
         words.push_str(updated);
@@ -884,15 +893,7 @@ fn the_stored_answers_cache_control_sets_its_entrys_life() {
             Err(Failed::NotCached) => "ERR not-cached".into(),
             Err(Failed::Edge(error)) => format!("ERR {error}"),
         };
-        let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
-        for work in background {
-            futures::executor::block_on(work);
-            let held = fake.entries.borrow().get(&url).map(|entry| entry.0.body.clone()).unwrap_or_default();
-            words.push_str(if held == "stale" { " ~ kept" } else { " ~ stored" });
-            if !fake.announced.borrow().is_empty() {
-                words.push_str(" updated");
-            }
-        }
+        words.push_str(&background_words(&fake, &url));
         assert_eq!(
             words, expected,
             "{strategy}, shared {shared}, Cache-Control {cache_control:?}, {age} s old, {net:?}"

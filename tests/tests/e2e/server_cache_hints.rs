@@ -5,7 +5,7 @@
 //! signed in at the worker) and is stored in the user's partition once the page tells the worker who is
 //! signed in. The devtools snapshot shows each entry's partition (`anonymous`: the shared one).
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use cachet_e2e::Harness;
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
@@ -51,16 +51,7 @@ async fn the_servers_hints_set_each_entrys_life_and_partition() -> Result<()> {
     assert_eq!(ask(&harness, "Count", "todoCount").await?["source"], json!("network"));
 
     // The page tells the worker who is signed in: alice's answer goes to her partition.
-    let signed_in = harness
-        .run_async(
-            "fetch('/api/login', {method: 'POST', headers: {'content-type': 'application/json'},
-               body: JSON.stringify({username: 'alice', password: 'alice-password'})})
-               .then((r) => r.json()).then((answer) => cachet.setAuth(answer)).then(() => done(true), (e) => done(String(e)));",
-        )
-        .await?;
-    if signed_in != json!(true) {
-        bail!("signing in: {signed_in}");
-    }
+    harness.set_auth("alice").await?;
     assert_eq!(ask(&harness, "Count", "todoCount").await?["notStored"], json!(null));
     assert_eq!(ask(&harness, "Count", "todoCount").await?["source"], json!("cache"));
     assert_eq!(harness.count("graphql Count"), 3);

@@ -5,7 +5,7 @@
 //! config's `cache.staleIfErrorSeconds` here; the rules (the window past an entry's life, the server's own
 //! `stale-if-error`, no window at all) are the core's table and the parity suite's.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use cachet_e2e::Harness;
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
@@ -16,22 +16,6 @@ const CONFIG: &str = r#"{
 }"#;
 
 const GET_TODOS: &str = "query GetTodos { todos { title } }";
-
-/// Logs `user` in (`POST /api/login`) and hands the answer to `cachet.setAuth`.
-async fn sign_in(harness: &Harness, user: &str) -> Result<()> {
-    let script = format!(
-        "fetch('/api/login', {{method: 'POST', headers: {{'content-type': 'application/json'}},
-           body: JSON.stringify({{username: {user}, password: {user} + '-password'}})}})
-           .then((r) => r.json()).then((answer) => cachet.setAuth(answer)).then(() => done(true),
-             (e) => done(String(e)));",
-        user = json!(user)
-    );
-    let outcome = harness.run_async(&script).await?;
-    if outcome != json!(true) {
-        bail!("signing {user} in: {outcome}");
-    }
-    Ok(())
-}
 
 /// `cachet.queryGql(GET_TODOS, {}, {auth: true, strategy: 'network-first'})`: `{fromCache, stale,
 /// titles}`, or `{error: kind}`.
@@ -61,7 +45,7 @@ async fn plain_fetch(harness: &Harness) -> Result<Value> {
 async fn a_failed_query_is_answered_with_the_users_last_good_answer_marked_stale() -> Result<()> {
     let harness = Harness::start_with_config(AuthMode::Cookie, CONFIG).await?;
     harness.open_plain_page("auth=cookie").await?;
-    sign_in(&harness, "alice").await?;
+    harness.set_auth("alice").await?;
     let created = harness
         .eval(
             "cachet.mutateGql('mutation CreateTodo($t: String!) { createTodo(title: $t) { id } }', {t: 'milk'}, {auth: true})",
@@ -89,7 +73,7 @@ async fn a_failed_query_is_answered_with_the_users_last_good_answer_marked_stale
 
     // Bob has nothing stored: the 503 is his answer, never alice's entry.
     harness.eval("cachet.clearAuth()").await?;
-    sign_in(&harness, "bob").await?;
+    harness.set_auth("bob").await?;
     harness.test_hook("/__test/fail-graphql?status=503").await?;
     let bobs = query(&harness).await?;
     assert_eq!(bobs, json!({"error": "http"}), "bob got alice's list or no error");
