@@ -181,10 +181,14 @@ pub struct Freshness {
     pub revalidate_ms: u64,
 }
 
-/// The [`Freshness`] of an entry of `job` whose stored answer said `stored_cache_control`.
+/// The [`Freshness`] of an entry of `job` whose stored answer said `stored_cache_control`. A GraphQL
+/// document's only: a GET's `Cache-Control` speaks to HTTP caches about one resource the app's route
+/// chose without seeing it (static servers send `no-cache` on every file so that browsers revalidate),
+/// so a GET lives `cache.maxAgeSeconds` whatever it says (its `no-store` and `private` still bind, see
+/// [`storing`]).
 pub fn freshness(job: &Job, stored_cache_control: Option<&str>) -> Freshness {
     let configured = job.bounds.max_age_seconds;
-    let Some(value) = stored_cache_control else {
+    let Some(value) = stored_cache_control.filter(|_| job.document) else {
         return Freshness { life_ms: configured.saturating_mul(1000), revalidate_ms: 0 };
     };
     let shared_age = if job.shared { directive_seconds(value, "s-maxage") } else { None };
@@ -320,9 +324,13 @@ pub fn directive_seconds(cache_control: &str, name: &str) -> Option<u64> {
 ///
 /// | failure | entry within its life | expired, within the window | older, or none |
 /// |---|---|---|---|
-/// | unreachable | network-first: served (its own fallback, not marked) | served, stale | the error |
+/// | unreachable | network-first: served (its own fallback, not marked) | served, stale | the error (but see below) |
 /// | 5xx, window > 0 | served, stale | served, stale | the 5xx |
 /// | 5xx, no window | the 5xx | the 5xx | the 5xx |
+///
+/// Unreachable, an entry past the life its server gave it ([`freshness`]: a document's `max-age` or
+/// `no-cache`) but within `cache.maxAgeSeconds` is served, marked stale, window or not: offline, the
+/// app's choice to keep answers that long stands.
 ///
 /// A cache-first, stale-while-revalidate or cache-and-network job asked the network because its entry
 /// was absent or expired, so only the window's column applies to it. The entry is the job's own: its key
@@ -339,12 +347,17 @@ pub fn after_failure(
     let life = life_ms;
     let fresh = age.is_none_or(|age| age < life);
     let within_window = age.is_none_or(|age| age < life.saturating_add(window_ms));
+    // Past the life the server gave it, within the one the app configured: offline, the app's choice
+    // to keep answers that long is not cancelled by the server's hint; the answer says it is stale.
+    let configured = job.bounds.max_age_seconds.saturating_mul(1000);
+    let within_configured = age.is_none_or(|age| age < configured);
     match failure {
         Failure::Unreachable if fresh => match after_network_failure(job, start) {
             AfterNetworkFailure::FallBack => AfterFailure::Serve { stale: false },
             AfterNetworkFailure::Fail if window_ms > 0 => AfterFailure::Serve { stale: true },
             AfterNetworkFailure::Fail => AfterFailure::Fail,
         },
+        Failure::Unreachable if within_configured => AfterFailure::Serve { stale: true },
         _ if window_ms > 0 && within_window => AfterFailure::Serve { stale: true },
         _ => AfterFailure::Fail,
     }

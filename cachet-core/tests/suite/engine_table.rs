@@ -850,8 +850,25 @@ fn requests_for_one_entry_share_the_network_call_in_flight() {
 /// answer's `Cache-Control`, its age in s, what the network does, the outcome.
 type FreshRow = (Strategy, bool, &'static str, u64, Net, &'static str);
 
-/// Issue 35 item 2: the stored answer's `Cache-Control` sets its entry's life within `cache.maxAgeSeconds`
-/// (60 s here): `max-age` (`s-maxage` in the shared partition), `no-cache` (life 0), and
+/// A GET's `Cache-Control` speaks to HTTP caches (static servers send `no-cache` on every file): its entry
+/// lives `cache.maxAgeSeconds` whatever it says.
+#[test]
+fn a_gets_cache_control_does_not_set_its_entrys_life() {
+    for cache_control in ["no-cache", "max-age=0", "max-age=10"] {
+        let fake = Rc::new(Fake::default());
+        let job = get_job(Strategy::CacheFirst);
+        let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+        let mut stored = Resp::new("stale");
+        stored.headers.push(("cache-control".into(), cache_control.into()));
+        fake.entries.borrow_mut().insert(url, (stored, Some(NOW - 20_000), vec![]));
+        let network = Scripted { net: Net::Ok, body: "{\"data\":{}}".into(), server_tags: None };
+        let served = futures::executor::block_on(run_with(job, &fake, network, vec![]));
+        assert!(served.is_ok_and(|served| served.source == Source::Cache), "{cache_control}");
+    }
+}
+
+/// Issue 35 item 2: a GraphQL document's stored `Cache-Control` sets its entry's life within
+/// `cache.maxAgeSeconds` (60 s here): `max-age` (`s-maxage` in the shared partition), `no-cache` (life 0), and
 /// `stale-while-revalidate` (served while re-fetched in the background by the strategies that read the
 /// store first).
 #[test]
@@ -873,12 +890,17 @@ fn the_stored_answers_cache_control_sets_its_entrys_life() {
         (Strategy::CacheOnly, true, "no-cache", 1, Up,                                    "ERR not-cached"),
         (Strategy::CacheOnly, true, "max-age=10, stale-while-revalidate=30", 20, Up,      "ERR not-cached"),
         (Strategy::NetworkFirst, true, "max-age=10", 5, Down,                             "cache"),
-        (Strategy::NetworkFirst, true, "max-age=10", 20, Down,                            "ERR unreachable"),
+        // Offline, past the server's life but within the config's: served (marked stale, see the
+        // stale-if-error table); past the config's: the error.
+        (Strategy::NetworkFirst, true, "max-age=10", 20, Down,                            "cache"),
+        (Strategy::CacheFirst, true, "no-cache", 20, Down,                                "cache"),
+        (Strategy::NetworkFirst, true, "max-age=10", 61, Down,                            "ERR unreachable"),
     ];
     for (strategy, shared, cache_control, age, net, expected) in table {
         let fake = Rc::new(Fake::default());
         let mut job = get_job(strategy);
         job.shared = shared;
+        job.document = true;
         let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
         let mut stored = Resp::new("stale");
         stored.headers.push(("cache-control".into(), cache_control.into()));
