@@ -193,7 +193,7 @@ fn bundles_are_copied_only_when_asked_for_and_a_missing_build_is_named() {
     let expected = built_api.replace("null", &serde_json::to_string(&config).unwrap());
     assert_eq!(api, format!("{}\n{expected}", cachet_cli::GENERATED_HEADER));
     assert!(
-        api.contains(r#""graphql":{"enabled":true,"endpoints":["/graphql"],"honorNoStore":false}"#),
+        api.contains(r#""graphql":{"enabled":true,"endpoints":["/graphql"],"honorNoStore":false,"#),
         "{api}"
     );
     assert_eq!(std::fs::read(app.path().join("cachet/cachet-api_bg.wasm")).unwrap(), b"\0asm\x01\0\0\0");

@@ -56,7 +56,7 @@ impl Inner {
                 // Why it was not stored, as the worker says it: on the answer and on the console.
                 if let Some(Storing::Skip(reason)) = &served.storing {
                     served.response.headers.push((NOT_STORED_HEADER.to_owned(), reason.code().to_owned()));
-                    let line = ["cachet: not stored ", &url, ": ", reason.describe()].concat();
+                    let line = reason.line(&url, None);
                     if reason.is_bound() {
                         web_sys::console::warn_1(&line.into());
                     } else {
@@ -65,13 +65,7 @@ impl Inner {
                 }
                 if served.stale {
                     served.response.headers.push((STALE_HEADER.to_owned(), "1".to_owned()));
-                    let line = [
-                        "cachet: answered ",
-                        &url,
-                        " from its stored entry, marked stale: the network failed or the server answered 5xx",
-                    ]
-                    .concat();
-                    web_sys::console::info_1(&line.into());
+                    web_sys::console::info_1(&cachet_core::engine::plan::stale_line(&url, None).into());
                 }
                 Ok((served.response, served.source == Source::Cache))
             }

@@ -22,7 +22,11 @@ self.CACHET_CONFIG = {
       "endpoints": [
         "/graphql"
       ],
-      "honorNoStore": false
+      "honorNoStore": false,
+      "persistedQueries": {
+        "endpoints": [],
+        "getMaxUrlLength": 0
+      }
     },
     "push": {
       "enabled": true,

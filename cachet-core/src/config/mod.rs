@@ -13,6 +13,8 @@
 //! | `features.graphql.enabled` | bool | `false` | |
 //! | `features.graphql.endpoints` | array of URL paths | `["/graphql"]` | non-empty, index 0 is the default |
 //! | `features.graphql.honorNoStore` | bool | `false` | a server's `Cache-Control: no-store` on a query's answer keeps it out of the cache (by default it is advisory for queries: see [`crate::engine::plan`]) |
+//! | `features.graphql.persistedQueries.endpoints` | array of URL paths | `[]` (off) | each one of `features.graphql.endpoints`; their queries go as persisted-query hashes, negotiated by the worker ([`crate::graphql::persisted`]) |
+//! | `features.graphql.persistedQueries.getMaxUrlLength` | integer | `0` (always `POST`) | 0–65536; a hash the server is known to hold goes as a `GET` whose URL is at most this long |
 //! | `features.push.enabled` | bool | `false` | server push; cookie auth or no auth only ([`PushRefusal`]) |
 //! | `features.push.notification.*` | see [`PushNotification`] | | the notification shown for a push |
 //! | `strategy.default` | strategy name | `"network-first"` | for cacheable GETs without `X-SW-Strategy` |
@@ -115,6 +117,29 @@ pub struct GraphqlConfig {
     /// default, see [`crate::engine::plan`]).
     #[serde(rename = "honorNoStore")]
     pub honor_no_store: bool,
+    /// `persistedQueries`: the endpoints whose queries the worker sends as persisted-query hashes.
+    #[serde(rename = "persistedQueries")]
+    pub persisted_queries: PersistedQueries,
+}
+
+/// `features.graphql.persistedQueries`: automatic persisted queries, negotiated by the Service Worker
+/// ([`crate::graphql::persisted`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistedQueries {
+    /// Endpoint paths (each one of `features.graphql.endpoints`) whose queries go as hashes; none: off.
+    pub endpoints: Vec<String>,
+    /// The longest URL a hashed query the server is known to hold may go as, with `GET` (so that an HTTP
+    /// cache in front of the server can answer it); `0`: always `POST`.
+    pub get_max_url_length: u32,
+}
+
+impl GraphqlConfig {
+    /// The persisted-query settings of the endpoint at `index`, when its queries go as hashes.
+    pub fn persisted(&self, index: usize) -> Option<&PersistedQueries> {
+        let endpoint = self.endpoints.get(index)?;
+        self.persisted_queries.endpoints.contains(endpoint).then_some(&self.persisted_queries)
+    }
 }
 
 /// `strategy`.
@@ -201,6 +226,7 @@ impl Default for GraphqlConfig {
             enabled: false,
             endpoints: DEFAULT_ENDPOINTS.iter().map(|path| (*path).to_owned()).collect(),
             honor_no_store: false,
+            persisted_queries: PersistedQueries::default(),
         }
     }
 }
@@ -246,7 +272,9 @@ impl Config {
         let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
         let features = root.child("features", &["auth", "graphql", "push"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
-        let graphql = features.child("graphql", &["enabled", "endpoints", "honorNoStore"])?;
+        let graphql =
+            features.child("graphql", &["enabled", "endpoints", "honorNoStore", "persistedQueries"])?;
+        let persisted = graphql.child("persistedQueries", &["endpoints", "getMaxUrlLength"])?;
         let push = PushConfig::read(&features.child("push", &["enabled", "notification"])?)?;
         let strategy = root.child("strategy", &["default", "graphql"])?;
         let cache =
@@ -260,6 +288,18 @@ impl Config {
                 "features.graphql.endpoints",
                 "expected at least one endpoint path, got []".to_owned(),
             ));
+        }
+        let persisted_endpoints = persisted.strings("endpoints", &[], check_path)?;
+        for (index, endpoint) in persisted_endpoints.iter().enumerate() {
+            if !endpoints.contains(endpoint) {
+                return Err(invalid(
+                    &format!("features.graphql.persistedQueries.endpoints[{index}]"),
+                    format!(
+                        "expected one of features.graphql.endpoints ({}), got {endpoint:?}",
+                        endpoints.join(", ")
+                    ),
+                ));
+            }
         }
         let queue_bounds = QueueBounds {
             max_items: small(queue.integer("maxItems", defaults.queue.max_items.into(), 1, 100_000)?),
@@ -303,8 +343,12 @@ impl Config {
                 },
                 graphql: GraphqlConfig {
                     enabled: graphql.bool("enabled", false)?,
-                    endpoints,
                     honor_no_store: graphql.bool("honorNoStore", false)?,
+                    persisted_queries: PersistedQueries {
+                        endpoints: persisted_endpoints,
+                        get_max_url_length: small(persisted.integer("getMaxUrlLength", 0, 0, 65_536)?),
+                    },
+                    endpoints,
                 },
                 push,
             },

@@ -188,7 +188,7 @@ pub struct Freshness {
 /// [`storing`]).
 pub fn freshness(job: &Job, stored_cache_control: Option<&str>) -> Freshness {
     let configured = job.bounds.max_age_seconds;
-    let Some(value) = stored_cache_control.filter(|_| job.document) else {
+    let Some(value) = stored_cache_control.filter(|_| reads_hints(job)) else {
         return Freshness { life_ms: configured.saturating_mul(1000), revalidate_ms: 0 };
     };
     let shared_age = if job.shared { directive_seconds(value, "s-maxage") } else { None };
@@ -200,6 +200,17 @@ pub fn freshness(job: &Job, stored_cache_control: Option<&str>) -> Freshness {
     let life = server.map_or(configured, |seconds| seconds.min(configured));
     let revalidate = directive_seconds(value, "stale-while-revalidate").unwrap_or(0);
     Freshness { life_ms: life.saturating_mul(1000), revalidate_ms: revalidate.saturating_mul(1000) }
+}
+
+/// Whether `job`'s stored `Cache-Control` sets its entry's life ([`freshness`]): a GraphQL document's only.
+pub fn reads_hints(job: &Job) -> bool {
+    job.document
+}
+
+/// An entry's life ([`Freshness::life_ms`]) and its stale-if-error window ([`stale_if_error_ms`]), in
+/// ms, from its stored `Cache-Control`: what [`after_failure`] weighs.
+pub fn life_and_window(job: &Job, stored_cache_control: Option<&str>) -> (u64, u64) {
+    (freshness(job, stored_cache_control).life_ms, stale_if_error_ms(job, stored_cache_control))
 }
 
 /// Whether an entry stored at `stored_at` (`None` inside `Some`: no readable time) is fresh at `now`,
@@ -318,6 +329,14 @@ pub fn directive_seconds(cache_control: &str, name: &str) -> Option<u64> {
     })
 }
 
+/// The console line that says the answer to `url` (the query `operation`, when named) is its stored
+/// entry, marked stale ([`after_failure`]): the same words on both edges.
+pub fn stale_line(url: &str, operation: Option<&str>) -> String {
+    let operation = operation.map(|name| [" ", name].concat()).unwrap_or_default();
+    let why = " from its stored entry, marked stale: the network failed or the server answered 5xx";
+    ["cachet: answered ", url, &operation, why].concat()
+}
+
 /// What follows `failure` of a network step that began as `start`, given the entry's age at the lookup
 /// after it (`None`: no entry; `Some(None)`: an entry without a stored-at time), its life (`life_ms`,
 /// [`Freshness::life_ms`]) and its stale-if-error window (`window_ms`, [`stale_if_error_ms`]):
@@ -433,6 +452,13 @@ impl NotStored {
     /// other reasons are the strategy's or the server's choice, said at debug level.
     pub fn is_bound(&self) -> bool {
         matches!(self, NotStored::TooLarge { .. } | NotStored::StoreFull)
+    }
+
+    /// The console line that says an answer to `url` (the query `operation`, when named) was not
+    /// stored, and why: the same words on both edges.
+    pub fn line(&self, url: &str, operation: Option<&str>) -> String {
+        let operation = operation.map(|name| [" ", name].concat()).unwrap_or_default();
+        ["cachet: not stored ", url, &operation, ": ", self.describe()].concat()
     }
 
     /// The reason in words, for the console and the devtools (written out rather than `Debug`, which

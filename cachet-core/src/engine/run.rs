@@ -193,7 +193,10 @@ where
     if let (Start::Lookup { read_body }, Some(entry)) = (first, &job.entry) {
         let hit = lookup(job, runner, entry, read_body).await?;
         let now = runner.host.now();
-        let stored_cache_control = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
+        // Read only where it counts (a GET's hints never set its life): a hit pays for no header it
+        // does not need.
+        let hinted = hit.as_ref().filter(|_| plan::reads_hints(job));
+        let stored_cache_control = hinted.and_then(|hit| hit.response.header("cache-control"));
         let freshness = plan::freshness(job, stored_cache_control.as_deref());
         let found = plan::found(hit.as_ref().map(|hit| hit.stored_at), now, freshness);
         match (plan::after_lookup(job, found), hit) {
@@ -219,12 +222,10 @@ where
     }
     match fetch_then_store(job, runner).await {
         Ok((response, status, storing)) => {
-            let failure = Failure::of_status(status).filter(|_| plan::looks_up_after(job));
-            if let Some(served) = match failure {
-                Some(failure) => instead_of_failure(job, runner, first, failure).await,
-                None => None,
-            } {
-                return Ok(served);
+            if let Some(failure) = Failure::of_status(status).filter(|_| plan::looks_up_after(job)) {
+                if let Some(served) = instead_of_failure(job, runner, first, failure).await {
+                    return Ok(served);
+                }
             }
             Ok(Served { response, source: Source::Network, storing: Some(storing), stale: false })
         }
@@ -257,8 +258,7 @@ where
     let now = runner.host.now();
     let age = hit.as_ref().map(|hit| hit.stored_at.map(|at| now.saturating_sub(at)));
     let hinted = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
-    let life = plan::freshness(job, hinted.as_deref()).life_ms;
-    let window = plan::stale_if_error_ms(job, hinted.as_deref());
+    let (life, window) = plan::life_and_window(job, hinted.as_deref());
     let AfterFailure::Serve { stale } = plan::after_failure(job, start, failure, age, life, window) else {
         return None;
     };
@@ -344,10 +344,8 @@ where
     H: Host + 'static,
 {
     let Some(entry) = job.entry.clone() else {
-        let call = runner.call(Some(job));
-        let fetched = send(&call, &runner.network, &runner.plugins).await?;
-        let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
-        return Ok((fetched.response, fetched.status, storing));
+        let (fetched, storing) = send_then_commit(job, runner, None).await?;
+        return Ok((fetched.response.clone(), fetched.status, storing));
     };
     let fallback = entry.clone();
     let (outcome, sent_here) = match flights::join::<R, E>(&entry.url) {
@@ -360,7 +358,7 @@ where
             let (job, runner, filled, url) =
                 (job.clone(), runner.clone(), outcome.clone(), entry.url.clone());
             let work = Shared::new(Box::pin(async move {
-                let answered = send_then_commit(&job, &runner, entry).await;
+                let answered = send_then_commit(&job, &runner, Some(entry)).await;
                 *filled.borrow_mut() = Some(answered);
             }));
             flights::start(url, work.clone(), outcome.clone());
@@ -373,18 +371,19 @@ where
     // Always filled: the work fills it before it ends. Were it not, this request sends its own.
     let answered = match shared {
         Some(answered) => answered,
-        None => send_then_commit(job, runner, fallback).await,
+        None => send_then_commit(job, runner, Some(fallback)).await,
     };
     let (fetched, storing) = answered?;
     let response = if sent_here { fetched.response.clone() } else { runner.network.answer_copy(&fetched)? };
     Ok((response, fetched.status, storing))
 }
 
-/// Sends `job`'s request, decides its storing and hands the store of `entry` to the background.
+/// Sends `job`'s request, decides its storing and hands the store of `entry` (when it has one) to the
+/// background.
 async fn send_then_commit<R, E, S, N, H>(
     job: &Rc<Job>,
     runner: &Rc<Runner<R, S, N, H>>,
-    entry: EntryKey,
+    entry: Option<EntryKey>,
 ) -> Result<(Rc<Fetched<R>>, Storing), E>
 where
     R: 'static,
@@ -396,7 +395,7 @@ where
     let call = runner.call(Some(job));
     let fetched = Rc::new(send(&call, &runner.network, &runner.plugins).await?);
     let storing = commit::decide(&call, &fetched, &runner.host, &runner.plugins);
-    if let Storing::Store { .. } = &storing {
+    if let (Storing::Store { .. }, Some(entry)) = (&storing, entry) {
         let (decided, now) = (storing.clone(), runner.host.now());
         let (url, job, background, kept) = (entry.url.clone(), job.clone(), runner.clone(), fetched.clone());
         let work = async move {

@@ -15,6 +15,7 @@
 
 pub mod lexer;
 pub mod operation;
+pub mod persisted;
 mod result;
 
 pub use lexer::LexError;

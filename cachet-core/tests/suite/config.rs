@@ -48,7 +48,8 @@ fn configs_round_trip_through_pretty_json() {
                     "jsonField": {"path": "errors.*.extensions.code", "value": "UNAUTHENTICATED"}
                 }
             },
-            "graphql": {"enabled": true, "endpoints": ["/graphql", "/admin/graphql"]}
+            "graphql": {"enabled": true, "endpoints": ["/graphql", "/admin/graphql"],
+                "persistedQueries": {"endpoints": ["/admin/graphql"], "getMaxUrlLength": 2048}}
         },
         "strategy": {"default": "stale-while-revalidate", "graphql": "network-first"},
         "cache": {"maxEntries": 10, "maxAgeSeconds": 60, "maxBodyBytes": 1024, "staleIfErrorSeconds": 300},
@@ -135,6 +136,18 @@ fn bad_files_get_errors_naming_the_json_path() {
             "cache.maxBodyBytes: expected an integer from 1 to 9007199254740991, got 1.5",
         ),
         (
+            r#"{"features": {"graphql": {"persistedQueries": {"endpoints": ["/gql"]}}}}"#,
+            "features.graphql.persistedQueries.endpoints[0]: expected one of features.graphql.endpoints (/graphql), got \"/gql\"",
+        ),
+        (
+            r#"{"features": {"graphql": {"persistedQueries": {"getMaxUrlLength": 100000}}}}"#,
+            "features.graphql.persistedQueries.getMaxUrlLength: expected an integer from 0 to 65536, got 100000",
+        ),
+        (
+            r#"{"features": {"graphql": {"persistedQueries": {"get": true}}}}"#,
+            "features.graphql.persistedQueries.get: unknown key, expected one of endpoints, getMaxUrlLength",
+        ),
+        (
             r#"{"cache": {"staleIfErrorSeconds": -1}}"#,
             "cache.staleIfErrorSeconds: expected an integer from 0 to 9007199254740991, got -1",
         ),
@@ -178,6 +191,20 @@ fn bad_files_get_errors_naming_the_json_path() {
     let error = Config::from_json_str("{\n  \"features\": ,\n}").unwrap_err();
     assert!(matches!(error, ConfigError::Syntax { line: 2, column: 15, .. }), "{error:?}");
     assert!(error.to_string().starts_with("cachet.config.json is not valid JSON (line 2, column 15)"));
+}
+
+#[test]
+fn persisted_queries_are_off_unless_an_endpoint_is_listed() {
+    let off = Config::from_json_str(r#"{"features": {"graphql": {"enabled": true}}}"#).unwrap();
+    assert_eq!(off.features.graphql.persisted(0), None);
+    let on = Config::from_json_str(
+        r#"{"features": {"graphql": {"enabled": true, "endpoints": ["/graphql", "/b"],
+            "persistedQueries": {"endpoints": ["/b"], "getMaxUrlLength": 100}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(on.features.graphql.persisted(0), None);
+    assert_eq!(on.features.graphql.persisted(1).map(|settings| settings.get_max_url_length), Some(100));
+    assert_eq!(on.features.graphql.persisted(2), None);
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod machines_queue;
 mod machines_refresh;
 mod machines_registry;
 mod parity_scenarios;
+mod persisted;
 mod protocol_table;
 mod push;
 mod tags_table;

@@ -54,6 +54,8 @@ pub struct Target {
     /// `undefined`), or the shim's early send of the request: the network step uses it instead of a fetch
     /// of its own.
     pub preload: Option<Promise>,
+    /// A query to an endpoint whose queries go as persisted-query hashes (`super::persisted`).
+    pub(crate) persisted: Option<super::persisted::Persisted>,
 }
 
 #[cfg(feature = "test-support")]
@@ -89,6 +91,7 @@ impl Target {
             failure_rule: None,
             operation: None,
             preload: None,
+            persisted: None,
         }
     }
 }
@@ -114,6 +117,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         body: target.body,
         failure_rule: target.failure_rule,
         preload: Cell::new(target.preload),
+        persisted: target.persisted,
     };
     let host = WorkerHost { background };
     let operation = target.operation;
@@ -140,8 +144,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
 /// With the cargo feature `devtools`, the snapshot's list names it too (`snapshot::not_stored`).
 fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reason: &NotStored) {
     let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
-    let line =
-        ["cachet: not stored ", url, " ", operation.unwrap_or_default(), ": ", reason.describe()].concat();
+    let line = reason.line(url, operation);
     // A bound of cachet's that declined what the app asked to store is a warning; the rest is debug.
     if reason.is_bound() {
         web_sys::console::warn_1(&line.into());
@@ -159,15 +162,7 @@ fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reaso
 /// last good data, not the server's word now.
 fn say_stale(response: &Response, url: &str, operation: Option<&str>) -> Result<Response, Error> {
     let marked = super::http::remark(response, &[(STALE_HEADER, "1")])?;
-    let line = [
-        "cachet: answered ",
-        url,
-        " ",
-        operation.unwrap_or_default(),
-        " from its stored entry, marked stale: the network failed or the server answered 5xx",
-    ]
-    .concat();
-    web_sys::console::info_1(&line.into());
+    web_sys::console::info_1(&cachet_core::engine::plan::stale_line(url, operation).into());
     Ok(marked)
 }
 
@@ -186,6 +181,7 @@ pub(crate) struct WorkerNetwork {
     pub(crate) body: Option<Rc<[u8]>>,
     pub(crate) failure_rule: Option<AuthFailureRule>,
     pub(crate) preload: Cell<Option<Promise>>,
+    pub(crate) persisted: Option<super::persisted::Persisted>,
 }
 
 impl Network<Response, Error> for WorkerNetwork {
@@ -195,8 +191,10 @@ impl Network<Response, Error> for WorkerNetwork {
             let (body, answer) = read_network_answer(&response).await?;
             return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
         }
-        let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
-        let (response, body, answer) = fetch_network(&outgoing).await?;
+        let (response, body, answer) = match (&self.persisted, self.body.as_deref()) {
+            (Some(persisted), Some(body)) => super::persisted::send(&self.request, body, headers, persisted).await?,
+            _ => fetch_network(&without_cachet_headers(&self.request, self.body.as_deref(), headers)?).await?,
+        };
         Ok(fetched(&response, body, answer, self.failure_rule.as_ref()))
     }
 

@@ -70,6 +70,7 @@ pub(crate) async fn handle(
         body: Some(body),
         failure_rule: config.auth_failure_rule().cloned(),
         preload: std::cell::Cell::new(None),
+        persisted: None,
     };
     let mutated =
         match mutate(&mutation, Call { method: "POST", url: &url, job: None }, &network, &plugins).await {

@@ -65,6 +65,7 @@ mod database;
 mod dead_letters;
 mod http;
 mod page_auth;
+mod persisted;
 mod plugins;
 #[cfg(feature = "push")]
 mod push;

@@ -150,9 +150,19 @@ pub async fn answer_with_preload(
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
-        let operation = match &class {
-            RequestClass::Graphql(call) => call.operation_name.clone(),
-            _ => None,
+        let (operation, persisted) = match &class {
+            RequestClass::Graphql(call) => {
+                // A posted query to an endpoint of `persistedQueries` goes as its hash (a GET query, sent
+                // by the page as it is, is left so).
+                let persisted =
+                    config.features.graphql.persisted(call.endpoint_index).filter(|_| body.is_some());
+                let persisted = persisted.map(|settings| super::persisted::Persisted {
+                    endpoint: url.split(['?', '#']).next().unwrap_or_default().to_owned(),
+                    get_max_url_length: settings.get_max_url_length as usize,
+                });
+                (call.operation_name.clone(), persisted)
+            }
+            _ => (None, None),
         };
         let target = Target {
             operation,
@@ -163,6 +173,7 @@ pub async fn answer_with_preload(
             plugins,
             failure_rule: config.auth_failure_rule().cloned(),
             preload,
+            persisted,
         };
         return respond(target, background).await;
     }

@@ -29,6 +29,12 @@ impl Counters {
         *value
     }
 
+    /// Adds `amount` to `key` (bytes on the wire: `graphql wire <operationName>`).
+    pub fn add(&self, key: impl Into<String>, amount: u64) {
+        let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
+        *map.entry(key.into()).or_insert(0) += amount;
+    }
+
     /// The current value of `key` (0 when never counted).
     pub fn get(&self, key: &str) -> u64 {
         let map = self.map.lock().unwrap_or_else(PoisonError::into_inner);

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use async_graphql::extensions::apollo_persisted_queries::{ApolloPersistedQueries, LruCacheStorage};
 use async_graphql::parser::types::DocumentOperations;
 use async_graphql::{Context, EmptySubscription, Object, Result, Schema, ID};
 use axum::body::Bytes;
@@ -39,8 +40,13 @@ fn answer(response: async_graphql::Response) -> Response {
 pub type TodoSchema = Schema<QueryRoot, MutationRoot, EmptySubscription>;
 
 /// Builds the schema around the database.
+///
+/// With async-graphql's own automatic persisted queries (`ApolloPersistedQueries`, the texts in an LRU
+/// of 256 in the server's memory, forgotten when it restarts): a hash it holds runs its text, one it
+/// does not is answered `PersistedQueryNotFound`, a hash with its text is kept.
 pub fn build_schema(db: Arc<Db>) -> TodoSchema {
-    Schema::build(QueryRoot, MutationRoot, EmptySubscription).data(db).finish()
+    let persisted = ApolloPersistedQueries::new(LruCacheStorage::new(256));
+    Schema::build(QueryRoot, MutationRoot, EmptySubscription).data(db).extension(persisted).finish()
 }
 
 /// The schema in GraphQL SDL: what `examples/todo-app/graphql/schema.graphql` holds, for the app's typed
@@ -65,14 +71,19 @@ pub fn operation_name(request: &async_graphql::Request) -> Option<String> {
     }
 }
 
-/// Parses a standard GraphQL JSON body, insisting on a string `query` field.
+/// Parses a standard GraphQL JSON body, insisting on a string `query` field, but for a persisted query's
+/// hash (`extensions.persistedQuery` and no `query`: the text is the extension's to find).
 pub fn parse_request(body: &[u8]) -> std::result::Result<async_graphql::Request, String> {
-    let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
-    match value.get("query") {
+    let mut value: serde_json::Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    let hashed = value.pointer("/extensions/persistedQuery").is_some();
+    let Some(members) = value.as_object_mut() else { return Err("expected a JSON object".into()) };
+    match members.get("query") {
         Some(serde_json::Value::String(_)) => {}
         Some(_) => return Err("field `query` must be a string".into()),
-        None if value.is_object() => return Err("missing field `query`".into()),
-        None => return Err("expected a JSON object".into()),
+        None if hashed => {
+            members.insert("query".to_owned(), serde_json::Value::String(String::new()));
+        }
+        None => return Err("missing field `query`".into()),
     }
     serde_json::from_value(value).map_err(|e| e.to_string())
 }
@@ -90,13 +101,14 @@ pub async fn get_handler(
     headers: HeaderMap,
     axum::extract::RawQuery(search): axum::extract::RawQuery,
 ) -> Response {
+    let search_length = search.as_deref().map_or(0, str::len);
     let mut body = serde_json::Map::new();
     for (name, value) in form_urlencoded::parse(search.unwrap_or_default().as_bytes()) {
         let member = match &*name {
             "query" | "operationName" => serde_json::Value::String(value.into_owned()),
-            "variables" => match serde_json::from_str(&value) {
-                Ok(variables) => variables,
-                Err(error) => return graphql_error(StatusCode::BAD_REQUEST, &format!("variables: {error}")),
+            "variables" | "extensions" => match serde_json::from_str(&value) {
+                Ok(member) => member,
+                Err(error) => return graphql_error(StatusCode::BAD_REQUEST, &format!("{name}: {error}")),
             },
             _ => continue,
         };
@@ -110,15 +122,43 @@ pub async fn get_handler(
         let refused = graphql_error(StatusCode::METHOD_NOT_ALLOWED, "only queries may be sent with GET");
         return ([(header::ALLOW, "POST")], refused).into_response();
     }
-    handler(state, headers, Bytes::from(serde_json::Value::Object(body).to_string())).await
+    let wire = Sent::Get { search: search_length };
+    handle(state, headers, Bytes::from(serde_json::Value::Object(body).to_string()), wire).await
+}
+
+/// How a request came: its bytes on the wire (the body's; a GET's search's).
+enum Sent {
+    Post,
+    Get { search: usize },
 }
 
 /// `POST /graphql`: counts the operation, demands auth (HTTP 401 otherwise), executes.
-pub async fn handler(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn handler(state: State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    handle(state, headers, body, Sent::Post).await
+}
+
+/// Counts the operation (`graphql <name>`), its bytes (`graphql wire <name>`) and how it came
+/// (`graphql hashed <name>`: a persisted-query hash without its text; `graphql registered <name>`: with
+/// it; `graphql GET <name>`), demands auth (HTTP 401 otherwise), executes (with async-graphql's
+/// persisted queries: [`build_schema`]).
+async fn handle(State(state): State<AppState>, headers: HeaderMap, body: Bytes, sent: Sent) -> Response {
     let parsed = parse_request(&body);
     let operation = parsed.as_ref().ok().and_then(operation_name);
-    if parsed.is_ok() {
+    if let Ok(request) = &parsed {
+        let name = operation.as_deref().unwrap_or("<anonymous>");
         state.counters.incr(graphql_key(operation.as_deref()));
+        let wire = match sent {
+            Sent::Post => body.len(),
+            Sent::Get { search } => {
+                state.counters.incr(format!("graphql GET {name}"));
+                search
+            }
+        };
+        state.counters.add(format!("graphql wire {name}"), wire as u64);
+        if request.extensions.contains_key("persistedQuery") {
+            let way = if request.query.is_empty() { "hashed" } else { "registered" };
+            state.counters.incr(format!("graphql {way} {name}"));
+        }
     }
     if let Some(response) = crate::test_hooks::take_graphql_response(&state, operation.as_deref()) {
         return response;

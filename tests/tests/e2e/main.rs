@@ -24,6 +24,7 @@ mod live_send_idempotency;
 mod navigation_preload;
 mod offline_queue;
 mod one_request_for_every_tab;
+mod persisted_queries;
 mod plain_page_tabs;
 mod queue_delivery;
 mod queue_without_idempotency;

@@ -26,7 +26,11 @@ pub const CONFIG_JSON: &str = r#"{
       "endpoints": [
         "/graphql"
       ],
-      "honorNoStore": false
+      "honorNoStore": false,
+      "persistedQueries": {
+        "endpoints": [],
+        "getMaxUrlLength": 0
+      }
     },
     "push": {
       "enabled": false,

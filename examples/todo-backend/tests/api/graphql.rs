@@ -262,3 +262,47 @@ async fn an_answer_selecting_todos_is_tagged_todos() {
     assert_eq!((me.status, me.header("x-sw-cache-tags")), (200, None), "{}", me.text());
     srv.stop().await;
 }
+
+/// async-graphql's own automatic persisted queries, read by cachet's rule
+/// (`cachet_core::graphql::persisted`): a hash it does not hold is `PersistedQueryNotFound`, a hash with
+/// its text is run and kept, then the hash alone is answered, posted or as a GET; each way and its bytes
+/// are counted.
+#[tokio::test]
+async fn persisted_queries_are_answered_and_each_way_is_counted() {
+    use cachet_core::graphql::persisted::{verdict, Outgoing, Prepared, Verdict, Way};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let srv = server(dir.path(), AuthMode::Bearer).await;
+    let addr = srv.addr();
+    let alice = login(addr, AuthMode::Bearer, "alice").await;
+    let auth = [(alice.0.as_str(), alice.1.as_str())];
+    let body = json!({ "query": GET_TODOS, "operationName": "GetTodos" }).to_string();
+    let query = Prepared::new(body.as_bytes()).expect("a query");
+    let post = |way| match query.outgoing(way, "/graphql") {
+        Some(Outgoing::Post(text)) => text,
+        other => panic!("{way:?}: {other:?}"),
+    };
+    let (hashed, registered) = (post(Way::Hash), post(Way::Register));
+    let (hashed_json, registered_json): (Value, Value) =
+        (serde_json::from_str(&hashed).expect("json"), serde_json::from_str(&registered).expect("json"));
+    let send = |body| post_json(addr, "/graphql", &auth, body);
+
+    let unknown = send(&hashed_json).await;
+    assert_eq!(verdict(unknown.status, unknown.text().as_bytes()), Verdict::NotFound, "{}", unknown.text());
+    let kept = send(&registered_json).await;
+    assert_eq!(verdict(kept.status, kept.text().as_bytes()), Verdict::Data, "{}", kept.text());
+    let held = send(&hashed_json).await;
+    assert_eq!(held.json()["data"]["todos"], json!([]), "{}", held.text());
+    let Some(Outgoing::Get(url)) = query.outgoing(Way::HashGet, "/graphql") else { panic!("a GET") };
+    let got = crate::get(addr, &url, &auth).await;
+    assert_eq!(got.json()["data"]["todos"], json!([]), "{}", got.text());
+
+    let counts = srv.counts();
+    let count = |key: &str| counts.get(key).copied().unwrap_or(0);
+    assert_eq!(count("graphql GetTodos"), 4);
+    assert_eq!(count("graphql hashed GetTodos"), 3);
+    assert_eq!(count("graphql registered GetTodos"), 1);
+    assert_eq!(count("graphql GET GetTodos"), 1);
+    let search = url.split_once('?').map_or(0, |(_, search)| search.len());
+    assert_eq!(count("graphql wire GetTodos") as usize, 2 * hashed.len() + registered.len() + search);
+    srv.stop().await;
+}
