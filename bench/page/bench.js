@@ -6,11 +6,20 @@
 const QUERY = 'query BenchItem($id: Int!, $size: Int!) { item(id: $id, size: $size) { id pad } }';
 const MUTATION = 'mutation CreateNote($id: Int!) { createNote(id: $id) { id } }';
 
-function queryInit(id, size, tags) {
+// A query document of about 1 KB, formatted as apps write theirs (a fragment of sixty fields): what
+// persisted queries save on the wire. The server reads only the variables.
+const TEXT_QUERY =
+  'query BenchItemText($id: Int!, $size: Int!) {\n  item(id: $id, size: $size) {\n    ...ItemFields\n  }\n}\n\n' +
+  'fragment ItemFields on Item {\n  id\n  pad\n' +
+  Array.from({ length: 60 }, (_, i) => `  field${String(i).padStart(2, '0')}\n`).join('') +
+  '}';
+
+function queryInit(id, size, tags, text = false) {
+  const [query, operationName] = text ? [TEXT_QUERY, 'BenchItemText'] : [QUERY, 'BenchItem'];
   return {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-cachet-tags': tags },
-    body: JSON.stringify({ query: QUERY, variables: { id, size }, operationName: 'BenchItem' }),
+    body: JSON.stringify({ query, variables: { id, size }, operationName }),
   };
 }
 
@@ -42,11 +51,11 @@ function checkMutation(text, id) {
 
 // One timed query: the fetch and the whole body read. Returns [ms, source header]. `extraHeaders` are
 // sent with it (`x-bench-delay` for a slow server).
-async function timedQuery(id, size, tags, extraHeaders = {}) {
-  const init = queryInit(id, size, tags);
+async function timedQuery(id, size, tags, extraHeaders = {}, textEndpoint = null) {
+  const init = queryInit(id, size, tags, textEndpoint !== null);
   Object.assign(init.headers, extraHeaders);
   const started = performance.now();
-  const response = await fetch('/graphql', init);
+  const response = await fetch(textEndpoint ?? '/graphql', init);
   const text = await response.text();
   const elapsed = performance.now() - started;
   if (response.status !== 200) throw new Error(`BenchItem(${id}): HTTP ${response.status}`);
@@ -214,6 +223,22 @@ window.bench = {
     const sources = [];
     for (let i = 0; i < warmup + iterations; i++) {
       const [elapsed, source] = await timedQuery(firstId + i, size, 'bench-miss');
+      if (i >= warmup) {
+        samples.push(elapsed);
+        sources.push(source);
+      }
+    }
+    return { samples, sources: sourceCounts(sources) };
+  },
+
+  // A miss of the ~1 KB query text (`TEXT_QUERY`) at `endpoint`: `/graphql` sends it whole,
+  // `/graphql-apq` (persisted queries on, in the bench's config) as its hash, a GET once the server holds
+  // it (the warm-up registers it).
+  async missText(firstId, size, iterations, warmup, endpoint) {
+    const samples = [];
+    const sources = [];
+    for (let i = 0; i < warmup + iterations; i++) {
+      const [elapsed, source] = await timedQuery(firstId + i, size, 'bench-miss', {}, endpoint);
       if (i >= warmup) {
         samples.push(elapsed);
         sources.push(source);

@@ -20,6 +20,9 @@ pub fn kit_features(config: &Config) -> Vec<&'static str> {
     if config.features.push.enabled {
         features.push("push");
     }
+    if !config.features.graphql.persisted_queries.endpoints.is_empty() {
+        features.push("persisted-queries");
+    }
     features
 }
 
@@ -71,4 +74,21 @@ pub(crate) fn add_kit_features(dir: &Path, needed: &[&'static str]) -> Result<bo
     std::fs::write(&path, manifest.to_string())
         .map_err(|source| CliError::Write { path: path.clone(), source })?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_needs_the_features_of_what_it_turns_on() {
+        let needs = |text: &str| kit_features(&Config::from_json_str(text).expect("a config"));
+        assert_eq!(needs("{}"), Vec::<&str>::new());
+        let all = r#"{"features": {"auth": {"enabled": true}, "push": {"enabled": true},
+            "graphql": {"enabled": true, "persistedQueries": {"endpoints": ["/graphql"]}}}}"#;
+        assert_eq!(needs(all), ["auth", "push", "persisted-queries"]);
+        let listed_none =
+            r#"{"features": {"graphql": {"enabled": true, "persistedQueries": {"endpoints": []}}}}"#;
+        assert_eq!(needs(listed_none), Vec::<&str>::new());
+    }
 }

@@ -15,8 +15,10 @@
 //!
 //! Features: `yew` (default), `devtools` (the panel in debug builds), `devtools-always` (in release
 //! builds too), `auth` (the page client's auth: a config with `features.auth` on needs it), `push` (the
-//! worker's push handler), `in-page-agent` (`AgentMode::InPage`). `cachet init --trunk`, `cachet add auth`
-//! and `cachet add push` add the ones the config needs; `cachet doctor` names a missing one.
+//! worker's push handler), `persisted-queries` (the worker's persisted-query negotiation: a config
+//! listing `features.graphql.persistedQueries` endpoints needs it), `in-page-agent`
+//! (`AgentMode::InPage`). `cachet init --trunk`, `cachet add auth` and `cachet add push` add the ones the
+//! config needs; `cachet doctor` names a missing one.
 //!
 //! **wasm-bindgen.** The crates ask for `wasm-bindgen` 0.2.130 or any later 0.2 release (no exact pin):
 //! the version in the app's `Cargo.lock` decides, and the `wasm-bindgen` CLI that builds the app (trunk

@@ -9,6 +9,7 @@
 //! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | the persisted-query worker | `bench-sw` again with `--features persisted-queries` into `bench/dist/bench-sw-apq/`: what the persisted-query row runs, on an origin of its own with the bench's config plus an endpoint `/graphql-apq` whose queries go as hashes (the headline worker and its sizes are the one without) |
 //! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
 //! | quick start | `examples/quick-start` by `trunk build --release` (offline, the pinned tools): its three wasm's gzip -9 sizes printed beside the README's quoted figures, with the ratio; more than 2 % off fails the bench, naming the file (also with `--quick`; alone with `--only quick-start`; see [`crate::quick_start`]) |
@@ -67,6 +68,10 @@ pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> R
         || build_bench_sw(root, &path),
     )?;
     run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
+    run::step(
+        "build the bench's cachet worker with persisted queries (bench-sw --features persisted-queries)",
+        || build_apq_sw(root, &path),
+    )?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
         if quick {
@@ -107,20 +112,32 @@ fn bindgen_and_optimize(root: &Path, path: &OsStr, app: &str, out_dir: &Path) ->
 /// Where the bench's cachet worker is built (`cachet-sw.js`, `cachet-sw_bg.wasm`: the names the shim loads).
 pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
 
+/// The same worker with persisted queries (`--features persisted-queries`): what the persisted-query
+/// row runs, on an origin of its own.
+pub const BENCH_SW_APQ_DIR: &str = "bench/dist/bench-sw-apq";
+
 /// The worker of an app with the bench's config (`bench-sw` of `bench/yew-size`), as trunk builds a
 /// worker: `no-modules` glue, `wasm-opt -Oz`, named as the shim loads it.
 fn build_bench_sw(root: &Path, path: &OsStr) -> Result<()> {
-    bindgen_bench_sw(root, path, &root.join(BENCH_SW_DIR))?;
+    bindgen_bench_sw(root, path, &root.join(BENCH_SW_DIR), &[])?;
     let wasm = root.join(BENCH_SW_DIR).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
     run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
 }
 
-/// cargo (release) and wasm-bindgen of `bench-sw` into `out_dir` as `cachet-sw.js` + `cachet-sw_bg.wasm`.
-fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path) -> Result<()> {
-    run::cargo(
-        path,
-        &["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size", "--bin", "bench-sw"],
-    )?;
+/// [`build_bench_sw`] with the `persisted-queries` feature, into [`BENCH_SW_APQ_DIR`].
+fn build_apq_sw(root: &Path, path: &OsStr) -> Result<()> {
+    bindgen_bench_sw(root, path, &root.join(BENCH_SW_APQ_DIR), &["--features", "persisted-queries"])?;
+    let wasm = root.join(BENCH_SW_APQ_DIR).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
+    run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
+}
+
+/// cargo (release, with `features`) and wasm-bindgen of `bench-sw` into `out_dir` as `cachet-sw.js` +
+/// `cachet-sw_bg.wasm`.
+fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path, features: &[&str]) -> Result<()> {
+    let mut args =
+        vec!["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size", "--bin", "bench-sw"];
+    args.extend_from_slice(features);
+    run::cargo(path, &args)?;
     std::fs::create_dir_all(out_dir)?;
     let wasm = root.join(format!("target/{WASM_TARGET}/release/bench-sw.wasm"));
     run::command(
@@ -143,7 +160,7 @@ fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path) -> Result<()> {
 /// and `cachet-sw_bg.wasm`.
 fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
     let out_dir = named_dir(root)?;
-    bindgen_bench_sw(root, path, &out_dir)?;
+    bindgen_bench_sw(root, path, &out_dir, &[])?;
     let named = out_dir.join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
     run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])
 }

@@ -21,10 +21,9 @@
 //! step): the way it is sent changes none of them. Mutations are never hashed here (they go plain: the
 //! queue keeps and replays their bodies whole).
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::cache_key::sha256_hex;
+use crate::cache_key::{canonical_json, sha256_hex};
 
 /// The extension's name in a request's `extensions`.
 pub const EXTENSION: &str = "persistedQuery";
@@ -36,7 +35,7 @@ pub const HELD_MAX: usize = 500;
 pub const VERDICT_READ_MAX: usize = 4096;
 
 /// Whether an endpoint speaks the protocol, as far as the worker has seen.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Support {
     /// Nothing seen yet: queries go as hashes, and a refusal is tried plain once.
     #[default]
@@ -48,8 +47,8 @@ pub enum Support {
     NotSupported,
 }
 
-/// What the worker remembers of one endpoint, stored as JSON in its database.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// What the worker remembers of one endpoint, stored in its database as text ([`Memory::to_text`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
     /// Whether it speaks the protocol.
     pub support: Support,
@@ -58,15 +57,45 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Reads a stored memory; a record that is not one (corrupt, from another build) is `Err` with what
-    /// was wrong, and the caller starts from [`Memory::default`] (the worst it costs is a round trip).
-    pub fn from_json(text: &str) -> Result<Memory, String> {
-        serde_json::from_str(text).map_err(|error| format!("persisted-query memory: {error}"))
+    /// Reads a stored memory ([`Memory::to_text`]); a record that is not one (corrupt, from another
+    /// build) is `Err` naming what was wrong, and the caller starts from [`Memory::default`] (the worst it
+    /// costs is a round trip per query). A line format rather than serde's JSON: the worker's size
+    /// (serde's derived readers and its JSON writer are not otherwise in the worker).
+    pub fn from_text(text: &str) -> Result<Memory, String> {
+        let mut lines = text.lines();
+        let support = match lines.next() {
+            Some("unknown") => Support::Unknown,
+            Some("supported") => Support::Supported,
+            Some("not-supported") => Support::NotSupported,
+            other => {
+                let other = other.unwrap_or_default();
+                return Err(["persisted-query memory: unknown support \"", other, "\""].concat());
+            }
+        };
+        let mut held = Vec::new();
+        for line in lines {
+            if line.len() != 64 || !line.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+                return Err(["persisted-query memory: not a SHA-256 hash: \"", line, "\""].concat());
+            }
+            held.push(line.to_owned());
+        }
+        Ok(Memory { support, held })
     }
 
-    /// The memory as stored.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    /// The memory as stored: its support (`unknown`, `supported`, `not-supported`), then a hash a line.
+    pub fn to_text(&self) -> String {
+        let support = match self.support {
+            Support::Unknown => "unknown",
+            Support::Supported => "supported",
+            Support::NotSupported => "not-supported",
+        };
+        let mut text = String::with_capacity(support.len() + self.held.len() * 65);
+        text.push_str(support);
+        for hash in &self.held {
+            text.push('\n');
+            text.push_str(hash);
+        }
+        text
     }
 
     fn holds(&self, hash: &str) -> bool {
@@ -180,8 +209,8 @@ impl Prepared {
         match way {
             Way::Plain | Way::Probe => None,
             Way::HashGet => self.get_url(endpoint).map(Outgoing::Get),
-            Way::Hash => Some(Outgoing::Post(Value::Object(self.hashed(false)).to_string())),
-            Way::Register => Some(Outgoing::Post(Value::Object(self.hashed(true)).to_string())),
+            Way::Hash => Some(Outgoing::Post(canonical_json(&Value::Object(self.hashed(false))))),
+            Way::Register => Some(Outgoing::Post(canonical_json(&Value::Object(self.hashed(true))))),
         }
     }
 
@@ -191,7 +220,10 @@ impl Prepared {
         if !with_query {
             members.remove("query");
         }
-        let extension = serde_json::json!({ "version": 1, "sha256Hash": self.hash });
+        let mut extension = Map::new();
+        extension.insert("version".to_owned(), Value::from(1));
+        extension.insert("sha256Hash".to_owned(), Value::String(self.hash.clone()));
+        let extension = Value::Object(extension);
         match members.get_mut("extensions") {
             Some(Value::Object(extensions)) => {
                 extensions.insert(EXTENSION.to_owned(), extension);
@@ -216,7 +248,7 @@ impl Prepared {
             let text = match (name.as_str(), value) {
                 (_, Value::Null) => continue,
                 ("operationName", Value::String(name)) => name.clone(),
-                ("variables" | "extensions", Value::Object(_)) => value.to_string(),
+                ("variables" | "extensions", Value::Object(_)) => canonical_json(value),
                 _ => return None,
             };
             url.push(if first { '?' } else { '&' });

@@ -8,7 +8,7 @@
 //! | [`GENERATIONS`] | key path `tag` | one record per invalidated tag `{ tag, at }` and the clock `{ tag: "", clock, floor }` |
 //! | [`IDENTITY`] | out of line | the signed-in user under [`IDENTITY_KEY`] |
 //! | [`QUEUE`] | out of line | the whole mutation queue as JSON text under [`QUEUE_KEY`]; records that did not decode kept aside under `unreadable-<time>` |
-//! | [`META`] | out of line | under [`MIGRATED_KEY`], that the databases of earlier builds were moved in (how many records); under `persisted <endpoint URL>`, what the endpoint's server holds of persisted queries ([`crate::graphql::persisted::Memory`] as JSON); nothing of a user, never purged |
+//! | [`META`] | out of line | under [`MIGRATED_KEY`], that the databases of earlier builds were moved in (how many records); under `persisted <endpoint URL>`, what the endpoint's server holds of persisted queries ([`crate::graphql::persisted::Memory::to_text`]); nothing of a user, never purged |
 //!
 //! Until 0.x builds of November 2026 the same stores lived in three databases ([`LEGACY`]); the worker
 //! moves them into [`DATABASE`] once, in one transaction that also writes [`MIGRATED_KEY`], then deletes

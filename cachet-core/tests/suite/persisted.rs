@@ -226,8 +226,14 @@ fn the_memory_keeps_the_newest_hashes_and_a_corrupt_record_says_what_was_wrong()
     }
     assert_eq!(memory.held.len(), HELD_MAX);
     assert_eq!(memory.held[0], format!("{:064}", 3));
-    assert_eq!(Memory::from_json(&memory.to_json()), Ok(memory));
-    let corrupt = Memory::from_json(r#"{"support":"Maybe","held":[]}"#).unwrap_err();
-    assert!(corrupt.starts_with("persisted-query memory: unknown variant `Maybe`"), "{corrupt}");
-    assert!(Memory::from_json("").is_err());
+    assert_eq!(Memory::from_text(&memory.to_text()), Ok(memory));
+    for support in [Support::Unknown, Support::NotSupported] {
+        let memory = Memory { support, held: Vec::new() };
+        assert_eq!(Memory::from_text(&memory.to_text()), Ok(memory));
+    }
+    let corrupt = Memory::from_text("maybe").unwrap_err();
+    assert_eq!(corrupt, r#"persisted-query memory: unknown support "maybe""#);
+    let corrupt = Memory::from_text("supported\nabc").unwrap_err();
+    assert_eq!(corrupt, r#"persisted-query memory: not a SHA-256 hash: "abc""#);
+    assert!(Memory::from_text("").is_err());
 }

@@ -26,6 +26,7 @@ use super::auth_retry::is_auth_failure;
 use super::broadcast::broadcast;
 use super::clock::increasing_ms;
 use super::http::{fetch_network, read_network_answer, without_cachet_headers};
+use super::persisted::Persisted;
 use super::store::CacheStore;
 use super::tag_index::TagIndex;
 use crate::Error;
@@ -54,9 +55,12 @@ pub struct Target {
     /// `undefined`), or the shim's early send of the request: the network step uses it instead of a fetch
     /// of its own.
     pub preload: Option<Promise>,
-    /// A query to an endpoint whose queries go as persisted-query hashes (`super::persisted`).
-    pub(crate) persisted: Option<super::persisted::Persisted>,
+    /// A query to an endpoint whose queries go as persisted-query hashes (`super::persisted`; always
+    /// `None` without the `persisted-queries` feature).
+    pub(crate) persisted: Option<Persisted>,
 }
+
+
 
 #[cfg(feature = "test-support")]
 impl Target {
@@ -181,7 +185,8 @@ pub(crate) struct WorkerNetwork {
     pub(crate) body: Option<Rc<[u8]>>,
     pub(crate) failure_rule: Option<AuthFailureRule>,
     pub(crate) preload: Cell<Option<Promise>>,
-    pub(crate) persisted: Option<super::persisted::Persisted>,
+    #[cfg_attr(not(feature = "persisted-queries"), allow(dead_code))]
+    pub(crate) persisted: Option<Persisted>,
 }
 
 impl Network<Response, Error> for WorkerNetwork {
@@ -191,10 +196,13 @@ impl Network<Response, Error> for WorkerNetwork {
             let (body, answer) = read_network_answer(&response).await?;
             return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
         }
-        let (response, body, answer) = match (&self.persisted, self.body.as_deref()) {
-            (Some(persisted), Some(body)) => super::persisted::send(&self.request, body, headers, persisted).await?,
-            _ => fetch_network(&without_cachet_headers(&self.request, self.body.as_deref(), headers)?).await?,
-        };
+        #[cfg(feature = "persisted-queries")]
+        if let (Some(persisted), Some(body)) = (&self.persisted, self.body.as_deref()) {
+            let (response, body, answer) = super::persisted::send(&self.request, body, headers, persisted).await?;
+            return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
+        }
+        let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
+        let (response, body, answer) = fetch_network(&outgoing).await?;
         Ok(fetched(&response, body, answer, self.failure_rule.as_ref()))
     }
 

@@ -109,6 +109,8 @@ pub fn install() {
     let config = std::rc::Rc::new(read_config(&scope));
     #[cfg(not(feature = "push"))]
     report_push_not_built(&config);
+    #[cfg(not(feature = "persisted-queries"))]
+    report_persisted_not_built(&config);
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate_config = config.clone();
@@ -212,6 +214,17 @@ pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
 fn report_push_not_built(config: &Config) {
     if config.features.push.enabled {
         let error = crate::Error::NotBuilt { what: "features.push of cachet.config.json", feature: "push" };
+        web_sys::console::error_1(&format!("cachet: {error}").into());
+    }
+}
+
+/// Without the `persisted-queries` feature, a config that lists endpoints for persisted queries is
+/// reported on the console at start, naming the feature: their queries go as the page sent them.
+#[cfg(not(feature = "persisted-queries"))]
+fn report_persisted_not_built(config: &Config) {
+    if !config.features.graphql.persisted_queries.endpoints.is_empty() {
+        let what = "features.graphql.persistedQueries of cachet.config.json";
+        let error = crate::Error::NotBuilt { what, feature: "persisted-queries" };
         web_sys::console::error_1(&format!("cachet: {error}").into());
     }
 }

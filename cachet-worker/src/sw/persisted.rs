@@ -4,32 +4,17 @@
 //! ([`cachet_core::graphql::persisted`]); here the requests are built and sent, and each endpoint's
 //! [`Memory`] is kept: in this instance's memory, shared by every tab's requests (a negotiation updates
 //! it in place, so two at once lose nothing), and in the database's `meta` store under
-//! `persisted <endpoint URL>`, read by the instance's first hashed query and written when it changes
+//! `persisted <endpoint URL>` (`Memory::to_text`), read by the instance's first hashed query and written when it changes
 //! (before the answer is given: a worker stopped right after still knows it). A record that cannot be
 //! read is reported on the console and started again empty: it costs one round trip per query.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+#[cfg(feature = "persisted-queries")]
+pub(crate) use negotiation::send;
 
-use cachet_core::graphql::persisted::{next, verdict, Memory, Next, Outgoing, Prepared};
-use cachet_core::protocol::headers::is_cachet_header;
-use cachet_core::protocol::storage::META;
-use cachet_idb::TransactionMode;
-use wasm_bindgen::JsValue;
-use web_sys::{Headers, Request, RequestInit, Response};
-
-use super::database;
-use super::http::{fetch_network, header_pairs, without_cachet_headers};
-use crate::error::{commit, idb};
-use crate::Error;
-
-thread_local! {
-    // Read from the database once per instance (a stopped worker's next instance reads it again).
-    static MEMORIES: RefCell<HashMap<String, Memory>> = RefCell::new(HashMap::new());
-}
-
-/// A query to an endpoint whose queries go as hashes.
+/// A query to an endpoint whose queries go as persisted-query hashes (made only with the
+/// `persisted-queries` feature: without it, the router makes none).
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "persisted-queries"), allow(dead_code))]
 pub(crate) struct Persisted {
     /// The endpoint's URL, without a search: the memory's key, and the GET's base.
     pub(crate) endpoint: String,
@@ -37,107 +22,157 @@ pub(crate) struct Persisted {
     pub(crate) get_max_url_length: usize,
 }
 
-/// Sends the query whose body is `body` (the page's `request`'s) as the core's negotiation says, with the
-/// plugins' `headers` set on every send; returns the last answer (as [`fetch_network`] does). A body that
-/// is not a query with its text goes as it is.
-pub(crate) async fn send(
-    request: &Request,
-    body: &[u8],
-    headers: &[(String, String)],
-    persisted: &Persisted,
-) -> Result<(Response, Vec<u8>, Response), Error> {
-    let endpoint = persisted.endpoint.as_str();
-    let Some(query) = Prepared::new(body) else {
-        return fetch_network(&without_cachet_headers(request, Some(body), headers)?).await;
-    };
-    let mut way = query.first(&memory(endpoint).await, endpoint, persisted.get_max_url_length);
-    // Ends: every `Next::Send` moves forward through `Way`'s four ways (the core's test shows it).
-    loop {
-        let outgoing = match query.outgoing(way, endpoint) {
-            None => without_cachet_headers(request, Some(body), headers)?,
-            Some(Outgoing::Post(text)) => without_cachet_headers(request, Some(text.as_bytes()), headers)?,
-            Some(Outgoing::Get(url)) => get_request(request, &url, headers)?,
+/// The negotiation, linked only with the `persisted-queries` feature.
+#[cfg(feature = "persisted-queries")]
+mod negotiation {
+    use std::cell::RefCell;
+
+    use cachet_core::graphql::persisted::{next, verdict, Memory, Next, Outgoing, Prepared};
+    use cachet_core::protocol::headers::is_cachet_header;
+    use cachet_core::protocol::storage::META;
+    use cachet_idb::TransactionMode;
+    use wasm_bindgen::JsValue;
+    use web_sys::{Headers, Request, RequestInit, Response};
+
+    use super::Persisted;
+    use crate::error::{commit, idb};
+    use crate::sw::database;
+    use crate::sw::http::{fetch_network, header_pairs, without_cachet_headers};
+    use crate::Error;
+
+    thread_local! {
+        // Read from the database once per instance (a stopped worker's next instance reads it again). A list:
+        // an app has a handful of endpoints (and a `HashMap` would cost the worker its hasher).
+        static MEMORIES: RefCell<Vec<(String, Memory)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Sends the query whose body is `body` (the page's `request`'s) as the core's negotiation says, with the
+    /// plugins' `headers` set on every send; returns the last answer (as [`fetch_network`] does). A body that
+    /// is not a query with its text goes as it is.
+    pub(crate) async fn send(
+        request: &Request,
+        body: &[u8],
+        headers: &[(String, String)],
+        persisted: &Persisted,
+    ) -> Result<(Response, Vec<u8>, Response), Error> {
+        let endpoint = persisted.endpoint.as_str();
+        let Some(query) = Prepared::new(body) else {
+            return fetch_network(&without_cachet_headers(request, Some(body), headers)?).await;
         };
-        let (response, bytes, answer) = fetch_network(&outgoing).await?;
-        let answered = verdict(response.status(), &bytes);
-        let (then, learnt) = MEMORIES.with(|memories| {
-            let mut memories = memories.borrow_mut();
-            let memory = memories.entry(endpoint.to_owned()).or_default();
-            let before = memory.clone();
-            let then = next(memory, &query.hash, way, answered);
-            (then, (*memory != before).then(|| memory.to_json()))
-        });
-        if let Some(text) = learnt {
-            if let Err(error) = save(endpoint, &text).await {
-                let line = format!("cachet: persisted queries of {endpoint}: not kept ({error})");
-                web_sys::console::warn_1(&line.into());
+        let mut way = query.first(&memory(endpoint).await, endpoint, persisted.get_max_url_length);
+        // Ends: every `Next::Send` moves forward through `Way`'s four ways (the core's test shows it).
+        loop {
+            let outgoing = match query.outgoing(way, endpoint) {
+                None => without_cachet_headers(request, Some(body), headers)?,
+                Some(Outgoing::Post(text)) => {
+                    without_cachet_headers(request, Some(text.as_bytes()), headers)?
+                }
+                Some(Outgoing::Get(url)) => get_request(request, &url, headers)?,
+            };
+            let (response, bytes, answer) = fetch_network(&outgoing).await?;
+            let answered = verdict(response.status(), &bytes);
+            let (then, learnt) = with_memory(endpoint, Memory::default, |memory| {
+                let before = memory.clone();
+                let then = next(memory, &query.hash, way, answered);
+                (then, (*memory != before).then(|| memory.to_text()))
+            });
+            if let Some(text) = learnt {
+                if let Err(error) = save(endpoint, &text).await {
+                    let line = format!("cachet: persisted queries of {endpoint}: not kept ({error})");
+                    web_sys::console::warn_1(&line.into());
+                }
+            }
+            match then {
+                Next::Done => return Ok((response, bytes, answer)),
+                Next::Send(then) => way = then,
             }
         }
-        match then {
-            Next::Done => return Ok((response, bytes, answer)),
-            Next::Send(then) => way = then,
+    }
+
+    /// Runs `change` on this instance's memory of `endpoint`, made with `absent` when it has none.
+    fn with_memory<T>(
+        endpoint: &str,
+        absent: impl FnOnce() -> Memory,
+        change: impl FnOnce(&mut Memory) -> T,
+    ) -> T {
+        MEMORIES.with(|memories| {
+            let mut memories = memories.borrow_mut();
+            let index = match memories.iter().position(|(url, _)| url == endpoint) {
+                Some(index) => index,
+                None => {
+                    memories.push((endpoint.to_owned(), absent()));
+                    memories.len() - 1
+                }
+            };
+            change(&mut memories[index].1)
+        })
+    }
+
+    /// The memory of `endpoint`: this instance's, else the database's, else empty.
+    async fn memory(endpoint: &str) -> Memory {
+        let known = MEMORIES.with(|memories| {
+            memories.borrow().iter().find(|(url, _)| url == endpoint).map(|(_, memory)| memory.clone())
+        });
+        if let Some(memory) = known {
+            return memory;
         }
+        let stored = match read(endpoint).await {
+            Ok(None) => Memory::default(),
+            Ok(Some(text)) => Memory::from_text(&text).unwrap_or_else(|error| {
+                let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
+                web_sys::console::warn_1(&line.into());
+                Memory::default()
+            }),
+            Err(error) => {
+                let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
+                web_sys::console::warn_1(&line.into());
+                Memory::default()
+            }
+        };
+        // Another request may have read and changed it meanwhile: its memory is kept.
+        with_memory(endpoint, || stored, |memory| memory.clone())
     }
-}
 
-/// The memory of `endpoint`: this instance's, else the database's, else empty.
-async fn memory(endpoint: &str) -> Memory {
-    if let Some(memory) = MEMORIES.with(|memories| memories.borrow().get(endpoint).cloned()) {
-        return memory;
+    fn key(endpoint: &str) -> JsValue {
+        JsValue::from_str(&["persisted ", endpoint].concat())
     }
-    let stored = match read(endpoint).await {
-        Ok(None) => Memory::default(),
-        Ok(Some(text)) => Memory::from_json(&text).unwrap_or_else(|error| {
-            let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
-            web_sys::console::warn_1(&line.into());
-            Memory::default()
-        }),
-        Err(error) => {
-            let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
-            web_sys::console::warn_1(&line.into());
-            Memory::default()
+
+    async fn read(endpoint: &str) -> Result<Option<String>, Error> {
+        let transaction = database::transaction(&[META], TransactionMode::Readonly).await?;
+        let store = transaction.store(META).map_err(idb("meta store"))?;
+        let value = store.get(key(endpoint)).await.map_err(idb("read persisted queries"))?;
+        Ok(value.map(|value| value.as_string().unwrap_or_default()))
+    }
+
+    async fn save(endpoint: &str, text: &str) -> Result<(), Error> {
+        let transaction = database::transaction(&[META], TransactionMode::Readwrite).await?;
+        let store = transaction.store(META).map_err(idb("meta store"))?;
+        store
+            .put(&JsValue::from_str(text), Some(&key(endpoint)))
+            .await
+            .map_err(idb("keep persisted queries"))?;
+        commit(transaction, "keep persisted queries").await
+    }
+
+    /// A GET of `url` with `request`'s headers (but cachet's and its body's length), credentials and mode,
+    /// and the plugins' `set` headers. Its `Content-Type` is kept: Apollo Server's CSRF prevention (on by
+    /// default) refuses a GET that carries no header a simple form could not send.
+    fn get_request(request: &Request, url: &str, set: &[(String, String)]) -> Result<Request, Error> {
+        let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+        let kept = |name: &str| !is_cachet_header(name) && name != "content-length";
+        for (name, value) in header_pairs(&request.headers()).iter().filter(|(name, _)| kept(name)) {
+            headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
         }
-    };
-    // Another request may have read and changed it meanwhile: its memory is kept.
-    MEMORIES.with(|memories| memories.borrow_mut().entry(endpoint.to_owned()).or_insert(stored).clone())
-}
-
-fn key(endpoint: &str) -> JsValue {
-    JsValue::from_str(&["persisted ", endpoint].concat())
-}
-
-async fn read(endpoint: &str) -> Result<Option<String>, Error> {
-    let transaction = database::transaction(&[META], TransactionMode::Readonly).await?;
-    let store = transaction.store(META).map_err(idb("meta store"))?;
-    let value = store.get(key(endpoint)).await.map_err(idb("read persisted queries"))?;
-    Ok(value.map(|value| value.as_string().unwrap_or_default()))
-}
-
-async fn save(endpoint: &str, text: &str) -> Result<(), Error> {
-    let transaction = database::transaction(&[META], TransactionMode::Readwrite).await?;
-    let store = transaction.store(META).map_err(idb("meta store"))?;
-    store.put(&JsValue::from_str(text), Some(&key(endpoint))).await.map_err(idb("keep persisted queries"))?;
-    commit(transaction, "keep persisted queries").await
-}
-
-/// A GET of `url` with `request`'s headers (but cachet's and its body's length), credentials and mode,
-/// and the plugins' `set` headers. Its `Content-Type` is kept: Apollo Server's CSRF prevention (on by
-/// default) refuses a GET that carries no header a simple form could not send.
-fn get_request(request: &Request, url: &str, set: &[(String, String)]) -> Result<Request, Error> {
-    let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-    let kept = |name: &str| !is_cachet_header(name) && name != "content-length";
-    for (name, value) in header_pairs(&request.headers()).iter().filter(|(name, _)| kept(name)) {
-        headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
+        for (name, value) in set {
+            headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
+        }
+        let init = RequestInit::new();
+        init.set_method("GET");
+        init.set_headers(&headers);
+        init.set_credentials(request.credentials());
+        if request.mode() != web_sys::RequestMode::Navigate {
+            init.set_mode(request.mode());
+        }
+        Request::new_with_str_and_init(url, &init).map_err(|e| Error::js("new Request", e))
     }
-    for (name, value) in set {
-        headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
-    }
-    let init = RequestInit::new();
-    init.set_method("GET");
-    init.set_headers(&headers);
-    init.set_credentials(request.credentials());
-    if request.mode() != web_sys::RequestMode::Navigate {
-        init.set_mode(request.mode());
-    }
-    Request::new_with_str_and_init(url, &init).map_err(|e| Error::js("new Request", e))
 }

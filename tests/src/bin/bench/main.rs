@@ -122,6 +122,14 @@ async fn main() -> Result<()> {
             traced: server::serve(traced_dir.clone()).await?,
             profiled: server::serve(traced_dir).await?,
             cold: server::serve(dir).await?,
+            apq: match variant {
+                Variant::Cachet => {
+                    let apq_dir = served.path().join("cachet-apq");
+                    variants::assemble_persisted(&root, &apq_dir)?;
+                    Some(server::serve(apq_dir).await?)
+                }
+                _ => None,
+            },
         };
         println!(
             "[bench] {:<8} {} (and {} for the invalidation runs)",

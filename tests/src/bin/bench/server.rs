@@ -8,6 +8,11 @@
 //! | a query with `variables: {id, size}` | `{"data":{"item":{"id":<id>,"rev":<rev>,"pad":"xx…"}}}`, exactly `size` bytes |
 //! | a `mutation` with `variables: {id}` | `{"data":{"createNote":{"id":<id>}}}`, and item `id`'s `rev` goes up by one |
 //!
+//! `/graphql-apq` answers the same, and both speak Apollo's persisted queries as servers that do
+//! (`extensions.persistedQuery.sha256Hash`: a hash with its text is kept, a hash alone is answered from
+//! the text kept or with `PersistedQueryNotFound`), posted or as a GET (`?operationName=…&variables=…&extensions=…`).
+//! The bytes each GraphQL request put on the wire (a body, a GET's search) are counted.
+//!
 //! A request carrying `X-Bench-Delay: <ms>` is answered that many milliseconds late (at most 1 000), as
 //! over a network with that round trip. It counts the queries and mutations it answered, which is how the runner checks that a cache hit never
 //! reached the network and that an invalidated entry did; `rev` is how a page sees fresh data.
@@ -28,7 +33,7 @@ use axum::extract::Path;
 use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use tower_http::services::ServeDir;
 
@@ -43,12 +48,23 @@ pub struct Counts {
     assets: AtomicU64,
     /// Item id → how many mutations named it.
     revisions: std::sync::Mutex<std::collections::HashMap<i64, u64>>,
+    /// Bytes of GraphQL requests received: bodies, GETs' searches.
+    wire: AtomicU64,
+    /// GraphQL requests received (persisted-query not-found answers included).
+    requests: AtomicU64,
+    /// Persisted queries' texts by hash.
+    persisted: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl Counts {
     /// `(queries, mutations)` answered so far.
     pub fn snapshot(&self) -> (u64, u64) {
         (self.queries.load(Ordering::SeqCst), self.mutations.load(Ordering::SeqCst))
+    }
+
+    /// `(GraphQL requests, their bytes)` received so far.
+    pub fn wire(&self) -> (u64, u64) {
+        (self.requests.load(Ordering::SeqCst), self.wire.load(Ordering::SeqCst))
     }
 
     /// The `/nav/<ms>/page.html` answers so far.
@@ -81,7 +97,8 @@ impl Drop for Origin {
 pub async fn serve(dir: PathBuf) -> Result<Origin> {
     let counts = Arc::new(Counts::default());
     let app = Router::new()
-        .route("/graphql", post(graphql))
+        .route("/graphql", get(graphql_get).post(graphql))
+        .route("/graphql-apq", get(graphql_get).post(graphql))
         .route("/nav/{ms}/{file}", get(navigation_file))
         .fallback_service(ServeDir::new(dir))
         .layer(axum::middleware::map_response(isolate))
@@ -106,12 +123,37 @@ async fn isolate(mut response: Response) -> Response {
 }
 
 async fn graphql(State(counts): State<Arc<Counts>>, headers: axum::http::HeaderMap, body: Bytes) -> Response {
+    counts.wire.fetch_add(body.len() as u64, Ordering::SeqCst);
+    respond(&counts, &headers, &body).await
+}
+
+/// A GraphQL GET: its search read into the body it stands for (JSON members as JSON text).
+async fn graphql_get(
+    State(counts): State<Arc<Counts>>,
+    headers: axum::http::HeaderMap,
+    axum::extract::RawQuery(search): axum::extract::RawQuery,
+) -> Response {
+    let search = search.unwrap_or_default();
+    counts.wire.fetch_add(search.len() as u64, Ordering::SeqCst);
+    let mut body = serde_json::Map::new();
+    for (name, value) in form_urlencoded::parse(search.as_bytes()) {
+        let member = match &*name {
+            "query" | "operationName" => serde_json::Value::String(value.into_owned()),
+            _ => serde_json::from_str(&value).unwrap_or(serde_json::Value::Null),
+        };
+        body.insert(name.into_owned(), member);
+    }
+    respond(&counts, &headers, serde_json::Value::Object(body).to_string().as_bytes()).await
+}
+
+async fn respond(counts: &Counts, headers: &axum::http::HeaderMap, body: &[u8]) -> Response {
+    counts.requests.fetch_add(1, Ordering::SeqCst);
     // `X-Bench-Delay: <ms>` (at most 1 000): answered that late, as over a network with that round trip.
     let delay = headers.get("x-bench-delay").and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
     if let Some(ms) = delay {
         tokio::time::sleep(std::time::Duration::from_millis(ms.min(1_000))).await;
     }
-    match answer(&counts, &body) {
+    match answer(counts, body) {
         Ok(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
         Err(message) => (StatusCode::BAD_REQUEST, message).into_response(),
     }
@@ -147,7 +189,21 @@ async fn navigation_file(
 /// The answer to one GraphQL request body (see the module docs), or why it is not one the bench sends.
 pub fn answer(counts: &Counts, body: &[u8]) -> Result<String, String> {
     let request: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
-    let query = request["query"].as_str().ok_or("no query")?;
+    let kept;
+    let query = match request["extensions"]["persistedQuery"]["sha256Hash"].as_str() {
+        None => request["query"].as_str().ok_or("no query")?,
+        Some(hash) => {
+            let mut persisted = counts.persisted.lock().map_err(|_| "a handler panicked")?;
+            if let Some(text) = request["query"].as_str() {
+                persisted.insert(hash.to_owned(), text.to_owned());
+            }
+            let Some(text) = persisted.get(hash).cloned() else {
+                return Ok(r#"{"errors":[{"message":"PersistedQueryNotFound"}]}"#.to_owned());
+            };
+            kept = text;
+            &kept
+        }
+    };
     let id = request["variables"]["id"].as_i64().ok_or("no variables.id")?;
     let mut revisions = counts.revisions.lock().map_err(|_| "a handler panicked")?;
     if query.trim_start().starts_with("mutation") {
@@ -189,5 +245,17 @@ mod tests {
         assert_eq!(counts.snapshot(), (2, 1));
         assert!(answer(&counts, br#"{"query":"{ a }","variables":{"id":1,"size":3}}"#).is_err());
         assert!(answer(&counts, b"nope").is_err());
+    }
+
+    #[test]
+    fn persisted_queries_are_kept_and_answered_by_hash() {
+        let counts = Counts::default();
+        let hashed = br#"{"variables":{"id":7,"size":1024},"extensions":{"persistedQuery":{"version":1,"sha256Hash":"h"}}}"#;
+        let not_found = answer(&counts, hashed).expect("an answer");
+        assert!(not_found.contains("PersistedQueryNotFound"), "{not_found}");
+        let registered = br#"{"query":"query BenchItem { item { id } }","variables":{"id":7,"size":1024},"extensions":{"persistedQuery":{"version":1,"sha256Hash":"h"}}}"#;
+        assert_eq!(answer(&counts, registered).expect("a query").len(), 1024);
+        assert_eq!(answer(&counts, hashed).expect("a query").len(), 1024);
+        assert_eq!(counts.snapshot(), (2, 0));
     }
 }

@@ -39,6 +39,9 @@ const SERVICE_WORKER_FILES: [&str; 5] =
 /// The worker an app with the bench's config gets (`bench-sw`: no devtools, no push), as `cargo xtask
 /// bench` builds it: what the cachet variant runs.
 pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
+/// The same worker with the `persisted-queries` feature: what the persisted-query row runs, and what
+/// the feature costs beside [`BENCH_SW_DIR`].
+pub const BENCH_SW_APQ_DIR: &str = "bench/dist/bench-sw-apq";
 /// Where `cargo xtask bench` puts the two Yew apps.
 pub const YEW_APPS_DIR: &str = "bench/yew-size/dist";
 
@@ -49,7 +52,8 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         "dist",
         "dist/cachet",
         "bench/dist",
-        "bench/dist/bench-sw",
+        BENCH_SW_DIR,
+        BENCH_SW_APQ_DIR,
         "bench/sw",
         &format!("{YEW_APPS_DIR}/bare"),
         &format!("{YEW_APPS_DIR}/with-cachet"),

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::sizes::BENCH_SW_DIR;
+use crate::sizes::{BENCH_SW_APQ_DIR, BENCH_SW_DIR};
 
 /// What answers the page's GraphQL requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,7 @@ pub fn check_built(root: &Path) -> Result<()> {
         .map(|file| format!("dist/{file}"))
         .chain(HOOK_APP_FILES.iter().map(|file| format!("{HOOK_APP_DIR}/{file}")))
         .chain(BENCH_SW_FILES.iter().map(|file| format!("{BENCH_SW_DIR}/{file}")))
+        .chain(BENCH_SW_FILES.iter().map(|file| format!("{BENCH_SW_APQ_DIR}/{file}")))
         .filter(|path| !root.join(path).exists())
         .collect();
     if !root.join(WORKBOX_BUNDLE).exists() {
@@ -147,6 +148,28 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
             std::fs::write(into.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
         }
     }
+    Ok(())
+}
+
+/// The endpoint whose queries the persisted-query origin's worker sends as hashes.
+pub const APQ_ENDPOINT: &str = "/graphql-apq";
+
+/// Fills `into` with cachet's files for the persisted-query row: [`assemble`]'s, with the worker built
+/// with `persisted-queries` ([`BENCH_SW_APQ_DIR`]) and the bench's config plus [`APQ_ENDPOINT`], whose
+/// queries go as hashes (a GET once the server holds one).
+pub fn assemble_persisted(root: &Path, into: &Path) -> Result<()> {
+    assemble(Variant::Cachet, root, into, false)?;
+    for file in BENCH_SW_FILES {
+        copy(&root.join(BENCH_SW_APQ_DIR).join(file), &into.join(file))?;
+    }
+    let config_path = root.join("bench/cachet.config.json");
+    let text = std::fs::read_to_string(&config_path)?;
+    let mut config = cachet_core::config::Config::from_json_str(&text)
+        .with_context(|| format!("{} is not a valid cachet config", config_path.display()))?;
+    config.features.graphql.endpoints.push(APQ_ENDPOINT.to_owned());
+    config.features.graphql.persisted_queries.endpoints = vec![APQ_ENDPOINT.to_owned()];
+    config.features.graphql.persisted_queries.get_max_url_length = 2048;
+    std::fs::write(into.join("cachet-sw-config.js"), cachet_cli::render_sw_config(&config))?;
     Ok(())
 }
 

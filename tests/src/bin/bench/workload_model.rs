@@ -14,6 +14,10 @@ pub enum Workload {
     Hit100k,
     /// A new query each time (1 KB): the server answers, the worker stores.
     Miss,
+    /// A new query each time whose text is about 1 KB, sent whole (`/graphql`).
+    MissText,
+    /// The same, to `/graphql-apq`, where cachet sends it as its persisted-query hash (cachet only).
+    MissHashed,
     /// The same with 1 000 entries stored.
     Miss1k,
     /// The same with 10 000 entries stored.
@@ -51,10 +55,12 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload, in table order.
-    pub const ALL: [Workload; 19] = [
+    pub const ALL: [Workload; 21] = [
         Workload::Hit1k,
         Workload::Hit100k,
         Workload::Miss,
+        Workload::MissText,
+        Workload::MissHashed,
         Workload::Miss1k,
         Workload::Miss10k,
         Workload::Mutation,
@@ -79,6 +85,8 @@ impl Workload {
             Workload::Hit1k => "GraphQL hit, 1 KB",
             Workload::Hit100k => "GraphQL hit, 100 KB",
             Workload::Miss => "GraphQL miss, 1 KB (network + store)",
+            Workload::MissText => "GraphQL miss, 1 KB query text sent whole",
+            Workload::MissHashed => "GraphQL miss, 1 KB query text sent as its hash (persisted query, GET)",
             Workload::Miss1k => "GraphQL miss, 1k cached",
             Workload::Miss10k => "GraphQL miss, 10k cached",
             Workload::Mutation => "mutation invalidating 1 entry",
@@ -101,7 +109,7 @@ impl Workload {
     /// Whether the workload means anything for `variant` (tags and workers need a worker).
     pub fn applies_to(self, variant: Variant) -> bool {
         match self {
-            Workload::HookRerender => variant == Variant::Cachet,
+            Workload::HookRerender | Workload::MissHashed => variant == Variant::Cachet,
             Workload::InvalidationEvent
             | Workload::InvalidationFresh
             | Workload::Invalidate1k
@@ -197,6 +205,9 @@ pub struct Site {
     pub profiled: Origin,
     /// Its origin for the cold starts traced step by step (a traced copy of its worker, its real wasm).
     pub cold: Origin,
+    /// cachet's origin for the persisted-query row: its worker built with `persisted-queries`, the bench's
+    /// config with an endpoint `/graphql-apq` whose queries go as hashes (`None` for the other variants).
+    pub apq: Option<Origin>,
 }
 
 /// Which rows a run measures (`--rows`): those whose title contains one of the filters, or all.

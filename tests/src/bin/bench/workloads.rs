@@ -14,7 +14,7 @@ use anyhow::{bail, Result};
 use crate::browser::Browser;
 use crate::checks::{expect_cachet_sources, expect_count, numbers, samples};
 use crate::invalidation::invalidation;
-use crate::variants::Variant;
+use crate::variants::{Variant, APQ_ENDPOINT};
 pub use crate::workload_model::{Measurement, Rows, Settings, Site, Workload};
 
 /// Runs every workload, interleaving the variants workload by workload so that they share the machine's
@@ -40,6 +40,25 @@ pub async fn run_all(
     }
     for site in sites.iter().filter(|_| wants(Workload::Miss)) {
         keep(Workload::Miss, site.variant, miss(browser, site, 10_000, settings.miss).await?);
+    }
+    let texts = [(Workload::MissText, "/graphql", 40_000), (Workload::MissHashed, APQ_ENDPOINT, 50_000)];
+    for (workload, endpoint, first_id) in texts {
+        for site in sites.iter().filter(|site| wants(workload) && workload.applies_to(site.variant)) {
+            // The hashed row runs on cachet's persisted-query origin (its worker built with the feature).
+            let origin = match workload {
+                Workload::MissHashed => site.apq.as_ref().unwrap_or(&site.main),
+                _ => &site.main,
+            };
+            let (samples, bytes) =
+                miss_text(browser, site.variant, origin, first_id, endpoint, settings.miss).await?;
+            keep(workload, site.variant, samples);
+            if site.variant == Variant::Cachet {
+                notes.push(format!(
+                    "{}: {bytes:.0} bytes on the wire per query (the server's count)",
+                    workload.title()
+                ));
+            }
+        }
     }
     for site in sites.iter().filter(|_| wants(Workload::Mutation)) {
         keep(Workload::Mutation, site.variant, mutation(browser, site, 3, settings.mutation).await?);
@@ -124,6 +143,31 @@ async fn hit(
     expect_count(site.variant, &format!("hit {size} B: server queries"), queries, expected..=expected)?;
     expect_cachet_sources(site.variant, "hit", &out["sources"], "cache", timed)?;
     samples(&out)
+}
+
+/// [`miss`] of the ~1 KB query text at `endpoint`: the samples, and the bytes each timed query put on
+/// the wire (the server's count). Each timed query must be one request (a hashed one, once the warm-up
+/// registered the text, a GET of the hash).
+async fn miss_text(
+    browser: &Browser,
+    variant: Variant,
+    origin: &crate::server::Origin,
+    first_id: u64,
+    endpoint: &str,
+    (timed, warmup): (u64, u64),
+) -> Result<(Vec<f64>, f64)> {
+    browser.open(&origin.url, variant).await?;
+    browser.call(&format!("bench.missText({first_id}, 1024, 0, {warmup}, '{endpoint}')")).await?;
+    let (requests, bytes) = origin.counts.wire();
+    let before = origin.counts.snapshot();
+    let next = first_id + warmup;
+    let out = browser.call(&format!("bench.missText({next}, 1024, {timed}, 0, '{endpoint}')")).await?;
+    let queries = origin.counts.snapshot().0 - before.0;
+    expect_count(variant, "miss (text): server queries", queries, timed..=timed)?;
+    let (requests_after, bytes_after) = origin.counts.wire();
+    expect_count(variant, "miss (text): requests", requests_after - requests, timed..=timed)?;
+    expect_cachet_sources(variant, "miss (text)", &out["sources"], "network", timed)?;
+    Ok((samples(&out)?, (bytes_after - bytes) as f64 / timed.max(1) as f64))
 }
 
 async fn miss(
