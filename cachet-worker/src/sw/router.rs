@@ -180,28 +180,20 @@ pub async fn answer_with_preload(
 
 /// A posted query (`posted`) to an endpoint of `features.graphql.persistedQueries` goes as its hash (a
 /// GET query, sent by the page as it is, is left so); never without the `persisted-queries` feature.
-#[cfg(feature = "persisted-queries")]
 fn persisted(
     call: &cachet_core::classify::GraphqlCall,
     url: &str,
     posted: bool,
     config: &Config,
 ) -> Option<super::persisted::Persisted> {
+    if !cfg!(feature = "persisted-queries") {
+        return None;
+    }
     let settings = config.features.graphql.persisted(call.endpoint_index).filter(|_| posted)?;
     Some(super::persisted::Persisted {
         endpoint: url.split(['?', '#']).next().unwrap_or_default().to_owned(),
         get_max_url_length: settings.get_max_url_length as usize,
     })
-}
-
-#[cfg(not(feature = "persisted-queries"))]
-fn persisted(
-    _: &cachet_core::classify::GraphqlCall,
-    _: &str,
-    _: bool,
-    _: &Config,
-) -> Option<super::persisted::Persisted> {
-    None
 }
 
 /// Sends `request` to the network untouched: as it is when its body was not read (a GET, a navigation),
