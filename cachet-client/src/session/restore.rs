@@ -33,9 +33,18 @@ const UNREACHABLE: &str =
 impl Session {
     /// Restores the persisted auth (see the module docs).
     pub(crate) async fn restore(self: Rc<Self>) {
-        if self.store.clear_pending().await.unwrap_or(false) {
-            if let Err(error) = self.finish_clear().await {
-                web_sys::console::error_1(&format!("cachet: finishing an interrupted purge: {error}").into());
+        match self.store.clear_pending().await {
+            Ok(false) => {}
+            Ok(true) => {
+                if let Err(error) = self.finish_clear().await {
+                    let line = format!("cachet: finishing an interrupted purge: {error}");
+                    web_sys::console::error_1(&line.into());
+                }
+            }
+            // Said, never swallowed: a purge left unfinished here would keep a signed-out user's answers.
+            Err(error) => {
+                let line = format!("cachet: reading the mark of an interrupted purge: {error}; not finished");
+                web_sys::console::error_1(&line.into());
             }
         }
         let record = match self.store.load().await {
