@@ -207,12 +207,6 @@ pub fn reads_hints(job: &Job) -> bool {
     job.document
 }
 
-/// An entry's life ([`Freshness::life_ms`]) and its stale-if-error window ([`stale_if_error_ms`]), in
-/// ms, from its stored `Cache-Control`: what [`after_failure`] weighs.
-pub fn life_and_window(job: &Job, stored_cache_control: Option<&str>) -> (u64, u64) {
-    (freshness(job, stored_cache_control).life_ms, stale_if_error_ms(job, stored_cache_control))
-}
-
 /// Whether an entry stored at `stored_at` (`None` inside `Some`: no readable time) is fresh at `now`,
 /// given its [`Freshness`].
 pub fn found(stored_at: Option<Option<u64>>, now: u64, freshness: Freshness) -> Found {

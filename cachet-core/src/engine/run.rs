@@ -258,7 +258,8 @@ where
     let now = runner.host.now();
     let age = hit.as_ref().map(|hit| hit.stored_at.map(|at| now.saturating_sub(at)));
     let hinted = hit.as_ref().and_then(|hit| hit.response.header("cache-control"));
-    let (life, window) = plan::life_and_window(job, hinted.as_deref());
+    let life = plan::freshness(job, hinted.as_deref()).life_ms;
+    let window = plan::stale_if_error_ms(job, hinted.as_deref());
     let AfterFailure::Serve { stale } = plan::after_failure(job, start, failure, age, life, window) else {
         return None;
     };

@@ -188,19 +188,26 @@ impl Prepared {
         Some(Prepared { members, hash })
     }
 
-    /// The first way to send it to an endpoint remembered as `memory`: plain to one that does not speak
-    /// the protocol; as a GET when the server is known to hold the hash and the URL (`endpoint` and its
-    /// search) is at most `get_max_url_length` long (0: never); else the hash, posted.
-    pub fn first(&self, memory: &Memory, endpoint: &str, get_max_url_length: usize) -> Way {
+    /// The first way to send it to an endpoint remembered as `memory`, and what goes ([`Prepared::outgoing`]
+    /// of it, the GET's URL built once): plain to one that does not speak the protocol; as a GET when the
+    /// server is known to hold the hash and the URL (`endpoint` and its search) is at most
+    /// `get_max_url_length` long (0: never); else the hash, posted.
+    pub fn first(
+        &self,
+        memory: &Memory,
+        endpoint: &str,
+        get_max_url_length: usize,
+    ) -> (Way, Option<Outgoing>) {
         if memory.support == Support::NotSupported {
-            return Way::Plain;
+            return (Way::Plain, None);
         }
-        let fits = || self.get_url(endpoint).is_some_and(|url| url.len() <= get_max_url_length);
-        if memory.support == Support::Supported && memory.holds(&self.hash) && fits() {
-            Way::HashGet
-        } else {
-            Way::Hash
+        if memory.support == Support::Supported && memory.holds(&self.hash) {
+            let url = self.get_url(endpoint).filter(|url| url.len() <= get_max_url_length);
+            if let Some(url) = url {
+                return (Way::HashGet, Some(Outgoing::Get(url)));
+            }
         }
+        (Way::Hash, self.outgoing(Way::Hash, endpoint))
     }
 
     /// What to send for `way` to `endpoint` (its URL without a search); `None` when `body` (the page's

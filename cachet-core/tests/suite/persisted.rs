@@ -104,7 +104,9 @@ fn the_first_way_depends_on_what_the_endpoint_is_known_to_hold() {
         (Memory { support: Support::Unknown, held: vec![TYPENAME_HASH.to_owned()] }, 4096, Way::Hash),
     ];
     for (memory, limit, way) in cases {
-        assert_eq!(query.first(&memory, ENDPOINT, limit), way, "{memory:?}, limit {limit}");
+        let (first, outgoing) = query.first(&memory, ENDPOINT, limit);
+        assert_eq!(first, way, "{memory:?}, limit {limit}");
+        assert_eq!(outgoing, query.outgoing(way, ENDPOINT), "{memory:?}, limit {limit}");
     }
 }
 

@@ -60,8 +60,6 @@ pub struct Target {
     pub(crate) persisted: Option<Persisted>,
 }
 
-
-
 #[cfg(feature = "test-support")]
 impl Target {
     /// A GET of `request` in the shared partition, stored by its own URL in the runtime cache with

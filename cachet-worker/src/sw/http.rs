@@ -40,6 +40,23 @@ pub fn without_cachet_headers(
     if body.is_none() && set.is_empty() && !pairs.iter().any(|(name, _)| is_cachet_header(name)) {
         return Ok(Clone::clone(request));
     }
+    let headers = headers_without_cachet(&pairs, set)?;
+    let init = RequestInit::new();
+    init.set_headers(&headers);
+    if let Some(body) = body {
+        init.set_body(&Uint8Array::from(body));
+    }
+    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
+}
+
+/// The headers a send of `request` carries: its own but cachet's (`X-SW-Strategy`, `X-Cachet-*`), then
+/// the plugins' `set` (a persisted query's GET is built with them too).
+#[cfg(feature = "persisted-queries")]
+pub(crate) fn sent_headers(request: &Request, set: &[(String, String)]) -> Result<Headers, Error> {
+    headers_without_cachet(&header_pairs(&request.headers()), set)
+}
+
+fn headers_without_cachet(pairs: &[(String, String)], set: &[(String, String)]) -> Result<Headers, Error> {
     let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
     for (name, value) in pairs.iter().filter(|(name, _)| !is_cachet_header(name)) {
         headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
@@ -47,12 +64,7 @@ pub fn without_cachet_headers(
     for (name, value) in set {
         headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
     }
-    let init = RequestInit::new();
-    init.set_headers(&headers);
-    if let Some(body) = body {
-        init.set_body(&Uint8Array::from(body));
-    }
-    Request::new_with_request_and_init(request, &init).map_err(|e| Error::js("new Request", e))
+    Ok(headers)
 }
 
 /// `request` (whose body, already read, is `body`) with the header `name: value` added, or `None` when

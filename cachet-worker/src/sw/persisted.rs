@@ -4,8 +4,8 @@
 //! ([`cachet_core::graphql::persisted`]); here the requests are built and sent, and each endpoint's
 //! [`Memory`] is kept: in this instance's memory, shared by every tab's requests (a negotiation updates
 //! it in place, so two at once lose nothing), and in the database's `meta` store under
-//! `persisted <endpoint URL>` (`Memory::to_text`), read by the instance's first hashed query and written when it changes
-//! (before the answer is given: a worker stopped right after still knows it). A record that cannot be
+//! `persisted <endpoint URL>` (`Memory::to_text`), read by the instance's first hashed query and written
+//! when it changes (before the answer is given: a worker stopped right after still knows it). A record that cannot be
 //! read is reported on the console and started again empty: it costs one round trip per query.
 
 #[cfg(feature = "persisted-queries")]
@@ -28,16 +28,15 @@ mod negotiation {
     use std::cell::RefCell;
 
     use cachet_core::graphql::persisted::{next, verdict, Memory, Next, Outgoing, Prepared};
-    use cachet_core::protocol::headers::is_cachet_header;
     use cachet_core::protocol::storage::META;
     use cachet_idb::TransactionMode;
     use wasm_bindgen::JsValue;
-    use web_sys::{Headers, Request, RequestInit, Response};
+    use web_sys::{Request, RequestInit, Response};
 
     use super::Persisted;
     use crate::error::{commit, idb};
     use crate::sw::database;
-    use crate::sw::http::{fetch_network, header_pairs, without_cachet_headers};
+    use crate::sw::http::{fetch_network, sent_headers, without_cachet_headers};
     use crate::Error;
 
     thread_local! {
@@ -59,17 +58,18 @@ mod negotiation {
         let Some(query) = Prepared::new(body) else {
             return fetch_network(&without_cachet_headers(request, Some(body), headers)?).await;
         };
-        let mut way = query.first(&memory(endpoint).await, endpoint, persisted.get_max_url_length);
+        let (mut way, mut outgoing) =
+            query.first(&memory(endpoint).await, endpoint, persisted.get_max_url_length);
         // Ends: every `Next::Send` moves forward through `Way`'s four ways (the core's test shows it).
         loop {
-            let outgoing = match query.outgoing(way, endpoint) {
+            let sent = match outgoing.take() {
                 None => without_cachet_headers(request, Some(body), headers)?,
                 Some(Outgoing::Post(text)) => {
                     without_cachet_headers(request, Some(text.as_bytes()), headers)?
                 }
                 Some(Outgoing::Get(url)) => get_request(request, &url, headers)?,
             };
-            let (response, bytes, answer) = fetch_network(&outgoing).await?;
+            let (response, bytes, answer) = fetch_network(&sent).await?;
             let answered = verdict(response.status(), &bytes);
             let (then, learnt) = with_memory(endpoint, Memory::default, |memory| {
                 let before = memory.clone();
@@ -84,7 +84,7 @@ mod negotiation {
             }
             match then {
                 Next::Done => return Ok((response, bytes, answer)),
-                Next::Send(then) => way = then,
+                Next::Send(then) => (way, outgoing) = (then, query.outgoing(then, endpoint)),
             }
         }
     }
@@ -117,18 +117,14 @@ mod negotiation {
             return memory;
         }
         let stored = match read(endpoint).await {
-            Ok(None) => Memory::default(),
-            Ok(Some(text)) => Memory::from_text(&text).unwrap_or_else(|error| {
-                let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
-                web_sys::console::warn_1(&line.into());
-                Memory::default()
-            }),
-            Err(error) => {
-                let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
-                web_sys::console::warn_1(&line.into());
-                Memory::default()
-            }
+            Ok(text) => text.map_or(Ok(Memory::default()), |text| Memory::from_text(&text)),
+            Err(error) => Err(error.to_string()),
         };
+        let stored = stored.unwrap_or_else(|error| {
+            let line = format!("cachet: persisted queries of {endpoint}: {error}; starting again");
+            web_sys::console::warn_1(&line.into());
+            Memory::default()
+        });
         // Another request may have read and changed it meanwhile: its memory is kept.
         with_memory(endpoint, || stored, |memory| memory.clone())
     }
@@ -154,18 +150,11 @@ mod negotiation {
         commit(transaction, "keep persisted queries").await
     }
 
-    /// A GET of `url` with `request`'s headers (but cachet's and its body's length), credentials and mode,
-    /// and the plugins' `set` headers. Its `Content-Type` is kept: Apollo Server's CSRF prevention (on by
-    /// default) refuses a GET that carries no header a simple form could not send.
+    /// A GET of `url` with `request`'s headers as any send has them ([`sent_headers`]), credentials and
+    /// mode. Its `Content-Type` is kept: Apollo Server's CSRF prevention (on by default) refuses a GET
+    /// that carries no header a simple form could not send.
     fn get_request(request: &Request, url: &str, set: &[(String, String)]) -> Result<Request, Error> {
-        let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-        let kept = |name: &str| !is_cachet_header(name) && name != "content-length";
-        for (name, value) in header_pairs(&request.headers()).iter().filter(|(name, _)| kept(name)) {
-            headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
-        }
-        for (name, value) in set {
-            headers.set(name, value).map_err(|e| Error::js("Headers.set", e))?;
-        }
+        let headers = sent_headers(request, set)?;
         let init = RequestInit::new();
         init.set_method("GET");
         init.set_headers(&headers);
