@@ -8,7 +8,7 @@
 //! | File | Written | Content |
 //! |---|---|---|
 //! | `service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
-//! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config) and `self.CACHET_ROUTES` (the shim's route table) |
+//! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config), `self.CACHET_ROUTES` (the shim's route table) and `self.CACHET_DATABASE` (the engine's IndexedDB database, which the shim opens as it starts) |
 //! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_kit::worker::sw::install()`, or with auth `install_with` the app's failure check; `#[global_allocator]` `cachet_kit::worker::Allocator` |
 //! | `src/bin/cachet-agent.rs` | every run | the agent's binary: cachet's yew-agent worker, which `<CachetProvider>` starts, on the same allocator |
 //! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_kit::client::Client`, built on first use), `builder()`, `fetch_with_cache`, `<Provider>` (`<CachetProvider>` on `client()`), and re-exports the hooks |
@@ -64,6 +64,7 @@ pub use trunk::{
 };
 
 use cachet_core::config::{Config, ConfigError, CONFIG_FILE_NAME};
+use cachet_core::protocol::storage;
 
 /// Where the Service Worker settings go, relative to the app directory: beside the shim, which loads
 /// them with `importScripts('./cachet-sw-config.js')`.
@@ -216,11 +217,17 @@ pub fn generated_files(config: &Config) -> Vec<Generated> {
 pub fn render_sw_config(config: &Config) -> String {
     // Serialising a struct of strings into a String cannot fail.
     let routes = serde_json::to_string(&config.sw_routes()).unwrap_or_default();
+    let database = serde_json::json!({
+        "name": storage::DATABASE,
+        "version": storage::VERSION,
+        "reads": storage::START_READS,
+    });
     format!(
         "{GENERATED_HEADER}\n\
          // Loaded by service-worker.js with importScripts, before the wasm engine.\n\
          self.CACHET_CONFIG = {};\n\
-         self.CACHET_ROUTES = {routes};\n",
+         self.CACHET_ROUTES = {routes};\n\
+         self.CACHET_DATABASE = {database};\n",
         config.to_json_pretty()
     )
 }

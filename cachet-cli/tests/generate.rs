@@ -127,6 +127,9 @@ fn generate_writes_once_then_changes_nothing_and_check_notices_edits() {
         ),
         "{written}"
     );
+    // The shim opens the engine's database as it starts (cachet_core::protocol::storage).
+    let database = r#"self.CACHET_DATABASE = {"name":"cachet","reads":[["meta","migrated"],["identity","current"],["generations",null]],"version":1};"#;
+    assert!(written.contains(database), "{written}");
 
     let second = cachet(&["generate", "--dir", dir]);
     assert!(String::from_utf8_lossy(&second.stdout).contains("up to date"), "{second:?}");

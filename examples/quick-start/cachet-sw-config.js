@@ -56,3 +56,4 @@ self.CACHET_CONFIG = {
   }
 };
 self.CACHET_ROUTES = {"passThrough":[],"graphqlEndpoints":["/graphql"],"fetchEarly":true};
+self.CACHET_DATABASE = {"name":"cachet","reads":[["meta","migrated"],["identity","current"],["generations",null]],"version":1};

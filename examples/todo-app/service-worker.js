@@ -73,6 +73,64 @@ function engine() {
 // an event, and the wasm's read and compile then run while the event is being dispatched.
 engine();
 
+// The engine's IndexedDB database (`self.CACHET_DATABASE`: its name, its version and what a first
+// answer reads, written by `cachet generate` from cachet_core::protocol::storage), opened and read as
+// the script is evaluated, for the same reason: a stopped worker's first answer needs the signed-in
+// user and the generations, and their open and read (4-8 ms) then run while the wasm compiles instead
+// of after. Only a database already at that version is opened here: an upgrade (the first start, a
+// build with a new layout) is aborted and left to the engine, which opens the database itself whenever
+// this gives it nothing (null). The engine takes the promise once (`self.__cachet_database`: the
+// connection and the records read, in the order of `reads`, or null when the read failed) and checks
+// what it gets (name, version, stores).
+function openDatabaseEarly() {
+  const wanted = self.CACHET_DATABASE;
+  if (!wanted || typeof indexedDB === 'undefined') return null;
+  const settled = (request) => new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const read = async (database) => {
+    try {
+      const reads = wanted.reads || [];
+      const transaction = database.transaction([...new Set(reads.map(([store]) => store))], 'readonly');
+      return await Promise.all(reads.map(([store, key]) => {
+        const source = transaction.objectStore(store);
+        return settled(key === null ? source.getAll() : source.get(key));
+      }));
+    } catch (error) {
+      return null; // the engine reads them itself
+    }
+  };
+  return new Promise((resolve) => {
+    let given = false;
+    const give = (opened) => {
+      if (!given) resolve(opened);
+      else if (opened) opened.database.close(); // opened after the engine was told there is nothing
+      given = true;
+    };
+    let request;
+    try {
+      request = indexedDB.open(wanted.name, wanted.version);
+    } catch (error) {
+      give(null);
+      return;
+    }
+    request.onupgradeneeded = () => request.transaction.abort();
+    request.onblocked = () => give(null);
+    request.onerror = (event) => {
+      event.preventDefault();
+      give(null);
+    };
+    request.onsuccess = async () => {
+      const database = request.result;
+      // As the engine's own connections do: a later build's upgrade must not wait for this one.
+      database.onversionchange = () => database.close();
+      give({ database, records: await read(database) });
+    };
+  });
+}
+self.__cachet_database = openDatabaseEarly();
+
 // The rule of cachet_core::config::SwRoutes: same origin, and either a GET not at or below a
 // pass-through path, or a POST to a GraphQL endpoint.
 function routed(request) {

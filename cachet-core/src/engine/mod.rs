@@ -36,5 +36,6 @@ pub use mutation::{Mutation, MutationStart};
 pub use plan::{Job, NotStored, Storing};
 pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};
 pub use run::{
-    mutate, pass, run, send, Failed, Fetched, Hit, Host, Mutated, Network, Runner, Served, Source, Store,
+    mutate, outlined, pass, run, send, Failed, Fetched, Hit, Host, Mutated, Network, Runner, Served, Source,
+    Store,
 };

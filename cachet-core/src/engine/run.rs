@@ -220,23 +220,35 @@ where
             _ => {}
         }
     }
-    match fetch_then_store(job, runner).await {
+    // Behind a box, as its own function (`outlined`): a hit never runs the network path, and a worker's
+    // cold hit then never compiles it (wasm is compiled function by function as first called).
+    match outlined(fetch_then_store(job, runner)).await {
         Ok((response, status, storing)) => {
             if let Some(failure) = Failure::of_status(status).filter(|_| plan::looks_up_after(job)) {
-                if let Some(served) = instead_of_failure(job, runner, first, failure).await {
+                if let Some(served) = outlined(instead_of_failure(job, runner, first, failure)).await {
                     return Ok(served);
                 }
             }
             Ok(Served { response, source: Source::Network, storing: Some(storing), stale: false })
         }
         Err(error) if N::unreachable(&error) && plan::looks_up_after(job) => {
-            match instead_of_failure(job, runner, first, Failure::Unreachable).await {
+            match outlined(instead_of_failure(job, runner, first, Failure::Unreachable)).await {
                 Some(served) => Ok(served),
                 None => Err(Failed::Edge(error)),
             }
         }
         Err(error) => Err(Failed::Edge(error)),
     }
+}
+
+/// `future` behind a box and a `dyn`: its state machine becomes a function of its own that the caller's
+/// does not inline. On wasm, where a module's functions are compiled lazily as first called, a path not
+/// taken (the network path of a hit) is then never compiled, and a future awaited from several places
+/// is in the module once.
+pub fn outlined<'a, T>(
+    future: impl std::future::Future<Output = T> + 'a,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>> {
+    Box::pin(future)
 }
 
 /// The entry served in place of a failed network step, when [`plan::after_failure`] says so (network-first's

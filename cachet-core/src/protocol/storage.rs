@@ -44,6 +44,14 @@ pub const QUEUE: &str = "queue";
 /// The key of the queue's record in [`QUEUE`].
 pub const QUEUE_KEY: &str = "state";
 
+/// What a worker instance reads first, in one readonly transaction, in this order: the migration mark,
+/// the signed-in user, every generations record (`None`: every record of the store). A cold start's
+/// first answer needs all three. The shim reads them as the worker's script is evaluated (`cachet
+/// generate` writes this list into `cachet-sw-config.js`, `self.CACHET_DATABASE`), while the wasm
+/// compiles; an engine given nothing by the shim reads them itself on its first open.
+pub const START_READS: [(&str, Option<&str>); 3] =
+    [(META, Some(MIGRATED_KEY)), (IDENTITY, Some(IDENTITY_KEY)), (GENERATIONS, None)];
+
 /// The databases of earlier builds, each with the object stores moved from it into [`DATABASE`] (same
 /// names, same records).
 pub const LEGACY: [(&str, &[&str]); 3] = [

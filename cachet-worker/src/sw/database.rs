@@ -20,10 +20,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::protocol::storage::{
-    DATABASE, ENTRIES, GENERATIONS, IDENTITY, IDENTITY_KEY, LEGACY, META, MIGRATED_KEY, QUEUE, TAGS_INDEX,
+    DATABASE, ENTRIES, GENERATIONS, IDENTITY, LEGACY, META, MIGRATED_KEY, QUEUE, START_READS, TAGS_INDEX,
     USE_INDEX, VERSION,
 };
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::IdbDatabase;
 
 use cachet_idb::{self as idb, IndexLayout, StoreLayout, Transaction, TransactionMode};
@@ -54,12 +54,12 @@ struct StartRead {
 }
 
 /// The identity's record as the open read it, once (then `None`: read it again).
-pub(crate) fn take_start_identity() -> Option<Option<JsValue>> {
+pub fn take_start_identity() -> Option<Option<JsValue>> {
     START_READ.with(|read| read.borrow_mut().identity.take())
 }
 
 /// The generations' records as the open read them, once (then `None`: read them again).
-pub(crate) fn take_start_generations() -> Option<Vec<JsValue>> {
+pub fn take_start_generations() -> Option<Vec<JsValue>> {
     START_READ.with(|read| read.borrow_mut().generations.take())
 }
 
@@ -69,7 +69,7 @@ pub(crate) fn take_start_generations() -> Option<Vec<JsValue>> {
 static OPENING: futures::lock::Mutex<()> = futures::lock::Mutex::new(());
 
 /// The instance's connection, opened (creating the database, moving the legacy ones in) on first use.
-pub(crate) async fn open() -> Result<Rc<IdbDatabase>, Error> {
+pub async fn open() -> Result<Rc<IdbDatabase>, Error> {
     if let Some(database) = OPEN.with(|open| open.borrow().clone()) {
         return Ok(database);
     }
@@ -77,19 +77,118 @@ pub(crate) async fn open() -> Result<Rc<IdbDatabase>, Error> {
     if let Some(database) = OPEN.with(|open| open.borrow().clone()) {
         return Ok(database);
     }
-    let mut database = build().await?;
+    let (mut database, mut read) = match early().await {
+        Some((database, read)) => (database, read),
+        None => (build().await?, None),
+    };
     let names = idb::store_names(&database);
     if !STORES.iter().all(|store| names.iter().any(|name| name == store)) {
         // Created at our version without our layout: a page opened it (pages open it as it is, with no
         // version) after the origin's IndexedDB was cleared. It holds nothing of ours.
         database.close();
         idb::delete(DATABASE).await.map_err(idb("delete the worker's database without its layout"))?;
-        database = build().await?;
+        (database, read) = (build().await?, None);
     }
-    migrate(&database).await?;
+    let read = match read {
+        Some(read) => Some(read),
+        None => read_start(&database).await,
+    };
+    migrate(&database, read).await?;
     let database = Rc::new(database);
     OPEN.with(|open| *open.borrow_mut() = Some(database.clone()));
     Ok(database)
+}
+
+/// The global where the shim leaves its own open of the database (`service-worker.js`,
+/// `openDatabaseEarly`): a promise of the connection, or of `null` when it opened nothing (no
+/// `self.CACHET_DATABASE`, an upgrade it left to the engine, an error).
+pub const EARLY_GLOBAL: &str = "__cachet_database";
+
+/// The connection the shim opened as the worker's script was evaluated, with the records it read
+/// ([`START_READS`]), taken once per instance (a later open, after the browser closed a connection,
+/// opens its own): a stopped worker's first answer then does not wait for the open and the read after
+/// the wasm's compile (BENCHMARKS.md, cold start step by step). Only a connection to [`DATABASE`] at
+/// [`VERSION`] is taken; its stores are checked as the engine's own open's are ([`open`]). Records the
+/// shim could not read (`null`, or not one per read) are read again.
+async fn early() -> Option<(IdbDatabase, Option<StartRecords>)> {
+    let global = js_sys::global();
+    let key = JsValue::from_str(EARLY_GLOBAL);
+    let promise = js_sys::Reflect::get(&global, &key).ok()?.dyn_into::<js_sys::Promise>().ok()?;
+    let _ = js_sys::Reflect::set(&global, &key, &JsValue::UNDEFINED);
+    let opened = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    let field = |name: &str| js_sys::Reflect::get(&opened, &name.into()).ok();
+    let database = field("database")?.dyn_into::<IdbDatabase>().ok()?;
+    if database.name() != DATABASE || database.version() != f64::from(VERSION) {
+        database.close();
+        return None;
+    }
+    let records = field("records").and_then(|records| records.dyn_into::<js_sys::Array>().ok());
+    let read = records.and_then(|records| StartRecords::from_reads(records.iter().map(Ok).collect()));
+    Some((database, read))
+}
+
+/// The records of [`START_READS`], in its order: the migration mark, the identity's record, every
+/// generations record. `Err`: the read failed (the mark's failure fails the open; the others are left
+/// to their readers, which read again and report it).
+struct StartRecords {
+    mark: Result<Option<JsValue>, JsValue>,
+    identity: Result<Option<JsValue>, JsValue>,
+    generations: Result<Vec<JsValue>, JsValue>,
+}
+
+impl StartRecords {
+    /// The records as the shim gives them (one value per read) or as [`read_start`] reads them: a
+    /// record not stored is `undefined`, every record of a store an array. `None` when there is not one
+    /// per read.
+    fn from_reads(mut reads: Vec<Result<JsValue, JsValue>>) -> Option<Self> {
+        if reads.len() != START_READS.len() {
+            return None;
+        }
+        let record = |read: Result<JsValue, JsValue>| read.map(|value| (!value.is_undefined()).then_some(value));
+        let all = |read: Result<JsValue, JsValue>| {
+            read?.dyn_into::<js_sys::Array>().map(|records| records.to_vec()).map_err(|_| "not an array".into())
+        };
+        let generations = all(reads.pop()?);
+        let identity = record(reads.pop()?);
+        Some(StartRecords { mark: record(reads.pop()?), identity, generations })
+    }
+}
+
+/// Reads [`START_READS`] in one readonly transaction, every request issued before the first is awaited
+/// (so they run at once, with no joined futures: `join_all` cost the worker 4 KB gzipped).
+async fn read_start(database: &IdbDatabase) -> Option<StartRecords> {
+    let stores: Vec<&str> = START_READS.iter().map(|(store, _)| *store).collect();
+    let issued: Vec<Result<web_sys::IdbRequest, JsValue>> =
+        match idb::transaction(database, &stores, TransactionMode::Readonly) {
+            Ok(transaction) => START_READS
+                .iter()
+                .map(|(name, key)| {
+                    let store = transaction.raw().object_store(name)?;
+                    match key {
+                        Some(key) => store.get(&JsValue::from_str(key)),
+                        None => store.get_all(),
+                    }
+                })
+                .collect(),
+            Err(error) => START_READS.iter().map(|_| Err(error.clone())).collect(),
+        };
+    let mut reads = Vec::with_capacity(issued.len());
+    for request in issued {
+        reads.push(match request {
+            Ok(request) => idb::settled(&request).await,
+            Err(error) => Err(error),
+        });
+    }
+    StartRecords::from_reads(reads)
+}
+
+/// Closes the instance's connection and forgets it, as a stopped worker's next instance starts without
+/// one (for the tests: the next [`open`] opens again, or takes a connection the shim left).
+#[cfg(feature = "test-support")]
+pub fn forget_connection() {
+    if let Some(database) = OPEN.with(|open| open.borrow_mut().take()) {
+        database.close();
+    }
 }
 
 /// Every object store of the database.
@@ -127,28 +226,16 @@ pub(crate) async fn transaction(stores: &[&str], mode: TransactionMode) -> Resul
     idb::transaction(&*open().await?, stores, mode).map_err(idb("a transaction on the worker's database"))
 }
 
-/// Moves the [`LEGACY`] databases in, unless [`MIGRATED_KEY`] says it was done (see the module docs).
-async fn migrate(database: &IdbDatabase) -> Result<(), Error> {
+/// Moves the [`LEGACY`] databases in, unless [`MIGRATED_KEY`] says it was done (its record in `read`,
+/// with the identity and the generations read beside it, kept for their readers).
+async fn migrate(database: &IdbDatabase, read: Option<StartRecords>) -> Result<(), Error> {
     let marker = JsValue::from_str(MIGRATED_KEY);
-    {
-        let stores = [META, IDENTITY, GENERATIONS];
-        let transaction =
-            idb::transaction(database, &stores, TransactionMode::Readonly).map_err(idb("migration check"))?;
-        let store = |name| transaction.store(name).map_err(idb("start read store"));
-        let (meta, identity, generations) = (store(META)?, store(IDENTITY)?, store(GENERATIONS)?);
-        // Polled together: the three requests are made at once, in one transaction.
-        let (mark, identity, generations) = futures::future::join3(
-            meta.get(marker.clone()),
-            identity.get(JsValue::from_str(IDENTITY_KEY)),
-            generations.get_all(None, None),
-        )
-        .await;
-        if mark.map_err(idb("read the migration mark"))?.is_some() {
-            // A read that failed is left to its reader, which reads again and reports it.
-            let read = StartRead { identity: identity.ok(), generations: generations.ok() };
-            START_READ.with(|start| *start.borrow_mut() = read);
-            return Ok(());
-        }
+    let read = read.ok_or_else(|| JsValue::from_str("not one record per read")).map_err(idb("the start read"))?;
+    if read.mark.map_err(idb("read the migration mark"))?.is_some() {
+        // A read that failed is left to its reader, which reads again and reports it.
+        let read = StartRead { identity: read.identity.ok(), generations: read.generations.ok() };
+        START_READ.with(|start| *start.borrow_mut() = read);
+        return Ok(());
     }
     // Every legacy record, read before the one write (IndexedDB ends a transaction that waits on
     // anything but its own requests).

@@ -160,6 +160,27 @@ pub async fn request_bytes(request: &Request) -> Result<Vec<u8>, Error> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
+/// Resolves after `delay_ms` (`setTimeout`, which a worker always has; at most a day, beyond any
+/// worker's life), in a task of its own.
+pub(crate) async fn timer(delay_ms: u64) -> Result<(), Error> {
+    let delay = delay_ms.min(86_400_000) as i32;
+    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let timer = Promise::new(&mut |resolve, _reject| {
+        let _ = global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
+    });
+    await_js("setTimeout", timer).await.map(|_| ())
+}
+
+/// Resolves in a task after this one, once the answer an event's handler returned is in
+/// `respondWith`'s hands: the background work of an answer (marking its entry used, the queue's start
+/// replay, the sweep) begins after it. Spawned work otherwise runs its first steps, and the first
+/// compile of its code, in the microtasks before the answer's (BENCHMARKS.md, session 19: 2.4 ms of a
+/// cold hit).
+pub(crate) async fn after_answer() {
+    // A timer that cannot be set (never in a worker) only makes the work begin at once.
+    let _ = timer(0).await;
+}
+
 /// Awaits a browser promise, turning a rejection into a typed error.
 pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {
     JsFuture::from(promise).await.map_err(|e| Error::js(operation, e))

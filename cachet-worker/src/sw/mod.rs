@@ -45,6 +45,7 @@ macro_rules! parts {
 
 parts! {
     broadcast;
+    database;
     engine;
     generations;
     graphql;
@@ -60,7 +61,6 @@ parts! {
 }
 mod auth_retry;
 mod clock;
-mod database;
 #[cfg(feature = "devtools")]
 mod dead_letters;
 mod http;

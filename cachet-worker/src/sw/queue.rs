@@ -84,7 +84,7 @@ use web_sys::{Request, Response};
 
 use super::broadcast::broadcast;
 use super::clock::{now_ms, random, random_u128};
-use super::http::{await_js, header_pairs, not_queued_answer, queued_answer};
+use super::http::{header_pairs, not_queued_answer, queued_answer};
 use super::invalidate::invalidate_everywhere;
 use super::queue_send::{refresh, send, SentWith};
 use super::queue_store;
@@ -313,13 +313,7 @@ fn schedule_wake(at: u64, config: Rc<Config>, background: &dyn Fn(Promise)) {
 }
 
 async fn sleep_until(at: u64) -> Result<(), Error> {
-    // setTimeout takes an i32 of milliseconds; a day is beyond any worker's life anyway.
-    let delay = at.saturating_sub(now_ms()).min(86_400_000) as i32;
-    let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
-    let timer = Promise::new(&mut |resolve, _reject| {
-        let _ = global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
-    });
-    await_js("setTimeout", timer).await.map(|_| ())
+    super::http::timer(at.saturating_sub(now_ms())).await
 }
 
 /// Registers the Background Sync `sync` for the queue, where the browser has the API.

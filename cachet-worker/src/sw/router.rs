@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::Config;
-use cachet_core::engine::Job;
+use cachet_core::engine::{outlined, Job};
 use cachet_core::partition::{is_marked, partition_for, Partition};
 use js_sys::Promise;
 use wasm_bindgen::JsCast;
@@ -23,8 +23,9 @@ use crate::Error;
 /// untouched, so the server answers it as it would without cachet.
 ///
 /// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
-/// sweep of what earlier instances left) begins after its first answer, in the event's `waitUntil`: a
-/// stopped worker's first answer waits for nothing but what it reads ([`answer`]).
+/// sweep of what earlier instances left) begins after its first answer is given ([`super::http::after_answer`]),
+/// in the event's `waitUntil`: a stopped worker's first answer waits for nothing but what it reads
+/// ([`answer`]).
 pub(crate) async fn handle_fetch(
     event: &FetchEvent,
     early: Option<Promise>,
@@ -48,11 +49,16 @@ pub(crate) async fn handle_fetch(
     let answered = match answer_with_preload(request, preload, client_id, config, background.clone()).await {
         // What the engine could not answer, the build's own files may (`shell`): offline, a file the
         // cache declined (over `cache.maxBodyBytes`) or never stored.
-        Err(error) if get => super::shell::answer(&url, navigation).await.ok_or(error),
+        Err(error) if get => outlined(super::shell::answer(&url, navigation)).await.ok_or(error),
         answered => answered,
     };
-    super::queue::start_once(config, &*background);
-    super::sweep::start_once(&*background);
+    let (config, later) = (config.clone(), background.clone());
+    background(wasm_bindgen_futures::future_to_promise(async move {
+        super::http::after_answer().await;
+        super::queue::start_once(&config, &*later);
+        super::sweep::start_once(&*later);
+        Ok(wasm_bindgen::JsValue::UNDEFINED)
+    }));
     answered
 }
 
@@ -146,7 +152,7 @@ pub async fn answer_with_preload(
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            return pass_on(&request, body.as_deref(), preload).await;
+            return outlined(pass_on(&request, body.as_deref(), preload)).await;
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
@@ -172,9 +178,9 @@ pub async fn answer_with_preload(
     match class {
         RequestClass::Graphql(call) => {
             let body = Rc::from(body.unwrap_or_default());
-            graphql::handle(request, body, call, config, plugins, background).await
+            outlined(graphql::handle(request, body, call, config, plugins, background)).await
         }
-        _ => pass_on(&request, body.as_deref(), preload).await,
+        _ => outlined(pass_on(&request, body.as_deref(), preload)).await,
     }
 }
 
