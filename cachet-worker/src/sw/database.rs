@@ -237,6 +237,13 @@ async fn migrate(database: &IdbDatabase, read: Option<StartRecords>) -> Result<(
         START_READ.with(|start| *start.borrow_mut() = read);
         return Ok(());
     }
+    // Once per origin, ever: a function of its own that a worker's start does not compile
+    // (`cachet_core::engine::outlined`).
+    cachet_core::engine::outlined(move_legacy(database, marker)).await
+}
+
+/// The move itself (see the module docs), marked done with `marker` in the same transaction.
+async fn move_legacy(database: &IdbDatabase, marker: JsValue) -> Result<(), Error> {
     // Every legacy record, read before the one write (IndexedDB ends a transaction that waits on
     // anything but its own requests).
     let mut moved: Vec<(&str, Vec<(JsValue, JsValue)>)> = Vec::new();

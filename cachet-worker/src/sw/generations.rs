@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 
+use cachet_core::engine::outlined;
 use cachet_core::generations::{GenerationError, Generations, StoredRecord, CLOCK_KEY};
 use cachet_core::join::all_at_once;
 use cachet_idb::TransactionMode;
@@ -64,15 +65,22 @@ async fn read(index: &TagIndex, again: bool) -> Result<Vec<GenerationError>, Err
     // The newest generation an entry carries matters only when the clock is lost (or never written):
     // the entries are read for it then only.
     let clock_kept = records.iter().any(|record| record.readable_clock().is_some());
+    // The clock lost and the repair are rare: outside the state machine a worker's start compiles
+    // (`cachet_core::engine::outlined`).
     let newest_entry = match clock_kept {
         true => 0,
-        false => index.all_records().await?.iter().filter_map(|record| record.generation).max().unwrap_or(0),
+        false => outlined(index.all_records())
+            .await?
+            .iter()
+            .filter_map(|record| record.generation)
+            .max()
+            .unwrap_or(0),
     };
     let loaded = Generations::load(&records, newest_entry);
     let rewrite = loaded.repair.then(|| loaded.generations.clone());
     CURRENT.with(|current| *current.borrow_mut() = Some(loaded.generations));
     if let Some(generations) = rewrite {
-        write(index, Write::All(generations)).await?;
+        outlined(write(index, Write::All(generations))).await?;
     }
     Ok(loaded.problems)
 }
