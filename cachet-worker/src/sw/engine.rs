@@ -257,8 +257,12 @@ impl Host for WorkerHost {
         increasing_ms()
     }
 
+    /// Begun once the answer is given (`super::http::after_answer`): the store of a network answer, a
+    /// stale-while-revalidate re-fetch. A lookup that waits for a store still running
+    /// (`cachet_core::engine::commit`) drives it itself, and does not wait for that.
     fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
         (self.background)(wasm_bindgen_futures::future_to_promise(async move {
+            super::http::after_answer().await;
             work.await;
             Ok(JsValue::UNDEFINED)
         }));

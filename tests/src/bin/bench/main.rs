@@ -56,7 +56,8 @@ struct Args {
     /// printed only, unless `--out` is given.
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
-    /// How many cold starts to time, and to trace step by step (default 20 and 15; quick 3 and 3).
+    /// How many cold starts to time, to trace step by step, and navigations with a stopped worker at
+    /// each round trip (default 20, 15 and 20; quick 3 each).
     #[arg(long)]
     cold: Option<u64>,
     /// A flag for Chromium, after the usual ones (repeatable), e.g.
@@ -85,7 +86,7 @@ async fn main() -> Result<()> {
         if cold == 0 {
             anyhow::bail!("--cold 0: expected at least one cold start");
         }
-        (settings.cold, settings.cold_traced) = (cold, cold);
+        (settings.cold, settings.cold_traced, settings.nav) = (cold, cold, cold);
     }
     let rows = workloads::Rows::new(&args.rows);
     let custom = args.cached.is_some()
