@@ -81,6 +81,8 @@ engine();
 // this gives it nothing (null). The engine takes the promise once (`self.__cachet_database`: the
 // connection and the records read, in the order of `reads`, or null when the read failed) and checks
 // what it gets (name, version, stores).
+// <openDatabaseEarly> (to here and </openDatabaseEarly>: what cachet-worker's test
+// service_worker_shim_database.rs evaluates on its own)
 function openDatabaseEarly() {
   const wanted = self.CACHET_DATABASE;
   if (!wanted || typeof indexedDB === 'undefined') return null;
@@ -128,6 +130,7 @@ function openDatabaseEarly() {
     };
   });
 }
+// </openDatabaseEarly>
 self.__cachet_database = openDatabaseEarly();
 
 // The rule of cachet_core::config::SwRoutes: same origin, and either a GET not at or below a
