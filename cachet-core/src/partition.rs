@@ -22,8 +22,6 @@
 //!
 //! The page client runs the same rule over its in-page cache, with its own current auth as the identity.
 
-use serde::{Deserialize, Serialize};
-
 use crate::cache_key::{auth_fingerprint, ANONYMOUS_PARTITION};
 
 pub use crate::protocol::headers::AUTH_HEADER;
@@ -56,13 +54,15 @@ impl Partition {
 
 /// The signed-in user as the Service Worker knows it: their partition and the `Authorization` values
 /// (by [`auth_fingerprint`]) a page vouched for as theirs, oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Persisted as `{"partition": "…", "credentials": ["…", …]}` ([`Identity::to_json`]), written and read
+/// through `serde_json::Value` rather than a derive: the config's reader already links the `Value`
+/// parser into the worker, and a derived reader was a second one for two fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     /// [`crate::cache_key::partition_id`] of the user.
     pub partition: String,
     /// Fingerprints of this user's `Authorization` values, at most [`MAX_CREDENTIALS`], newest last.
-    #[serde(default)]
     pub credentials: Vec<String>,
 }
 
@@ -100,17 +100,29 @@ impl Identity {
 
     /// The persisted form.
     pub fn to_json(&self) -> String {
-        // Serialising two strings cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        serde_json::json!({ "partition": self.partition, "credentials": self.credentials }).to_string()
     }
 
-    /// Reads the persisted form back; a record that is not one is a [`crate::Error::StoredState`].
+    /// Reads the persisted form back (`credentials` may be absent: none); a record that is not one is a
+    /// [`crate::Error::StoredState`] naming what is wrong.
     pub fn from_json(text: &str) -> Result<Identity, crate::Error> {
-        let identity: Identity = serde_json::from_str(text)
-            .map_err(|error| crate::Error::StoredState { what: "identity", message: error.to_string() })?;
-        identity
-            .check()
-            .map_err(|error| crate::Error::StoredState { what: "identity", message: error.to_string() })?;
+        let stored = |message: String| crate::Error::StoredState { what: "identity", message };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| stored(error.to_string()))?;
+        let Some(partition) = value.get("partition").and_then(|partition| partition.as_str()) else {
+            return Err(stored("expected an object with a string `partition`".into()));
+        };
+        let credentials = match value.get("credentials") {
+            None => Vec::new(),
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| stored("`credentials`: expected a list of strings".into()))?,
+            Some(_) => return Err(stored("`credentials`: expected a list of strings".into())),
+        };
+        let identity = Identity { partition: partition.to_owned(), credentials };
+        identity.check().map_err(|error| stored(error.to_string()))?;
         Ok(identity)
     }
 
@@ -277,5 +289,47 @@ mod tests {
                 other => panic!("{corrupt}: {other:?}"),
             }
         }
+    }
+
+    /// The reader by hand against serde's derive, the oracle (the derived reader it replaced): the same
+    /// records read, the same refused. Where they differ by design: the derive also took a struct as a
+    /// list (`["a1", []]`) and refused a repeated key; neither is ever written.
+    #[test]
+    fn the_identity_reader_agrees_with_serdes_derive() {
+        #[derive(serde::Deserialize, serde::Serialize, PartialEq, Debug)]
+        struct Oracle {
+            partition: String,
+            #[serde(default)]
+            credentials: Vec<String>,
+        }
+        let records = [
+            r#"{"partition":"a1","credentials":[]}"#,
+            r#"{"partition":"a1"}"#,
+            r#"{"credentials":[],"partition":"a-_1"}"#,
+            r#"{"partition":"a1","credentials":["ab12","cd34"],"extra":{"x":[1]}}"#,
+            r#"{"partition":"a1","credentials":null}"#,
+            r#"{"partition":"a1","credentials":"ab12"}"#,
+            r#"{"partition":"a1","credentials":[7]}"#,
+            r#"{"partition":null}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"null"#,
+            r#"{"partition":"a1""#,
+            r#" {"partition" : "a1" , "credentials" : [ "ab" ] } "#,
+        ];
+        for record in records {
+            let oracle = serde_json::from_str::<Oracle>(record).ok().and_then(|oracle| {
+                let identity = Identity { partition: oracle.partition, credentials: oracle.credentials };
+                identity.check().ok().map(|()| identity)
+            });
+            assert_eq!(Identity::from_json(record).ok(), oracle, "{record}");
+        }
+        let identity = alice(&["Bearer A", "Bearer B"]);
+        let written = serde_json::to_value(Oracle {
+            partition: identity.partition.clone(),
+            credentials: identity.credentials.clone(),
+        });
+        let ours: serde_json::Value = serde_json::from_str(&identity.to_json()).unwrap_or_default();
+        assert_eq!(Some(ours), written.ok(), "the same record written");
     }
 }
