@@ -12,6 +12,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::handover::{HandedEntry, HandedRequest, HandedResponse};
 use super::DeadLetterReason;
 use super::{
     AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SwEvent, SwToPage,
@@ -121,6 +122,55 @@ impl Fields<'_> {
         self.list(name, "an array of unsigned integers", Value::as_u64)
     }
 
+    /// A nested object's fields (errors name it by this message's type).
+    fn object(&self, name: &str) -> Result<Fields<'_>, ProtocolError> {
+        match self.required(name, "an object")? {
+            Value::Object(object) => Ok(Fields { object, kind: self.kind }),
+            _ => Err(self.wrong(name, "an object")),
+        }
+    }
+
+    /// `(name, value)` pairs as two-string arrays (`[["accept", "*/*"]]`); absent: none.
+    fn pairs(&self, name: &str) -> Result<Vec<(String, String)>, ProtocolError> {
+        if !self.object.contains_key(name) {
+            return Ok(Vec::new());
+        }
+        self.list(name, "an array of [name, value] strings", |pair| match pair.as_array()?.as_slice() {
+            [name, value] => Some((name.as_str()?.to_owned(), value.as_str()?.to_owned())),
+            _ => None,
+        })
+    }
+
+    /// A hand-over's entries ([`HandedEntry`]), read as their derive reads them (camelCase keys; the
+    /// headers, a body and an authorization may be absent).
+    fn entries(&self, name: &str) -> Result<Vec<HandedEntry>, ProtocolError> {
+        let expected = "an array of hand-over entries";
+        let Value::Array(items) = self.required(name, expected)? else {
+            return Err(self.wrong(name, expected));
+        };
+        let entry = |item: &Value| {
+            let Value::Object(object) = item else { return Err(self.wrong(name, expected)) };
+            let entry = Fields { object, kind: self.kind };
+            let (request, response) = (entry.object("request")?, entry.object("response")?);
+            Ok(HandedEntry {
+                request: HandedRequest {
+                    method: request.string("method")?,
+                    url: request.string("url")?,
+                    headers: request.pairs("headers")?,
+                    body: request.option_string("body")?,
+                    authorization: request.option_string("authorization")?,
+                },
+                response: HandedResponse {
+                    status: response.small("status", "an HTTP status")?,
+                    headers: response.pairs("headers")?,
+                    body: response.string("body")?,
+                },
+                stored_at: entry.u64("storedAt")?,
+            })
+        };
+        items.iter().map(entry).collect()
+    }
+
     /// A nested struct, by its own (plain, untagged) derive; `default`: absent means `T::default()`.
     fn nested<T: DeserializeOwned + Default>(&self, name: &str, default: bool) -> Result<T, ProtocolError> {
         match self.object.get(name) {
@@ -170,9 +220,7 @@ impl PageToSw {
                 PageToSw::InvalidateTags { request_id: f.u64(ID)?, tags: f.strings("tags")? }
             }
             "replay-queue" => PageToSw::ReplayQueue,
-            "hand-over" => {
-                PageToSw::HandOver { request_id: f.u64(ID)?, entries: f.nested::<Vec<_>>("entries", false)? }
-            }
+            "hand-over" => PageToSw::HandOver { request_id: f.u64(ID)?, entries: f.entries("entries")? },
             _ => return unknown(kind),
         })
     }

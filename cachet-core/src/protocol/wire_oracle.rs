@@ -268,6 +268,60 @@ fn agree<M: Message + PartialEq + std::fmt::Debug>(wire: &str, kind: &str) -> Re
     Ok(())
 }
 
+/// A hand-over entry's field (`request` and `response` objects of any of their fields, any values).
+fn entry_part() -> impl Strategy<Value = serde_json::Map<String, Value>> {
+    const NAMES: [&str; 7] = ["method", "url", "headers", "body", "authorization", "status", "storedAt"];
+    let value = prop_oneof![
+        3 => scalar(),
+        1 => Just(json!([["content-type", "text/plain"]])),
+        1 => Just(json!([["a", "b", "c"]])),
+        1 => Just(json!([["a", 1]])),
+        1 => Just(json!([[]])),
+        1 => Just(json!([])),
+        1 => Just(json!(200)),
+        1 => Just(json!(70000)),
+        1 => Just(json!("https://app.test/a")),
+    ];
+    prop::collection::vec((prop::sample::select(&NAMES[..]), value), 0..6)
+        .prop_map(|fields| fields.into_iter().map(|(name, value)| (name.to_owned(), value)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// The hand-over's entries, field by field: what their derive reads, the hand decoder reads alike.
+    #[test]
+    fn hand_over_entries_decode_as_their_derive_does(
+        entries in prop::collection::vec(
+            (entry_part(), entry_part(), prop::option::of(scalar()), any::<bool>()),
+            0..3,
+        ),
+    ) {
+        let entries: Vec<Value> = entries
+            .into_iter()
+            .map(|(request, response, stored_at, valid)| {
+                // Half of them start from a valid entry, so the derive accepts some.
+                let mut entry = if valid { serde_json::to_value(entry()).unwrap() } else { json!({}) };
+                let Value::Object(entry_fields) = &mut entry else { return entry };
+                let mut merge = |name: &str, fields: serde_json::Map<String, Value>| {
+                    let part = entry_fields.entry(name).or_insert_with(|| json!({}));
+                    if let Value::Object(part) = part {
+                        part.extend(fields);
+                    }
+                };
+                merge("request", request);
+                merge("response", response);
+                if let Some(stored_at) = stored_at {
+                    entry_fields.insert("storedAt".into(), stored_at);
+                }
+                entry
+            })
+            .collect();
+        let wire = json!({"v": 1, "type": "hand-over", "requestId": 1, "entries": entries}).to_string();
+        agree::<PageToSw>(&wire, "hand-over")?;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
 
