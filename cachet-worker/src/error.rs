@@ -38,7 +38,7 @@ pub enum Error {
     #[error("the page did not answer within {waited_ms} ms")]
     PageSilent {
         /// How long the worker waited.
-        waited_ms: i32,
+        waited_ms: u64,
     },
     /// A message from a page could not be decoded.
     #[error("unusable message from a page: {0}")]

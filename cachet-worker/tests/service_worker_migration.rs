@@ -20,6 +20,9 @@ use rexie::{Index, ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
+mod common;
+use common::database_names;
+
 wasm_bindgen_test_configure!(run_in_service_worker);
 
 /// Writes `records` (`(key, value)`, `None` for an in-line key) into `store` of the database `name`.
@@ -34,18 +37,6 @@ async fn write(database: &Rexie, store: &str, records: &[(Option<&str>, JsValue)
 
 fn json(text: &str) -> JsValue {
     js_sys::JSON::parse(text).unwrap()
-}
-
-/// The names of the origin's IndexedDB databases.
-async fn database_names() -> Vec<String> {
-    let factory = js_sys::Reflect::get(&js_sys::global(), &"indexedDB".into()).unwrap();
-    let databases: js_sys::Function = js_sys::Reflect::get(&factory, &"databases".into()).unwrap().into();
-    let list = databases.call0(&factory).unwrap();
-    let list = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(list)).await.unwrap();
-    js_sys::Array::from(&list)
-        .iter()
-        .filter_map(|info| js_sys::Reflect::get(&info, &"name".into()).ok()?.as_string())
-        .collect()
 }
 
 #[wasm_bindgen_test]

@@ -15,6 +15,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
+mod common;
+use common::database_names;
+
 wasm_bindgen_test_configure!(run_in_service_worker);
 
 const SHIM: &str = include_str!("../../cachet-cli/js/service-worker.js");
@@ -50,17 +53,6 @@ async fn shim_open() -> JsValue {
 
 fn field(value: &JsValue, name: &str) -> JsValue {
     js_sys::Reflect::get(value, &name.into()).unwrap()
-}
-
-/// The origin's database names.
-async fn database_names() -> Vec<String> {
-    let factory = js_sys::Reflect::get(&js_sys::global(), &"indexedDB".into()).unwrap();
-    let databases: js_sys::Function = js_sys::Reflect::get(&factory, &"databases".into()).unwrap().into();
-    let list = JsFuture::from(js_sys::Promise::from(databases.call0(&factory).unwrap())).await.unwrap();
-    js_sys::Array::from(&list)
-        .iter()
-        .filter_map(|info| js_sys::Reflect::get(&info, &"name".into()).ok()?.as_string())
-        .collect()
 }
 
 #[wasm_bindgen_test]

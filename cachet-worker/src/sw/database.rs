@@ -90,8 +90,8 @@ pub async fn open() -> Result<Rc<IdbDatabase>, Error> {
         (database, read) = (build().await?, None);
     }
     let read = match read {
-        Some(read) => Some(read),
-        None => read_start(&database).await,
+        Some(read) => read,
+        None => read_start(&database).await?,
     };
     migrate(&database, read).await?;
     let database = Rc::new(database);
@@ -156,7 +156,7 @@ impl StartRecords {
 
 /// Reads [`START_READS`] in one readonly transaction, every request issued before the first is awaited
 /// (so they run at once, with no joined futures: `join_all` cost the worker 4 KB gzipped).
-async fn read_start(database: &IdbDatabase) -> Option<StartRecords> {
+async fn read_start(database: &IdbDatabase) -> Result<StartRecords, Error> {
     let stores: Vec<&str> = START_READS.iter().map(|(store, _)| *store).collect();
     let issued: Vec<Result<web_sys::IdbRequest, JsValue>> =
         match idb::transaction(database, &stores, TransactionMode::Readonly) {
@@ -179,7 +179,8 @@ async fn read_start(database: &IdbDatabase) -> Option<StartRecords> {
             Err(error) => Err(error),
         });
     }
-    StartRecords::from_reads(reads)
+    // One read per entry of START_READS, so always one record each.
+    StartRecords::from_reads(reads).ok_or(JsValue::from_str("not one record per read")).map_err(idb("the start read"))
 }
 
 /// Closes the instance's connection and forgets it, as a stopped worker's next instance starts without
@@ -228,9 +229,8 @@ pub(crate) async fn transaction(stores: &[&str], mode: TransactionMode) -> Resul
 
 /// Moves the [`LEGACY`] databases in, unless [`MIGRATED_KEY`] says it was done (its record in `read`,
 /// with the identity and the generations read beside it, kept for their readers).
-async fn migrate(database: &IdbDatabase, read: Option<StartRecords>) -> Result<(), Error> {
+async fn migrate(database: &IdbDatabase, read: StartRecords) -> Result<(), Error> {
     let marker = JsValue::from_str(MIGRATED_KEY);
-    let read = read.ok_or_else(|| JsValue::from_str("not one record per read")).map_err(idb("the start read"))?;
     if read.mark.map_err(idb("read the migration mark"))?.is_some() {
         // A read that failed is left to its reader, which reads again and reports it.
         let read = StartRead { identity: read.identity.ok(), generations: read.generations.ok() };

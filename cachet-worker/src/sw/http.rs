@@ -160,25 +160,37 @@ pub async fn request_bytes(request: &Request) -> Result<Vec<u8>, Error> {
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
-/// Resolves after `delay_ms` (`setTimeout`, which a worker always has; at most a day, beyond any
-/// worker's life), in a task of its own.
-pub(crate) async fn timer(delay_ms: u64) -> Result<(), Error> {
+/// A promise that resolves after `delay_ms` (`setTimeout`, which a worker always has; at most a day,
+/// beyond any worker's life), in a task of its own: awaited ([`timer`]) or raced against a reply.
+pub(crate) fn timeout(delay_ms: u64) -> Promise {
     let delay = delay_ms.min(86_400_000) as i32;
     let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
-    let timer = Promise::new(&mut |resolve, _reject| {
+    Promise::new(&mut |resolve, _reject| {
+        // A timer that cannot be set (never in a worker) leaves the promise pending.
         let _ = global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
-    });
-    await_js("setTimeout", timer).await.map(|_| ())
+    })
 }
 
-/// Resolves in a task after this one, once the answer an event's handler returned is in
-/// `respondWith`'s hands: the background work of an answer (marking its entry used, the queue's start
-/// replay, the sweep) begins after it. Spawned work otherwise runs its first steps, and the first
-/// compile of its code, in the microtasks before the answer's (BENCHMARKS.md, session 19: 2.4 ms of a
-/// cold hit).
-pub(crate) async fn after_answer() {
-    // A timer that cannot be set (never in a worker) only makes the work begin at once.
-    let _ = timer(0).await;
+/// Resolves after `delay_ms` ([`timeout`]).
+pub(crate) async fn timer(delay_ms: u64) -> Result<(), Error> {
+    await_js("setTimeout", timeout(delay_ms)).await.map(|_| ())
+}
+
+/// Runs `work` in `background` (`waitUntil`) once the answer an event's handler returned is in
+/// `respondWith`'s hands, a task after this one: the background work of an answer (marking its entry
+/// used, the queue's start replay, the sweep, the store of a network answer, a revalidation) begins
+/// after it. Spawned work otherwise runs its first steps, and the first compile of its code, in the
+/// microtasks before the answer's (BENCHMARKS.md, session 19: 2.4 ms of a cold hit).
+/// One instance of its state machine for every caller (`work` boxed).
+pub(crate) fn after_answer(
+    background: &dyn Fn(Promise),
+    work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>,
+) {
+    background(wasm_bindgen_futures::future_to_promise(async move {
+        // A timer that cannot be set (never in a worker) only makes the work begin at once.
+        let _ = timer(0).await;
+        work.await
+    }));
 }
 
 /// Awaits a browser promise, turning a rejection into a typed error.

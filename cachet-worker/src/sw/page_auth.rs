@@ -40,12 +40,12 @@ use crate::Error;
 
 /// How long the Service Worker waits for a page's reply before it treats the refresh as failed, so that
 /// no request hangs when the page is gone or busy.
-pub const PAGE_REPLY_TIMEOUT_MS: i32 = 10_000;
+pub const PAGE_REPLY_TIMEOUT_MS: u64 = 10_000;
 
 /// How long the Service Worker waits for a page's current `Authorization` (a question with no failed
 /// token: no refresh runs, the page answers from memory once it started). Short, because a page being
 /// unloaded or reloaded never answers, and a queued mutation waits on the answer.
-pub const CURRENT_AUTH_TIMEOUT_MS: i32 = 2_000;
+pub const CURRENT_AUTH_TIMEOUT_MS: u64 = 2_000;
 
 /// A page's reply: whether it has (fresh) auth, and the `Authorization` value to send, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub(crate) fn announce(kind: AuthChangeKind) {
 async fn ask_page(
     client_id: Option<&str>,
     failed: Option<String>,
-    timeout_ms: i32,
+    timeout_ms: u64,
 ) -> Result<PageAnswer, Error> {
     let scope: ServiceWorkerGlobalScope =
         js_sys::global().dyn_into().map_err(|_| Error::Context("not in a Service Worker"))?;
@@ -182,10 +182,8 @@ async fn ask_page(
         });
         port.set_onmessage(Some(on_message.unchecked_ref()));
     });
-    let timeout = Promise::new(&mut |resolve, _reject| {
-        // A timer that cannot be set leaves only the reply to wait for; setTimeout does not fail here.
-        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, timeout_ms);
-    });
+    // A timer that cannot be set leaves only the reply to wait for; setTimeout does not fail here.
+    let timeout = super::http::timeout(timeout_ms);
     let text = encode_message(&SwToPage::RefreshRequest { id, failed });
     client
         .post_message_with_transfer(&JsValue::from_str(&text), &Array::of1(&channel.port2()))

@@ -53,12 +53,14 @@ pub(crate) async fn handle_fetch(
         answered => answered,
     };
     let (config, later) = (config.clone(), background.clone());
-    background(wasm_bindgen_futures::future_to_promise(async move {
-        super::http::after_answer().await;
-        super::queue::start_once(&config, &*later);
-        super::sweep::start_once(&*later);
-        Ok(wasm_bindgen::JsValue::UNDEFINED)
-    }));
+    super::http::after_answer(
+        &*background,
+        Box::pin(async move {
+            super::queue::start_once(&config, &*later);
+            super::sweep::start_once(&*later);
+            Ok(wasm_bindgen::JsValue::UNDEFINED)
+        }),
+    );
     answered
 }
 

@@ -1,4 +1,5 @@
-//! Helpers shared by the Service Worker test binaries (`service_worker.rs`, `service_worker_queue.rs`).
+//! Helpers shared by the Service Worker test binaries (`service_worker.rs`, `service_worker_queue.rs`,
+//! `service_worker_parity.rs`, `service_worker_migration.rs`, `service_worker_shim_database.rs`).
 #![allow(dead_code)] // each test binary uses its part
 
 use std::cell::RefCell;
@@ -83,4 +84,15 @@ pub async fn settle(ms: i32) {
         global.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
     });
     JsFuture::from(promise).await.unwrap();
+}
+
+/// The names of the origin's IndexedDB databases (`indexedDB.databases()`).
+pub async fn database_names() -> Vec<String> {
+    let factory = js_sys::Reflect::get(&js_sys::global(), &"indexedDB".into()).unwrap();
+    let databases: js_sys::Function = js_sys::Reflect::get(&factory, &"databases".into()).unwrap().into();
+    let list = JsFuture::from(Promise::from(databases.call0(&factory).unwrap())).await.unwrap();
+    js_sys::Array::from(&list)
+        .iter()
+        .filter_map(|info| js_sys::Reflect::get(&info, &"name".into()).ok()?.as_string())
+        .collect()
 }
