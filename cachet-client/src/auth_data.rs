@@ -84,8 +84,8 @@ impl AuthData {
         let user = self.user.as_ref().filter(|user| !user.is_null())?;
         match user.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
-            Some(id) if !id.is_null() => Some(canonical_json(id)),
-            _ => Some(canonical_json(user)),
+            Some(id) if !id.is_null() => Some(canonical_json(&id.into())),
+            _ => Some(canonical_json(&user.into())),
         }
     }
 

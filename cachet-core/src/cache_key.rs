@@ -10,16 +10,19 @@
 //!
 //! - **Variables are canonicalised**: object keys sorted by their UTF-8 bytes at every depth, no
 //!   whitespace, so `{"a":1,"b":2}` and `{"b":2,"a":1}` share one entry. Absent and `null` variables
-//!   are the empty object `{}`. Array order matters. Numbers are written as serde_json reads them
-//!   (integers as integers, other numbers in shortest round-trip form), so `1` and `1.0` are different
-//!   keys: that only ever costs a cache miss, never wrong data. Strings use JSON's minimal escaping.
+//!   are the empty object `{}`. Array order matters. Numbers are written as they were sent
+//!   ([`crate::json::Number`] keeps a number's text), so `1` and `1.0`, or `1.5` and `1.50`, are
+//!   different keys: that only ever costs a cache miss, never wrong data. Integers are written as
+//!   serde_json writes them, so the keys of earlier versions (which read numbers with serde_json) stand
+//!   for every variable holding integers only. Strings use JSON's minimal escaping.
 //! - **The query text is kept as sent**, whitespace and comments included. Normalising it would need a
 //!   full printer in the Service Worker, and one client sends one text for one query anyway.
 //! - **`operationName` is part of the key**: a document holding several operations answers differently
 //!   per name. Absent, `null` and `""` are all `null`.
 //!
-//! Own serialisation, not `serde_json::to_string`, writes the canonical text, so the key does not change
-//! when a dependency turns on serde_json's `preserve_order` feature somewhere in a build.
+//! Own serialisation, not `serde_json::to_string`, writes the canonical text (over [`crate::json`]'s
+//! tree, which the worker reads request bodies into), so the key does not depend on a serde_json
+//! feature turned on somewhere in a build.
 //!
 //! # Partitions
 //!
@@ -28,7 +31,7 @@
 //! characters; [`ANONYMOUS_PARTITION`] holds what is fetched without identity. Where an entry is stored
 //! (its cache and URL, partition and endpoint included) is [`crate::engine::key`].
 
-use serde_json::{Map, Value};
+use crate::json::{write_string, Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
@@ -38,11 +41,7 @@ pub const ANONYMOUS_PARTITION: &str = "anonymous";
 pub const GRAPHQL_CACHE_PREFIX: &str = "/__cachet/gql/";
 
 /// The cache key of a GraphQL query: 64 lowercase hex characters.
-pub fn cache_key(
-    query: &str,
-    variables: Option<&Map<String, Value>>,
-    operation_name: Option<&str>,
-) -> String {
+pub fn cache_key(query: &str, variables: Option<&Map>, operation_name: Option<&str>) -> String {
     let mut text = String::with_capacity(query.len() + 64);
     text.push_str("{\"operationName\":");
     match operation_name.filter(|name| !name.is_empty()) {
@@ -97,9 +96,7 @@ fn write_value(text: &mut String, value: &Value) {
     match value {
         Value::Null => text.push_str("null"),
         Value::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
-        Value::Number(number) => {
-            let _ = write!(text, "{number}");
-        }
+        Value::Number(number) => text.push_str(number.as_str()),
         Value::String(string) => write_string(text, string),
         Value::Array(items) => {
             text.push('[');
@@ -115,7 +112,7 @@ fn write_value(text: &mut String, value: &Value) {
     }
 }
 
-fn write_object(text: &mut String, object: &Map<String, Value>) {
+fn write_object(text: &mut String, object: &Map) {
     let mut entries: Vec<(&String, &Value)> = object.iter().collect();
     entries.sort_unstable_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
     text.push('{');
@@ -128,25 +125,4 @@ fn write_object(text: &mut String, object: &Map<String, Value>) {
         write_value(text, value);
     }
     text.push('}');
-}
-
-/// JSON string with minimal escaping: `"` `\` and control characters only.
-fn write_string(text: &mut String, string: &str) {
-    text.push('"');
-    for character in string.chars() {
-        match character {
-            '"' => text.push_str("\\\""),
-            '\\' => text.push_str("\\\\"),
-            '\n' => text.push_str("\\n"),
-            '\r' => text.push_str("\\r"),
-            '\t' => text.push_str("\\t"),
-            '\u{08}' => text.push_str("\\b"),
-            '\u{0C}' => text.push_str("\\f"),
-            control if u32::from(control) < 0x20 => {
-                let _ = write!(text, "\\u{:04x}", u32::from(control));
-            }
-            other => text.push(other),
-        }
-    }
-    text.push('"');
 }

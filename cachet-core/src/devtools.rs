@@ -11,7 +11,7 @@
 //! | a page | at most [`SnapshotQuery::page_size`] entries, in URL order, from after the cursor |
 //! | identity | the partition and how many tokens were vouched for: never a fingerprint, never a token |
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::machines::queue::{QueueState, QueuedRequest};
 use crate::partition::Identity;
@@ -57,7 +57,7 @@ impl EntryDetails {
 }
 
 /// Compact JSON of `variables`, at most [`SHORT_VARIABLES`] characters (cut with `…`); `None` when empty.
-pub fn short_variables(variables: &Map<String, Value>) -> Option<String> {
+pub fn short_variables(variables: &Map) -> Option<String> {
     if variables.is_empty() {
         return None;
     }

@@ -12,6 +12,7 @@
 //! | [`strategy`] | the caching strategies named by `X-SW-Strategy` |
 //! | [`graphql`] | is a body GraphQL; query, mutation or subscription; the operation name |
 //! | [`tags`] | tags derived from operation names; the tag headers |
+//! | [`json`] | JSON as cachet reads and writes it (the worker links no serde_json reader) |
 //! | [`cache_key`] | SHA-256 cache keys over canonical variables; user partitions |
 //! | [`classify`] | what the Service Worker does with one request |
 //! | [`engine`] | every step of a cached request and of a mutation: keys, the planner, the runner both edges use |
@@ -47,6 +48,7 @@ pub mod generations;
 pub mod graphql;
 pub mod handover;
 pub mod join;
+pub mod json;
 pub mod machines;
 pub mod partition;
 pub mod protocol;

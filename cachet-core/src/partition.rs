@@ -56,8 +56,8 @@ impl Partition {
 /// (by [`auth_fingerprint`]) a page vouched for as theirs, oldest first.
 ///
 /// Persisted as `{"partition": "…", "credentials": ["…", …]}` ([`Identity::to_json`]), written and read
-/// through `serde_json::Value` rather than a derive: the config's reader already links the `Value`
-/// parser into the worker, and a derived reader was a second one for two fields.
+/// through [`crate::json`] rather than a derive: the config's reader already links that reader into the
+/// worker, and a derived reader was a second one for two fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     /// [`crate::cache_key::partition_id`] of the user.
@@ -100,21 +100,31 @@ impl Identity {
 
     /// The persisted form.
     pub fn to_json(&self) -> String {
-        serde_json::json!({ "partition": self.partition, "credentials": self.credentials }).to_string()
+        // Members in serde_json's (sorted) order, as earlier versions wrote it.
+        let mut text = String::from("{\"credentials\":[");
+        for (index, credential) in self.credentials.iter().enumerate() {
+            if index > 0 {
+                text.push(',');
+            }
+            crate::json::write_string(&mut text, credential);
+        }
+        text.push_str("],\"partition\":");
+        crate::json::write_string(&mut text, &self.partition);
+        text.push('}');
+        text
     }
 
     /// Reads the persisted form back (`credentials` may be absent: none); a record that is not one is a
     /// [`crate::Error::StoredState`] naming what is wrong.
     pub fn from_json(text: &str) -> Result<Identity, crate::Error> {
         let stored = |message: String| crate::Error::StoredState { what: "identity", message };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|error| stored(error.to_string()))?;
+        let value = crate::json::from_str(text).map_err(|error| stored(error.to_string()))?;
         let Some(partition) = value.get("partition").and_then(|partition| partition.as_str()) else {
             return Err(stored("expected an object with a string `partition`".into()));
         };
         let credentials = match value.get("credentials") {
             None => Vec::new(),
-            Some(serde_json::Value::Array(items)) => items
+            Some(crate::json::Value::Array(items)) => items
                 .iter()
                 .map(|item| item.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()

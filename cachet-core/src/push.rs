@@ -2,7 +2,7 @@
 //! (the wire form is [`crate::protocol::push`]) against the worker's config; anything it cannot carry out
 //! is a [`PushError`] the worker reports on the console, changing nothing.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::config::{Config, PushRefusal};
 use crate::graphql::{operation_of, OperationKind};

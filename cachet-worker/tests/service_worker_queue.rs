@@ -115,7 +115,7 @@ async fn a_corrupt_record_is_a_typed_error_and_nothing_else_stored_is_lost() {
     cachet_worker::sw::identity::set(Some("someone".into()), None).await.unwrap();
 
     for (garbage, expected) in [
-        (JsValue::from_str(r#"{"items": "#), "EOF while parsing"),
+        (JsValue::from_str(r#"{"items": "#), "unexpected end of the text"),
         (JsValue::from_f64(42.0), "not JSON text"),
         (JsValue::from_str(r#"{"items": []}"#), "missing field"),
     ] {

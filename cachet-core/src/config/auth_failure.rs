@@ -22,8 +22,8 @@
 
 use super::read::{integer_in, invalid, show, Object};
 use super::ConfigError;
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 /// The rule deciding whether a response is an auth failure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,7 +91,7 @@ impl<'a> FailureResponse<'a> {
 
     /// The body parsed as JSON; `None` when it is not JSON.
     pub fn json(&self) -> Option<Value> {
-        serde_json::from_slice(self.body).ok()
+        crate::json::from_slice(self.body).ok()
     }
 }
 

@@ -259,16 +259,23 @@ const STRATEGY_NAMES: [&str; 6] = Strategy::NAMES;
 impl Config {
     /// Reads and validates the text of `cachet.config.json`.
     pub fn from_json_str(text: &str) -> Result<Config, ConfigError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|error| ConfigError::Syntax {
-            line: error.line(),
-            column: error.column(),
-            message: error.to_string(),
+        let value = crate::json::from_str(text).map_err(|error| {
+            // The line and column (1-based, in bytes) of the byte where the reader stopped.
+            let before = &text.as_bytes()[..error.at.min(text.len())];
+            let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
+            let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
+            let column = before.len() - line_start + 1;
+            ConfigError::Syntax {
+                line,
+                column,
+                message: format!("{} at line {line} column {column}", error.what),
+            }
         })?;
         Config::from_json_value(&value)
     }
 
     /// Validates an already parsed JSON document.
-    pub fn from_json_value(value: &serde_json::Value) -> Result<Config, ConfigError> {
+    pub fn from_json_value(value: &crate::json::Value) -> Result<Config, ConfigError> {
         let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
         let features = root.child("features", &["auth", "graphql", "push"])?;
         let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
@@ -417,7 +424,7 @@ impl Config {
 
 impl<'de> serde::Deserialize<'de> for Config {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
+        let value = crate::json::Value::deserialize(deserializer)?;
         Config::from_json_value(&value).map_err(serde::de::Error::custom)
     }
 }

@@ -16,8 +16,8 @@
 
 use super::read::{check_path, invalid, show, Object};
 use super::{AuthConfig, AuthType, ConfigError};
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 /// `features.push`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]

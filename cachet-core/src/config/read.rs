@@ -1,7 +1,7 @@
 //! Reading a `serde_json::Value` while keeping the JSON path, so every error names where it is.
 
 use super::ConfigError;
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 use std::str::FromStr;
 
 /// The largest integer JavaScript reads exactly (2^53 - 1): every bound must survive `JSON.parse`.
@@ -10,7 +10,7 @@ pub(super) const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 /// An object at a path whose keys have been checked against the known ones.
 pub(super) struct Object<'a> {
     pub(super) path: String,
-    map: Option<&'a Map<String, Value>>,
+    map: Option<&'a Map>,
 }
 
 pub(super) fn join(path: &str, key: &str) -> String {

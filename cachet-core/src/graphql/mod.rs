@@ -18,10 +18,10 @@ pub mod operation;
 pub mod persisted;
 mod result;
 
+use crate::json::{Map, Value};
 pub use lexer::LexError;
 pub use operation::{scan_operations, select_operation, Operation, OperationKind};
 pub use result::result_is_cacheable;
-use serde_json::{Map, Value};
 
 /// A GraphQL body that is GraphQL but cannot be executed as sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,7 +75,7 @@ pub struct GraphqlRequest {
     /// The GraphQL text, exactly as sent.
     pub query: String,
     /// The `variables` object; an absent or `null` member becomes the empty object.
-    pub variables: Map<String, Value>,
+    pub variables: Map,
     /// The `operationName` member as sent (`None` when absent, `null` or empty).
     pub operation_name: Option<String>,
     /// The operation the request executes.
@@ -84,7 +84,7 @@ pub struct GraphqlRequest {
 
 /// Reads a request body: `Ok(None)` when it is not GraphQL, the decoded request when it is.
 pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
-    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(body) else {
+    let Ok(Value::Object(object)) = crate::json::from_slice(body) else {
         return Ok(None);
     };
     from_members(object)
@@ -92,7 +92,7 @@ pub fn parse_body(body: &[u8]) -> Result<Option<GraphqlRequest>, GraphqlError> {
 
 /// The request of a body's members (or a GET's parameters as the same members): `Ok(None)` without a
 /// string `query`.
-fn from_members(mut object: Map<String, Value>) -> Result<Option<GraphqlRequest>, GraphqlError> {
+fn from_members(mut object: Map) -> Result<Option<GraphqlRequest>, GraphqlError> {
     let Some(Value::String(query)) = object.remove("query") else {
         return Ok(None);
     };
@@ -125,7 +125,7 @@ pub fn parse_search(search: &str) -> Result<Option<GraphqlRequest>, GraphqlError
     for (name, value) in form_urlencoded::parse(search.as_bytes()) {
         let member = match &*name {
             "query" | "operationName" => Value::String(value.into_owned()),
-            "variables" => serde_json::from_str(&value).map_err(|_| GraphqlError::BadMember {
+            "variables" => crate::json::from_str(&value).map_err(|_| GraphqlError::BadMember {
                 member: "variables",
                 expected: "an object or null",
             })?,

@@ -21,7 +21,7 @@
 //! step): the way it is sent changes none of them. Mutations are never hashed here (they go plain: the
 //! queue keeps and replays their bodies whole).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::cache_key::{canonical_json, sha256_hex};
 
@@ -165,7 +165,7 @@ pub enum Next {
 /// A query body prepared for the protocol: its members, the text's hash.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    members: Map<String, Value>,
+    members: Map,
     /// The SHA-256 of the query text, lowercase hex (the protocol's `sha256Hash`).
     pub hash: String,
 }
@@ -183,7 +183,7 @@ impl Prepared {
     /// `body` prepared, or `None` when it is not a JSON object with a string `query` (then it goes as
     /// it is: an app that persists its own queries already sends no text).
     pub fn new(body: &[u8]) -> Option<Prepared> {
-        let Ok(Value::Object(members)) = serde_json::from_slice::<Value>(body) else { return None };
+        let Ok(Value::Object(members)) = crate::json::from_slice(body) else { return None };
         let hash = sha256_hex(members.get("query")?.as_str()?.as_bytes());
         Some(Prepared { members, hash })
     }
@@ -222,7 +222,7 @@ impl Prepared {
     }
 
     /// The members with the extension added, and without `query` unless `with_query`.
-    fn hashed(&self, with_query: bool) -> Map<String, Value> {
+    fn hashed(&self, with_query: bool) -> Map {
         let mut members = self.members.clone();
         if !with_query {
             members.remove("query");
@@ -251,7 +251,10 @@ impl Prepared {
         let mut url = String::with_capacity(endpoint.len() + 160);
         url.push_str(endpoint);
         let mut first = true;
-        for (name, value) in &hashed {
+        // In name order, so that one request is one URL (a CDN's key) whatever the body's order.
+        let mut members: Vec<_> = hashed.iter().collect();
+        members.sort_unstable_by(|left, right| left.0.cmp(right.0));
+        for (name, value) in members {
             let text = match (name.as_str(), value) {
                 (_, Value::Null) => continue,
                 ("operationName", Value::String(name)) => name.clone(),
@@ -274,11 +277,14 @@ pub fn verdict(status: u16, body: &[u8]) -> Verdict {
         if body.len() > VERDICT_READ_MAX {
             return None;
         }
-        serde_json::from_slice::<Value>(body).ok()
+        crate::json::from_slice(body).ok()
     };
     let said = |document: &Value, message: &str, code: &str| {
         document["errors"].as_array().is_some_and(|errors| {
-            errors.iter().any(|error| error["message"] == message || error["extensions"]["code"] == code)
+            errors.iter().any(|error| {
+                error["message"].as_str() == Some(message)
+                    || error["extensions"]["code"].as_str() == Some(code)
+            })
         })
     };
     let document = read();

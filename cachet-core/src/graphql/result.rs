@@ -1,15 +1,17 @@
 //! Whether a GraphQL server's answer may be stored as a cached document.
 
+use crate::json::Value;
+
 /// True when `body` is a JSON object with a non-null `data` and no non-empty `errors`: a complete
 /// GraphQL result. Anything else (errors, partial results, garbage, a non-object) is never cached, so a
 /// failure is not replayed from the cache.
 pub fn result_is_cacheable(body: &[u8]) -> bool {
-    let Ok(serde_json::Value::Object(result)) = serde_json::from_slice::<serde_json::Value>(body) else {
+    let Ok(Value::Object(result)) = crate::json::from_slice(body) else {
         return false;
     };
     let has_errors = match result.get("errors") {
-        None | Some(serde_json::Value::Null) => false,
-        Some(serde_json::Value::Array(errors)) => !errors.is_empty(),
+        None | Some(Value::Null) => false,
+        Some(Value::Array(errors)) => !errors.is_empty(),
         Some(_) => true,
     };
     !has_errors && result.get("data").is_some_and(|data| !data.is_null())

@@ -5,14 +5,14 @@
 
 use std::collections::VecDeque;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, ObjectWriter, Value};
 
 use super::queue_model::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
 use crate::config::QueueBounds;
 
 /// The state in `text`, exactly as written (the item in flight included).
 pub(super) fn decode(text: &str) -> Result<QueueState, String> {
-    let value: Value = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    let value = crate::json::from_str(text).map_err(|error| error.to_string())?;
     let root = Object::new(&value, String::new())?;
     let bounds = root.object("bounds")?;
     Ok(QueueState {
@@ -36,7 +36,7 @@ pub(super) fn decode(text: &str) -> Result<QueueState, String> {
 /// is rebuilt where it is unreadable: ids above every kept one, online, the in-flight marks dropped
 /// unless they name the head. `None` when `text` is not a JSON object with an `items` array.
 pub(super) fn salvage(text: &str) -> Option<(QueueState, Vec<String>)> {
-    let value: Value = serde_json::from_str(text).ok()?;
+    let value = crate::json::from_str(text).ok()?;
     let root = Object::new(&value, String::new()).ok()?;
     let mut left_out = Vec::new();
     let mut items = VecDeque::new();
@@ -140,7 +140,7 @@ impl Located<'_> {
 
 /// An object and where it is.
 struct Object<'a> {
-    map: &'a Map<String, Value>,
+    map: &'a Map,
     path: String,
 }
 
@@ -225,11 +225,76 @@ impl<'a> Located<'a> {
     }
 }
 
+// Written by hand, in the derive's order (its exact text: tested against it), so that the worker's wasm
+// carries no serde serializer.
+
+fn write_list<'a, T: 'a>(
+    text: &mut String,
+    items: impl IntoIterator<Item = &'a T>,
+    write: impl Fn(&mut String, &T),
+) {
+    text.push('[');
+    for (index, item) in items.into_iter().enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        write(text, item);
+    }
+    text.push(']');
+}
+
+fn write_item(text: &mut String, item: &QueueItem) {
+    let mut object = ObjectWriter::start(text);
+    object.number("id", item.id);
+    let request = &item.request;
+    let mut fields = ObjectWriter::start(object.member("request"));
+    fields.string("method", &request.method).string("url", &request.url);
+    write_list(fields.member("headers"), &request.headers, |text, (name, value)| {
+        text.push('[');
+        crate::json::write_string(text, name);
+        text.push(',');
+        crate::json::write_string(text, value);
+        text.push(']');
+    });
+    fields
+        .string("body", &request.body)
+        .option("operationName", request.operation_name.as_deref())
+        .strings("invalidate", &request.invalidate)
+        .end();
+    object
+        .number("attempts", u64::from(item.attempts))
+        .number("enqueuedAt", item.enqueued_at)
+        .number("nextAttemptAt", item.next_attempt_at)
+        .boolean("authRetried", item.auth_retried)
+        .end();
+}
+
 impl QueueState {
     /// The state as JSON text.
     pub fn to_json(&self) -> String {
-        // Plain data into a String: cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        let mut text = String::new();
+        let mut state = ObjectWriter::start(&mut text);
+        let bounds = &self.bounds;
+        ObjectWriter::start(state.member("bounds"))
+            .number("maxItems", u64::from(bounds.max_items))
+            .number("maxAttempts", u64::from(bounds.max_attempts))
+            .number("backoffBaseMs", bounds.backoff_base_ms)
+            .number("backoffMaxMs", bounds.backoff_max_ms)
+            .end();
+        write_list(state.member("items"), &self.items, write_item);
+        write_list(state.member("deadLetters"), &self.dead_letters, |text, letter| {
+            let mut object = ObjectWriter::start(text);
+            write_item(object.member("item"), &letter.item);
+            crate::protocol::write_dead_letter_reason(object.member("reason"), &letter.reason);
+            object.number("at", letter.at).end();
+        });
+        state
+            .option_number("inFlight", self.in_flight)
+            .option_number("awaitingRefresh", self.awaiting_refresh)
+            .boolean("online", self.online)
+            .number("nextId", self.next_id)
+            .end();
+        text
     }
 
     /// Reads a saved state back, forgetting what was in flight (see the module docs).

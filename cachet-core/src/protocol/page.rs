@@ -122,7 +122,7 @@ pub enum SwToPage {
         request_id: u64,
         /// The [`StateSnapshot`], as JSON: decoded ([`StateSnapshot::from_value`]) only by the code that
         /// asked, so that every page decoding the worker's answers does not carry the snapshot's decoder.
-        snapshot: serde_json::Value,
+        snapshot: crate::json::Value,
     },
     /// The answer to [`PageToSw::ConfigRequest`].
     Config {

@@ -25,8 +25,8 @@
 //! Pushes are accepted only with cookie auth or no auth ([`crate::config::PushRefusal`]): the worker
 //! handles a push with no page open, and holds no token.
 
+use crate::json::Map;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 /// The largest push payload read, in bytes (RFC 8291 records are 4096 bytes).
 pub const MAX_PUSH_BYTES: usize = 4096;
@@ -56,7 +56,7 @@ pub struct RefetchDocument {
     pub query: String,
     /// Its variables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variables: Option<Map<String, Value>>,
+    pub variables: Option<Map>,
     /// Its `operationName`, for a document of several operations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_name: Option<String>,

@@ -121,15 +121,15 @@ impl StateSnapshot {
     }
 
     /// The snapshot as the JSON a [`super::SwToPage::Snapshot`] carries.
-    pub fn to_value(&self) -> serde_json::Value {
-        // Plain data into a Value: cannot fail.
-        serde_json::to_value(self).unwrap_or_default()
+    pub fn to_value(&self) -> crate::json::Value {
+        // Plain data written by serde_json and read back: cannot fail (integers only, no float).
+        crate::json::from_str(&serde_json::to_string(self).unwrap_or_default()).unwrap_or_default()
     }
 
     /// Reads the JSON of a [`super::SwToPage::Snapshot`]; what does not decode is
     /// [`super::ProtocolError::Malformed`] naming it.
-    pub fn from_value(value: serde_json::Value) -> Result<Self, super::ProtocolError> {
-        serde_json::from_value(value)
+    pub fn from_value(value: crate::json::Value) -> Result<Self, super::ProtocolError> {
+        serde_json::from_str(&value.to_string())
             .map_err(|error| super::ProtocolError::Malformed(format!("snapshot: {error}")))
     }
 }

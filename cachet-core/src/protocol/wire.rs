@@ -9,18 +9,18 @@
 //! and the native tests run them as the oracle (every message round-trips, and serde and these decoders
 //! agree on what they accept).
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use crate::json::{Map, ObjectWriter, Value};
 
 use super::handover::{HandedEntry, HandedRequest, HandedResponse};
 use super::DeadLetterReason;
 use super::{
-    AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SwEvent, SwToPage,
+    AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SnapshotQuery, SwEvent,
+    SwToPage,
 };
 
 /// The envelope of wire JSON: the object, and its `type`, once the version is checked.
-pub(super) fn envelope(text: &str) -> Result<(Map<String, Value>, String), ProtocolError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+pub(super) fn envelope(text: &str) -> Result<(Map, String), ProtocolError> {
+    let value = crate::json::from_str(text).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
     let Value::Object(object) = value else {
         return Err(ProtocolError::Malformed("expected a JSON object".into()));
     };
@@ -42,7 +42,7 @@ pub(super) fn envelope(text: &str) -> Result<(Map<String, Value>, String), Proto
 /// The fields of one message, read as serde's derive would: unknown fields ignored, a missing or `null`
 /// `Option` is `None`.
 pub(super) struct Fields<'a> {
-    object: &'a Map<String, Value>,
+    object: &'a Map,
     kind: &'a str,
 }
 
@@ -171,14 +171,24 @@ impl Fields<'_> {
         items.iter().map(entry).collect()
     }
 
-    /// A nested struct, by its own (plain, untagged) derive; `default`: absent means `T::default()`.
-    fn nested<T: DeserializeOwned + Default>(&self, name: &str, default: bool) -> Result<T, ProtocolError> {
-        match self.object.get(name) {
-            None if default => Ok(T::default()),
-            None => Err(self.wrong(name, "a value")),
-            Some(value) => T::deserialize(value)
-                .map_err(|error| ProtocolError::Malformed(format!("{}: field `{name}`: {error}", self.kind))),
+    /// A snapshot request's query ([`SnapshotQuery`]), read as its derive reads it (`default`: every
+    /// field may be absent, an absent query is the default one; camelCase keys).
+    fn snapshot_query(&self, name: &str) -> Result<SnapshotQuery, ProtocolError> {
+        if !self.object.contains_key(name) {
+            return Ok(SnapshotQuery::default());
         }
+        let query = self.object(name)?;
+        let limit = match query.object.contains_key("limit") {
+            true => query.small("limit", "an unsigned 32-bit integer")?,
+            false => 0,
+        };
+        Ok(SnapshotQuery {
+            after: query.option_string("after")?,
+            limit,
+            tag: query.option_string("tag")?,
+            operation: query.option_string("operation")?,
+            partition: query.option_string("partition")?,
+        })
     }
 }
 
@@ -209,7 +219,7 @@ impl PageToSw {
             },
             "config-request" => PageToSw::ConfigRequest { request_id: f.u64(ID)? },
             "snapshot-request" => {
-                PageToSw::SnapshotRequest { request_id: f.u64(ID)?, query: f.nested("query", true)? }
+                PageToSw::SnapshotRequest { request_id: f.u64(ID)?, query: f.snapshot_query("query")? }
             }
             "retry-dead-letters" => PageToSw::RetryDeadLetters { request_id: f.u64(ID)?, ids: f.ids("ids")? },
             "discard-dead-letters" => {
@@ -338,5 +348,104 @@ impl AgentResponse {
             }
             _ => return unknown(kind),
         })
+    }
+}
+
+// The messages the Service Worker sends, written by hand: the worker's wasm then carries no serde
+// serializer. Members in declaration order, the envelope's `v` and `type` first: serde's derive writes
+// the same text (tested against it in `wire_oracle`).
+
+/// Opens a message: `{"v":1,"type":"<kind>"`.
+fn message<'a>(text: &'a mut String, kind: &str) -> ObjectWriter<'a> {
+    let mut object = ObjectWriter::start(text);
+    object.number("v", u64::from(super::PROTOCOL_VERSION)).string("type", kind);
+    object
+}
+
+/// A dead letter's reason: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`.
+pub(crate) fn write_dead_letter_reason(text: &mut String, reason: &DeadLetterReason) {
+    let mut object = ObjectWriter::start(text);
+    match reason {
+        DeadLetterReason::Rejected { status } => {
+            object.string("kind", "rejected").number("status", u64::from(*status))
+        }
+        DeadLetterReason::TooManyAttempts => object.string("kind", "too-many-attempts"),
+        DeadLetterReason::Unauthorized => object.string("kind", "unauthorized"),
+    };
+    object.end();
+}
+
+impl SwEvent {
+    /// The event as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            SwEvent::Activated { build } => message(&mut text, "activated").string("build", build).end(),
+            SwEvent::CacheUpdated { url } => message(&mut text, "cache-updated").string("url", url).end(),
+            SwEvent::CacheInvalidated { tags } => {
+                message(&mut text, "cache-invalidated").strings("tags", tags).end()
+            }
+            SwEvent::AuthStateChange { kind } => {
+                let kind = match kind {
+                    AuthChangeKind::Login => "login",
+                    AuthChangeKind::Logout => "logout",
+                    AuthChangeKind::Refresh => "refresh",
+                    AuthChangeKind::Clear => "clear",
+                };
+                message(&mut text, "auth-state-change").string("kind", kind).end()
+            }
+            SwEvent::ClearAllDone { request_id } => {
+                message(&mut text, "clear-all-done").number("requestId", *request_id).end()
+            }
+            SwEvent::MutationQueued { id, operation_name } => message(&mut text, "mutation-queued")
+                .number("id", *id)
+                .option("operationName", operation_name.as_deref())
+                .end(),
+            SwEvent::MutationReplayed { id, invalidated } => message(&mut text, "mutation-replayed")
+                .number("id", *id)
+                .strings("invalidated", invalidated)
+                .end(),
+            SwEvent::MutationFailed { id, attempts, retry_at } => message(&mut text, "mutation-failed")
+                .number("id", *id)
+                .number("attempts", u64::from(*attempts))
+                .number("retryAt", *retry_at)
+                .end(),
+            SwEvent::MutationDeadLettered { id, reason } => {
+                let mut object = message(&mut text, "mutation-dead-lettered");
+                object.number("id", *id);
+                write_dead_letter_reason(object.member("reason"), reason);
+                object.end()
+            }
+        }
+        text
+    }
+}
+
+impl SwToPage {
+    /// The message as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            SwToPage::RefreshRequest { id, failed } => message(&mut text, "refresh-request")
+                .number("id", *id)
+                .option("failed", failed.as_deref())
+                .end(),
+            SwToPage::Snapshot { request_id, snapshot } => {
+                let mut object = message(&mut text, "snapshot");
+                object.number("requestId", *request_id);
+                crate::json::write(object.member("snapshot"), snapshot);
+                object.end()
+            }
+            SwToPage::Config { request_id, config, build } => message(&mut text, "config")
+                .number("requestId", *request_id)
+                .string("config", config)
+                .string("build", build)
+                .end(),
+            SwToPage::Ack { request_id } => message(&mut text, "ack").number("requestId", *request_id).end(),
+            SwToPage::Nack { request_id, message: why } => {
+                message(&mut text, "nack").number("requestId", *request_id).string("message", why).end()
+            }
+        }
+        text
     }
 }

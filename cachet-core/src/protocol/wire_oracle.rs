@@ -1,6 +1,8 @@
 //! The hand-written decoders of `wire` against serde's derive, the oracle: every message round-trips,
 //! and on arbitrary objects (known and unknown types, every field missing, `null`, or of another type)
-//! both accept the same texts, decode them to the same message, and name the same unknown types.
+//! both accept the same texts, decode them to the same message, and name the same unknown types. The
+//! hand-written encoders (of what the worker sends) write the derive's exact text for every message
+//! decoded.
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
@@ -9,8 +11,8 @@ use serde_json::{json, Value};
 use super::handover::{HandedEntry, HandedRequest, HandedResponse};
 use super::DeadLetterReason;
 use super::{
-    decode_by_serde, decode_message, encode_message, AgentRequest, AgentResponse, AuthChangeKind, Message,
-    PageReply, PageToSw, ProtocolError, SnapshotQuery, SwEvent, SwToPage,
+    decode_by_serde, decode_message, encode_by_serde, encode_message, AgentRequest, AgentResponse,
+    AuthChangeKind, Message, PageReply, PageToSw, ProtocolError, SnapshotQuery, SwEvent, SwToPage,
 };
 
 fn entry() -> HandedEntry {
@@ -80,6 +82,7 @@ fn every_event() -> Vec<SwEvent> {
 fn round_trips<M: Message + PartialEq + std::fmt::Debug + Clone>(messages: Vec<M>) {
     for message in messages {
         let wire = encode_message(&message);
+        assert_eq!(wire, encode_by_serde(&message), "written as the derive writes it");
         assert_eq!(decode_message::<M>(&wire), Ok(message.clone()), "{wire}");
         assert_eq!(decode_by_serde::<M>(&wire), Ok(message), "{wire}");
     }
@@ -92,7 +95,7 @@ fn every_event_answer_and_agent_message_round_trips_through_both_decoders() {
     round_trips(vec![
         SwToPage::RefreshRequest { id: 1, failed: None },
         SwToPage::RefreshRequest { id: 1, failed: Some("ab".into()) },
-        SwToPage::Snapshot { request_id: 2, snapshot: json!({"entries": [1, {"a": null}]}) },
+        SwToPage::Snapshot { request_id: 2, snapshot: json!({"entries": [1, {"a": null}]}).into() },
         SwToPage::Config { request_id: 3, config: "{}".into(), build: String::new() },
         SwToPage::Ack { request_id: 4 },
         SwToPage::Nack { request_id: 5, message: "no".into() },
@@ -260,6 +263,7 @@ fn agree<M: Message + PartialEq + std::fmt::Debug>(wire: &str, kind: &str) -> Re
     prop_assert_eq!(ours.is_ok(), oracle.is_ok(), "{} ours {:?} serde {:?}", wire, ours, oracle);
     if let (Ok(ours), Ok(oracle)) = (&ours, &oracle) {
         prop_assert_eq!(ours, oracle);
+        prop_assert_eq!(ours.to_wire(), encode_by_serde(ours), "written as the derive writes it");
     }
     // serde calls a bad nested tag ("unknown variant") an unknown type too; ours, a malformed field.
     if kind == "from-the-future" {

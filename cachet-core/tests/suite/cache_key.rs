@@ -4,14 +4,24 @@ use cachet_core::cache_key::{
     auth_fingerprint, cache_key, canonical_json, partition_id, sha256_hex, ANONYMOUS_PARTITION,
 };
 use cachet_core::engine::key::{document_entry, endpoint_id};
+use cachet_core::json::{self, Map};
 use cachet_core::partition::Partition;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
+/// The test's serde_json value in cachet's JSON tree.
+fn j(value: &Value) -> json::Value {
+    value.into()
+}
+
+fn object(value: Value) -> Map {
+    match j(&value) {
+        json::Value::Object(map) => map,
         _ => panic!("an object"),
     }
+}
+
+fn read_object(text: &str) -> Map {
+    json::from_str(text).unwrap().as_object().unwrap().clone()
 }
 
 #[test]
@@ -40,12 +50,11 @@ fn known_answer_vectors() {
 #[test]
 fn variables_are_canonicalised() {
     let query = "query Q($a: Int, $b: Int) { q(a: $a, b: $b) }";
-    let ab: Map<String, Value> = serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap();
-    let ba: Map<String, Value> = serde_json::from_str(r#"{ "b" : 2 , "a" : 1 }"#).unwrap();
+    let ab = read_object(r#"{"a":1,"b":2}"#);
+    let ba = read_object(r#"{ "b" : 2 , "a" : 1 }"#);
     assert_eq!(cache_key(query, Some(&ab), None), cache_key(query, Some(&ba), None));
     let nested_1 = object(json!({"o": {"x": [1, {"q": 1, "p": 2}], "b": null}}));
-    let nested_2: Map<String, Value> =
-        serde_json::from_str(r#"{"o":{"b":null,"x":[1,{"p":2,"q":1}]}}"#).unwrap();
+    let nested_2 = read_object(r#"{"o":{"b":null,"x":[1,{"p":2,"q":1}]}}"#);
     assert_eq!(cache_key(query, Some(&nested_1), None), cache_key(query, Some(&nested_2), None));
     // Absent, null-like and empty variables are one key; empty operationName is no name.
     assert_eq!(cache_key(query, None, None), cache_key(query, Some(&Map::new()), Some("")));
@@ -67,11 +76,11 @@ fn variables_are_canonicalised() {
         );
     }
     assert_eq!(
-        canonical_json(&json!({"b": [3, {"d": 1, "c": 2}], "a": "x\"y"})),
+        canonical_json(&j(&json!({"b": [3, {"d": 1, "c": 2}], "a": "x\"y"}))),
         r#"{"a":"x\"y","b":[3,{"c":2,"d":1}]}"#
     );
     // Array order matters.
-    assert_ne!(canonical_json(&json!([1, 2])), canonical_json(&json!([2, 1])));
+    assert_ne!(canonical_json(&j(&json!([1, 2]))), canonical_json(&j(&json!([2, 1]))));
 }
 
 #[test]

@@ -243,14 +243,16 @@ fn the_auth_failure_rule_is_shared_by_sw_and_page() {
         header: Some(HeaderRule { name: "X-Auth-Expired".into(), value: Some("1".into()) }),
         json_field: Some(JsonFieldRule {
             path: "errors.*.extensions.code".into(),
-            value: Some(json!("UNAUTHENTICATED")),
+            value: Some(json!("UNAUTHENTICATED").into()),
         }),
     };
     assert!(rule.needs_body());
     let header = |value: &'static str| move |name: &str| (name == "x-auth-expired").then(|| value.to_owned());
-    let gql_error =
-        json!({"data": null, "errors": [{"message": "a"}, {"extensions": {"code": "UNAUTHENTICATED"}}]});
-    let other_error = json!({"errors": [{"extensions": {"code": "FORBIDDEN"}}]});
+    let gql_error: cachet_core::json::Value =
+        json!({"data": null, "errors": [{"message": "a"}, {"extensions": {"code": "UNAUTHENTICATED"}}]})
+            .into();
+    let other_error: cachet_core::json::Value =
+        json!({"errors": [{"extensions": {"code": "FORBIDDEN"}}]}).into();
     assert!(rule.is_failure(419, no_headers, None));
     assert!(rule.is_failure(200, header(" 1 "), None));
     assert!(!rule.is_failure(200, header("0"), None));
@@ -272,9 +274,10 @@ fn the_auth_failure_rule_is_shared_by_sw_and_page() {
         let rule = AuthFailureRule {
             statuses: vec![],
             header: None,
-            json_field: Some(JsonFieldRule { path: (*path).into(), value: value.clone() }),
+            json_field: Some(JsonFieldRule { path: (*path).into(), value: value.clone().map(Into::into) }),
         };
-        assert_eq!(rule.is_failure(200, no_headers, Some(body)), *expected, "path {path} body {body}");
+        let read = cachet_core::json::Value::from(body);
+        assert_eq!(rule.is_failure(200, no_headers, Some(&read)), *expected, "path {path} body {body}");
     }
     let header_any = AuthFailureRule {
         statuses: vec![],
@@ -294,7 +297,7 @@ fn a_failure_check_sees_status_headers_and_body_the_same_way_on_both_sides() {
     let rule = AuthFailureRule {
         statuses: vec![401],
         header: Some(HeaderRule { name: "X-Session".into(), value: Some("expired".into()) }),
-        json_field: Some(JsonFieldRule { path: "/error".into(), value: Some(json!("auth")) }),
+        json_field: Some(JsonFieldRule { path: "/error".into(), value: Some(json!("auth").into()) }),
     };
     let headers = |name: &str| (name == "x-session").then(|| "expired".to_owned());
     let none = |_: &str| None;
@@ -314,7 +317,7 @@ fn a_failure_check_sees_status_headers_and_body_the_same_way_on_both_sides() {
     }
     let response = FailureResponse::new(200, &headers, b"");
     assert_eq!(response.header("X-SESSION").as_deref(), Some("expired"), "any case");
-    assert_eq!(FailureResponse::new(200, &none, br#"{"a": 1}"#).json(), Some(json!({"a": 1})));
+    assert_eq!(FailureResponse::new(200, &none, br#"{"a": 1}"#).json(), Some(json!({"a": 1}).into()));
 
     // An app's own check: a 403 with a JSON body naming an expired session, besides the rule.
     fn app_check(rule: &AuthFailureRule, response: &FailureResponse<'_>) -> bool {

@@ -105,7 +105,7 @@ fn request_bodies_are_graphql_or_not() {
     .unwrap();
     assert_eq!(request.operation, op(Mutation, Some("B")));
     assert_eq!(request.operation_name.as_deref(), Some("B"));
-    assert_eq!(request.variables.get("x"), Some(&serde_json::json!(1)));
+    assert_eq!(request.variables.get("x"), Some(&serde_json::json!(1).into()));
     let request =
         parse_body(br#"{"query": "{ a }", "variables": null, "operationName": null}"#).unwrap().unwrap();
     assert!(request.variables.is_empty());

@@ -84,7 +84,7 @@ fn a_snapshot_round_trips_through_its_json_and_garbage_is_named() {
     let snapshot =
         StateSnapshot { build: "b1".into(), problems: vec!["x".into()], ..StateSnapshot::default() };
     assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
-    let error = StateSnapshot::from_value(serde_json::json!({"build": 3})).unwrap_err().to_string();
+    let error = StateSnapshot::from_value(serde_json::json!({"build": 3}).into()).unwrap_err().to_string();
     assert!(error.contains("snapshot") && error.contains("invalid type"), "{error}");
 }
 
@@ -129,7 +129,7 @@ fn the_ignored_pushes_keep_the_newest_and_an_older_snapshot_still_decodes() {
     );
     let snapshot = StateSnapshot { ignored_pushes: list, ..StateSnapshot::default() };
     let value = snapshot.to_value();
-    assert_eq!(value["ignoredPushes"][0], serde_json::json!("push 3 is off"));
+    assert_eq!(value["ignoredPushes"][0], "push 3 is off");
     assert_eq!(StateSnapshot::from_value(value), Ok(snapshot));
     let mut older = StateSnapshot::default().to_value();
     older.as_object_mut().unwrap().remove("ignoredPushes");
@@ -228,7 +228,7 @@ fn page_and_sw_messages() {
         ),
         (
             SwToPage::Snapshot { request_id: 2, snapshot: snapshot.to_value() },
-            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","entries":{"items":[],"next":null,"scanned":0},"identity":{"partition":"06be370dc282def6","vouched":1},"ignoredPushes":[],"notStored":[],"online":true,"problems":[],"queue":{"deadLetters":[],"inFlight":null,"online":false,"pending":[]},"tags":[]}}"#,
+            r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","online":true,"identity":{"partition":"06be370dc282def6","vouched":1},"entries":{"items":[],"next":null,"scanned":0},"tags":[],"queue":{"online":false,"pending":[],"inFlight":null,"deadLetters":[]},"problems":[],"notStored":[],"ignoredPushes":[]}}"#,
         ),
         (
             SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },
@@ -325,7 +325,8 @@ fn unknown_newer_and_malformed_messages_are_typed_errors() {
 
 /// `protocol` is the wire, which every other module may use: it uses none of them (issue 33), so that a
 /// message's form never depends on a decision's code. Read from the source: no `crate::` path in code
-/// that leaves `crate::protocol` (doc links may point anywhere).
+/// that leaves `crate::protocol` (doc links may point anywhere), but for `crate::json`, the JSON reader
+/// and writer, which decides nothing and uses no module of the core either.
 #[test]
 fn the_protocol_module_depends_on_no_other_module_of_the_core() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/protocol");
@@ -338,7 +339,7 @@ fn the_protocol_module_depends_on_no_other_module_of_the_core() {
             let mut rest = code;
             while let Some(at) = rest.find("crate::") {
                 let after = &rest[at + "crate::".len()..];
-                if !after.starts_with("protocol") {
+                if !after.starts_with("protocol") && !after.starts_with("json") {
                     offenders.push(format!("{}:{}: {}", path.display(), number + 1, line.trim()));
                 }
                 rest = after;

@@ -137,7 +137,7 @@ fn a_push_names_tags_and_queries_to_refetch() {
             },
             Refetch {
                 endpoint: "/admin/graphql".into(),
-                body: r#"{"operationName":"B","query":"query A { a } query B { b }","variables":{"x":1}}"#
+                body: r#"{"query":"query A { a } query B { b }","variables":{"x":1},"operationName":"B"}"#
                     .into()
             },
         ]

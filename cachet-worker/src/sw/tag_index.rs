@@ -12,6 +12,7 @@
 //! name an entry the cache no longer holds (a failed store, an eviction): deleting a missing cache entry
 //! is harmless, so invalidation stays correct.
 
+use cachet_core::json;
 use cachet_core::protocol::storage::{ENTRIES, GENERATIONS, USE_INDEX};
 use cachet_idb::{KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
@@ -122,10 +123,19 @@ impl TagIndex {
         now: u64,
         details: &cachet_core::devtools::EntryDetails,
     ) -> Result<(), Error> {
-        let record = serde_json::json!({ "url": url, "cache": cache, "tags": tags, "generation": generation,
-            "storedAt": now, "usedAt": now,
-            "request": details.request, "variables": details.variables, "size": details.size,
-            "strategy": details.strategy });
+        let members: [(&str, json::Value); 10] = [
+            ("url", url.into()),
+            ("cache", cache.into()),
+            ("tags", tags.to_vec().into()),
+            ("generation", generation.into()),
+            ("storedAt", now.into()),
+            ("usedAt", now.into()),
+            ("request", details.request.as_str().into()),
+            ("variables", details.variables.clone().into()),
+            ("size", details.size.into()),
+            ("strategy", details.strategy.into()),
+        ];
+        let record = json::Value::Object(members.into_iter().map(|(name, value)| (name.to_owned(), value)).collect());
         let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
         let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;
