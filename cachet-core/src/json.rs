@@ -131,6 +131,53 @@ impl Map {
         Map(Vec::new())
     }
 
+    /// `members` as read, a later duplicate's value replacing the earlier one in its place. Linear: a
+    /// server's object of many members is not read in quadratic time.
+    fn deduplicated(mut members: Vec<(String, Value)>) -> Self {
+        // Most objects are small and hold no duplicate: a few comparisons, no allocation.
+        if members.len() <= 8 {
+            let unique =
+                (1..members.len()).all(|at| members[..at].iter().all(|(name, _)| *name != members[at].0));
+            if unique {
+                return Map(members);
+            }
+        }
+        // Each name's first place, in an open-addressing table keyed by an FNV-1a hash of the name:
+        // linear in the members, and small code (a sort of the names linked 2 KB more into the worker).
+        let size = (members.len() * 2).next_power_of_two();
+        let mut first_of: Vec<usize> = vec![usize::MAX; size];
+        let mut dropped = vec![false; members.len()];
+        let mut any = false;
+        for index in 0..members.len() {
+            let hash = members[index].0.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            });
+            let mut slot = hash as usize & (size - 1);
+            loop {
+                let first = first_of[slot];
+                if first == usize::MAX {
+                    first_of[slot] = index;
+                    break;
+                }
+                if members[first].0 == members[index].0 {
+                    members[first].1 = std::mem::take(&mut members[index].1);
+                    dropped[index] = true;
+                    any = true;
+                    break;
+                }
+                slot = (slot + 1) & (size - 1);
+            }
+        }
+        if any {
+            let mut index = 0;
+            members.retain(|_| {
+                index += 1;
+                !dropped[index - 1]
+            });
+        }
+        Map(members)
+    }
+
     /// The member `key`.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.0.iter().find(|(name, _)| name == key).map(|(_, value)| value)
@@ -218,12 +265,9 @@ impl<'a> IntoIterator for &'a Map {
 }
 
 impl FromIterator<(String, Value)> for Map {
+    /// A later duplicate's value replaces the earlier one in its place, as [`Map::insert`] does.
     fn from_iter<I: IntoIterator<Item = (String, Value)>>(members: I) -> Self {
-        let mut map = Map::new();
-        for (key, value) in members {
-            map.insert(key, value);
-        }
-        map
+        Map::deduplicated(members.into_iter().collect())
     }
 }
 
@@ -425,8 +469,12 @@ impl serde::Serialize for Value {
             Value::Number(number) => match (number.as_u64(), number.as_i64()) {
                 (Some(number), _) => serializer.serialize_u64(number),
                 (None, Some(number)) => serializer.serialize_i64(number),
-                // A non-integer goes as serde reads it (serde has no number-as-text).
-                (None, None) => serializer.serialize_f64(number.as_str().parse().unwrap_or(0.0)),
+                // A non-integer goes as serde_json reads its text (serde has no number-as-text; core's
+                // float parser would link its 10 KB of tables into each page).
+                (None, None) => match number.as_str().parse::<serde_json::Number>() {
+                    Ok(number) => number.serialize(serializer),
+                    Err(_) => serializer.serialize_unit(),
+                },
             },
             Value::String(text) => serializer.serialize_str(text),
             Value::Array(items) => {
@@ -780,11 +828,11 @@ impl Reader<'_> {
 
     /// After `{`.
     fn object(&mut self) -> Result<Value, Error> {
-        let mut map = Map::new();
+        let mut members = Vec::new();
         self.whitespace();
         if self.peek() == Some(b'}') {
             self.at += 1;
-            return Ok(Value::Object(map));
+            return Ok(Value::Object(Map(members)));
         }
         loop {
             self.whitespace();
@@ -794,13 +842,13 @@ impl Reader<'_> {
             let key = self.string()?;
             self.expect(b':', "expected `:`")?;
             let value = self.value()?;
-            map.insert(key, value);
+            members.push((key, value));
             self.whitespace();
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
-                    return Ok(Value::Object(map));
+                    return Ok(Value::Object(Map::deduplicated(members)));
                 }
                 _ => return Err(self.error("expected `,` or `}`")),
             }
@@ -1078,6 +1126,22 @@ mod tests {
         let value = from_str(r#"{"b":1,"a":2,"b":3}"#).unwrap();
         assert_eq!(value.to_string(), r#"{"b":3,"a":2}"#);
         assert_eq!(serde_json::Value::from(&value), oracle(r#"{"b":1,"a":2,"b":3}"#).unwrap());
+    }
+
+    #[test]
+    fn duplicates_keep_the_first_place_and_the_last_value_however_many_members() {
+        let value = from_str(r#"{"a":1,"b":2,"a":3,"c":4,"b":5,"a":6}"#).unwrap();
+        assert_eq!(value.to_string(), r#"{"a":6,"b":5,"c":4}"#);
+        // Many members, some repeated: read as serde_json reads them.
+        let mut text = String::from("{");
+        for index in 0..20_000 {
+            text.push_str(&format!("\"k{}\":{index},", index % 15_000));
+        }
+        text.push_str("\"end\":true}");
+        let read = from_str(&text).unwrap();
+        assert_eq!(read.as_object().unwrap().len(), 15_001);
+        assert_eq!(read["k3"].as_u64(), Some(15_003));
+        assert_eq!(serde_json::Value::from(&read), oracle(&text).unwrap());
     }
 
     #[test]
