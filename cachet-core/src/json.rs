@@ -742,7 +742,9 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// `what` was expected here; at the end of the text, that the text ended.
     fn error(&self, what: &'static str) -> Error {
+        let what = if self.at >= self.bytes.len() { "unexpected end of the text" } else { what };
         Error { what, at: self.at }
     }
 

@@ -111,7 +111,7 @@ impl PushAction {
             return Err(PushError::TooLarge { len: payload.len() });
         }
         let text = std::str::from_utf8(payload).map_err(|_| PushError::NotText)?;
-        let PushMessage::Invalidate { tags, refetch } = crate::protocol::decode::<PushMessage>(text)?;
+        let PushMessage::Invalidate { tags, refetch } = crate::protocol::decode_message::<PushMessage>(text)?;
         if tags.len() > MAX_TAGS {
             return Err(PushError::TooManyTags { count: tags.len() });
         }

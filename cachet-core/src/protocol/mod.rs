@@ -105,14 +105,6 @@ mod sealed {
     pub trait Sealed {}
 }
 
-macro_rules! message {
-    ($($name:ty),*) => {$(
-        impl sealed::Sealed for $name {}
-        impl Message for $name {}
-    )*};
-}
-message!(push::PushMessage);
-
 // The message enums, decoded by hand (see `wire`).
 macro_rules! decoded_by_hand {
     ($($name:ty),*) => {$(
@@ -124,7 +116,7 @@ macro_rules! decoded_by_hand {
         }
     )*};
 }
-decoded_by_hand!(PageToSw, PageReply, AgentRequest, AgentResponse);
+decoded_by_hand!(PageToSw, PageReply, AgentRequest, AgentResponse, push::PushMessage);
 
 // The messages the Service Worker sends: decoded and encoded by hand (see `wire`).
 macro_rules! coded_by_hand {

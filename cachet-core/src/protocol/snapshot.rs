@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::DeadLetterReason;
+use crate::json::ObjectWriter;
 
 /// Entries per page when a query asks for none.
 pub const DEFAULT_PAGE_SIZE: u32 = 50;
@@ -82,6 +83,18 @@ pub struct StateSnapshot {
 }
 
 /// Appends `item` to `list`, keeping the newest `max`.
+/// `items` as a JSON array, each written by `write`.
+fn list<T>(text: &mut String, items: &[T], write: impl Fn(&mut String, &T)) {
+    text.push('[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        write(text, item);
+    }
+    text.push(']');
+}
+
 fn keep_newest<T>(list: &mut Vec<T>, item: T, max: usize) {
     list.push(item);
     if list.len() > max {
@@ -122,8 +135,85 @@ impl StateSnapshot {
 
     /// The snapshot as the JSON a [`super::SwToPage::Snapshot`] carries.
     pub fn to_value(&self) -> crate::json::Value {
-        // Plain data written by serde_json and read back: cannot fail (integers only, no float).
-        crate::json::from_str(&serde_json::to_string(self).unwrap_or_default()).unwrap_or_default()
+        // Written by hand and read back: cannot fail (what is written is JSON).
+        crate::json::from_str(&self.to_json()).unwrap_or_default()
+    }
+
+    /// The snapshot as JSON text, written by hand in the derive's member order (its exact text: tested
+    /// against it), so that the worker's wasm carries no serde serializer.
+    pub fn to_json(&self) -> String {
+        let mut text = String::new();
+        let mut snapshot = ObjectWriter::start(&mut text);
+        snapshot.string("build", &self.build).string("config", &self.config).boolean("online", self.online);
+        match &self.identity {
+            Some(identity) => ObjectWriter::start(snapshot.member("identity"))
+                .string("partition", &identity.partition)
+                .number("vouched", u64::from(identity.vouched))
+                .end(),
+            None => snapshot.member("identity").push_str("null"),
+        }
+        let mut entries = ObjectWriter::start(snapshot.member("entries"));
+        list(entries.member("items"), &self.entries.items, |text, entry| {
+            ObjectWriter::start(text)
+                .string("url", &entry.url)
+                .string("cache", &entry.cache)
+                .string("partition", &entry.partition)
+                .string("request", &entry.request)
+                .option("variables", entry.variables.as_deref())
+                .strings("tags", &entry.tags)
+                .number("size", entry.size)
+                .number("storedAt", entry.stored_at)
+                .number("usedAt", entry.used_at)
+                .option("strategy", entry.strategy.as_deref())
+                .end();
+        });
+        entries
+            .option("next", self.entries.next.as_deref())
+            .number("scanned", u64::from(self.entries.scanned))
+            .end();
+        list(snapshot.member("tags"), &self.tags, |text, count| {
+            ObjectWriter::start(text)
+                .string("tag", &count.tag)
+                .number("entries", u64::from(count.entries))
+                .end();
+        });
+        let queue = &self.queue;
+        let mut view = ObjectWriter::start(snapshot.member("queue"));
+        view.boolean("online", queue.online);
+        list(view.member("pending"), &queue.pending, |text, item| {
+            ObjectWriter::start(text)
+                .number("id", item.id)
+                .string("operation", &item.operation)
+                .option("variables", item.variables.as_deref())
+                .number("attempts", u64::from(item.attempts))
+                .number("enqueuedAt", item.enqueued_at)
+                .number("nextAttemptAt", item.next_attempt_at)
+                .end();
+        });
+        view.option_number("inFlight", queue.in_flight);
+        list(view.member("deadLetters"), &queue.dead_letters, |text, letter| {
+            let mut object = ObjectWriter::start(text);
+            object
+                .number("id", letter.id)
+                .string("operation", &letter.operation)
+                .option("variables", letter.variables.as_deref())
+                .number("attempts", u64::from(letter.attempts));
+            super::write_dead_letter_reason(object.member("reason"), &letter.reason);
+            object.number("at", letter.at).end();
+        });
+        view.end();
+        snapshot.strings("problems", &self.problems);
+        list(snapshot.member("notStored"), &self.not_stored, |text, view| {
+            ObjectWriter::start(text)
+                .string("url", &view.url)
+                .string("request", &view.request)
+                .string("reason", &view.reason)
+                .string("why", &view.why)
+                .number("at", view.at)
+                .end();
+        });
+        snapshot.strings("ignoredPushes", &self.ignored_pushes).end();
+        text
     }
 
     /// Reads the JSON of a [`super::SwToPage::Snapshot`]; what does not decode is

@@ -449,3 +449,48 @@ impl SwToPage {
         text
     }
 }
+
+impl super::push::PushMessage {
+    /// Decodes a push's fields as the derive does: `tags` required, `refetch` absent meaning none, each
+    /// document's `query` required and the rest optional (`endpointIndex` absent meaning 0). A document
+    /// given as a JSON array (serde's struct-as-sequence) is refused: no server writes one.
+    pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
+        match kind {
+            "invalidate" => {
+                let refetch = match f.object.contains_key("refetch") {
+                    false => Vec::new(),
+                    true => {
+                        let expected = "an array of documents";
+                        let Value::Array(items) = f.required("refetch", expected)? else {
+                            return Err(f.wrong("refetch", expected));
+                        };
+                        let document = |item: &Value| {
+                            let Value::Object(object) = item else {
+                                return Err(f.wrong("refetch", expected));
+                            };
+                            let document = Fields { object, kind: f.kind };
+                            let variables = match object.get("variables") {
+                                None | Some(Value::Null) => None,
+                                Some(Value::Object(variables)) => Some(variables.clone()),
+                                Some(_) => return Err(document.wrong("variables", "an object or null")),
+                            };
+                            let endpoint_index = match object.contains_key("endpointIndex") {
+                                true => document.small("endpointIndex", "an unsigned integer")?,
+                                false => 0,
+                            };
+                            Ok(super::push::RefetchDocument {
+                                query: document.string("query")?,
+                                variables,
+                                operation_name: document.option_string("operationName")?,
+                                endpoint_index,
+                            })
+                        };
+                        items.iter().map(document).collect::<Result<_, _>>()?
+                    }
+                };
+                Ok(super::push::PushMessage::Invalidate { tags: f.strings("tags")?, refetch })
+            }
+            _ => unknown(kind),
+        }
+    }
+}

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::handover::{HandedEntry, HandedRequest, HandedResponse};
+use super::push::PushMessage;
 use super::DeadLetterReason;
 use super::{
     decode_by_serde, decode_message, encode_by_serde, encode_message, AgentRequest, AgentResponse,
@@ -134,6 +135,15 @@ fn every_page_message_and_reply_round_trips_through_both_decoders() {
     }
 }
 
+/// A refetch document written as a JSON array (serde's struct-as-sequence, which the derive reads) is
+/// refused by the hand decoder: the one place the two differ, on purpose.
+#[test]
+fn a_push_document_as_an_array_is_refused() {
+    let wire = r#"{"v":1,"type":"invalidate","tags":[],"refetch":[["query A { a }"]]}"#;
+    assert!(decode_by_serde::<PushMessage>(wire).is_ok());
+    assert!(matches!(decode_message::<PushMessage>(wire), Err(ProtocolError::Malformed(_))));
+}
+
 #[test]
 fn envelope_faults_are_named_as_before() {
     for decoded in [decode_message::<PageToSw>("[1"), decode_message::<PageToSw>("[]")] {
@@ -152,7 +162,8 @@ fn envelope_faults_are_named_as_before() {
 }
 
 /// Every `type` of the six enums, and one nobody knows.
-const TYPES: [&str; 35] = [
+const TYPES: [&str; 36] = [
+    "invalidate",
     "clear-all",
     "connectivity-changed",
     "set-identity",
@@ -190,7 +201,8 @@ const TYPES: [&str; 35] = [
     "from-the-future",
 ];
 /// Every field name of the six enums.
-const FIELDS: [&str; 28] = [
+const FIELDS: [&str; 29] = [
+    "refetch",
     "requestId",
     "online",
     "partition",
@@ -254,6 +266,14 @@ fn field_value() -> impl Strategy<Value = Value> {
         1 => Just(json!({"type": "cache-invalidated", "tags": ["t"]})),
         1 => Just(json!({"type": "mutation-failed", "id": 1, "attempts": 2})),
         1 => Just(json!({"type": "from-the-future"})),
+        1 => Just(json!([{"query": "q"}])),
+        1 => Just(json!([{"query": "q", "variables": {"x": 1}, "operationName": "Q", "endpointIndex": 1}])),
+        1 => Just(json!([{"query": "q", "variables": null, "operationName": null}])),
+        1 => Just(json!([{"query": 1}])),
+        1 => Just(json!([{"query": "q", "variables": []}])),
+        1 => Just(json!([{"query": "q", "endpointIndex": -1}])),
+        1 => Just(json!([{"query": "q", "endpointIndex": null}])),
+        1 => Just(json!([{"variables": {}}])),
     ]
 }
 
@@ -347,5 +367,61 @@ proptest! {
         agree::<SwEvent>(&wire, kind)?;
         agree::<AgentRequest>(&wire, kind)?;
         agree::<AgentResponse>(&wire, kind)?;
+        agree::<PushMessage>(&wire, kind)?;
+    }
+}
+
+/// A refetch document: each member absent, valid, `null` or of another type.
+fn refetch_document() -> impl Strategy<Value = Value> {
+    let member = |valid: Value| {
+        prop_oneof![
+            Just(None),
+            Just(Some(valid)),
+            Just(Some(Value::Null)),
+            Just(Some(json!(true))),
+            Just(Some(json!(-1)))
+        ]
+    };
+    (member(json!("query A { a }")), member(json!({"x": 1})), member(json!("A")), member(json!(2))).prop_map(
+        |(query, variables, operation_name, endpoint_index)| {
+            let mut object = serde_json::Map::new();
+            for (name, value) in [
+                ("query", query),
+                ("variables", variables),
+                ("operationName", operation_name),
+                ("endpointIndex", endpoint_index),
+            ] {
+                if let Some(value) = value {
+                    object.insert(name.into(), value);
+                }
+            }
+            Value::Object(object)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// A server's push, decoded by hand as its derive decodes it.
+    #[test]
+    fn push_messages_decode_as_their_derive_does(
+        tags in prop::option::of(prop_oneof![Just(json!(["a", "b"])), Just(json!([])), Just(json!("a")), Just(json!([1]))]),
+        refetch in prop::option::of(prop_oneof![
+            4 => prop::collection::vec(refetch_document(), 0..3).prop_map(Value::from),
+            1 => Just(Value::Null),
+            1 => Just(json!({"query": "q"})),
+        ]),
+    ) {
+        let mut object = serde_json::Map::new();
+        object.insert("v".into(), json!(1));
+        object.insert("type".into(), json!("invalidate"));
+        if let Some(tags) = tags {
+            object.insert("tags".into(), tags);
+        }
+        if let Some(refetch) = refetch {
+            object.insert("refetch".into(), refetch);
+        }
+        agree::<PushMessage>(&Value::Object(object).to_string(), "invalidate")?;
     }
 }

@@ -67,9 +67,9 @@ fn index_records_are_read_old_and_new_and_garbage_is_named() {
     let entry = EntryView::from_record_json(&old.to_string()).unwrap();
     assert_eq!((entry.request.as_str(), entry.size, entry.strategy), ("http://a.test/api/x", 0, None));
     for (garbage, names) in [
-        ("[1]", "invalid type"),
+        ("[1]", "expected an object"),
         (r#"{"cache": "c"}"#, "url"),
-        ("{", "EOF"),
+        ("{", "end of the text"),
         (r#"{"url": "", "cache": "c"}"#, "url"),
     ] {
         let error = EntryView::from_record_json(garbage).unwrap_err().to_string();

@@ -586,7 +586,7 @@ fn the_page_reads_the_same_alarm_from_the_stored_text() {
         }
     }
     for (text, expected) in [
-        ("{", "expected a member name"),
+        ("{", "unexpected end of the text"),
         (r#"{"online": true}"#, "items: expected an array"),
         (r#"{"items": [{}], "online": true}"#, "items[0].nextAttemptAt: expected a whole number"),
         (r#"{"items": [], "online": "yes"}"#, "online: expected true or false"),

@@ -348,3 +348,77 @@ fn the_protocol_module_depends_on_no_other_module_of_the_core() {
     }
     assert!(offenders.is_empty(), "protocol uses other modules: {offenders:#?}");
 }
+
+/// The snapshot the worker writes by hand is the derive's exact text, every field filled or empty.
+#[test]
+fn a_snapshot_is_written_as_its_derive_writes_it() {
+    use cachet_core::protocol::snapshot::{EntryPage, NotStoredView, TagCount};
+    use cachet_core::protocol::{DeadLetterView, EntryView, QueueView, QueuedView};
+    let entry = |variables: Option<&str>, strategy: Option<&str>| EntryView {
+        url: "http://a.test/__cachet/gql/p/k".into(),
+        cache: "cachet-graphql-v2".into(),
+        partition: "p".into(),
+        request: "Get\"Todos\"\n".into(),
+        variables: variables.map(str::to_owned),
+        tags: vec!["todos".into(), "é".into()],
+        size: 99,
+        stored_at: 5,
+        used_at: u64::MAX,
+        strategy: strategy.map(str::to_owned),
+    };
+    let full = StateSnapshot {
+        build: "b1".into(),
+        config: "{\"a\":1}".into(),
+        online: true,
+        identity: Some(IdentityView { partition: "06be370dc282def6".into(), vouched: 2 }),
+        entries: EntryPage {
+            items: vec![entry(Some("{\"x\":1}"), Some("cache-first")), entry(None, None)],
+            next: Some("u/next".into()),
+            scanned: 7,
+        },
+        tags: vec![TagCount { tag: "todos".into(), entries: 3 }],
+        queue: QueueView {
+            online: false,
+            pending: vec![QueuedView {
+                id: 1,
+                operation: "AddTodo".into(),
+                variables: None,
+                attempts: 2,
+                enqueued_at: 3,
+                next_attempt_at: 4,
+            }],
+            in_flight: Some(1),
+            dead_letters: vec![
+                DeadLetterView {
+                    id: 2,
+                    operation: "X".into(),
+                    variables: Some("{}".into()),
+                    attempts: 5,
+                    reason: DeadLetterReason::Rejected { status: 422 },
+                    at: 6,
+                },
+                DeadLetterView {
+                    id: 3,
+                    operation: "Y".into(),
+                    variables: None,
+                    attempts: 1,
+                    reason: DeadLetterReason::Unauthorized,
+                    at: 7,
+                },
+            ],
+        },
+        problems: vec!["a \u{1} problem".into()],
+        not_stored: vec![NotStoredView {
+            url: "u".into(),
+            request: "r".into(),
+            reason: "too-large".into(),
+            why: "w".into(),
+            at: 8,
+        }],
+        ignored_pushes: vec!["push 1".into()],
+    };
+    for snapshot in [full, StateSnapshot::default()] {
+        assert_eq!(snapshot.to_json(), serde_json::to_string(&snapshot).unwrap());
+        assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
+    }
+}
