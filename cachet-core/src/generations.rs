@@ -42,7 +42,7 @@ pub const MAX_GENERATION: u64 = 9_007_199_254_740_991;
 
 /// A stored generation record that does not decode: the record is named, treated as invalidated now.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("generation record {key:?} is unreadable ({problem}); treated as invalidated")]
+#[error("generation record {} is unreadable ({problem}); treated as invalidated", crate::json::quoted(.key))]
 pub struct GenerationError {
     /// The record's key: the tag, or `""` for the clock.
     pub key: String,

@@ -73,7 +73,7 @@ pub enum Refused {
         count: usize,
     },
     /// Not a GET or a POST.
-    #[error("method {0:?}: only GET and POST answers are handed over")]
+    #[error("method {}: only GET and POST answers are handed over", crate::json::quoted(.0))]
     Method(String),
     /// The URL is not on the worker's origin (or is no URL: an empty origin is nobody's).
     #[error("{0}: not on this worker's origin")]

@@ -709,6 +709,15 @@ pub fn write(text: &mut String, value: &Value) {
     }
 }
 
+/// `string` as a JSON string literal: how an error message quotes a value it names (a tag, a header, an
+/// operation name), escaped as JSON escapes it, rather than through `{:?}`, whose escaping code would be
+/// linked into every wasm for the messages alone.
+pub fn quoted(string: &str) -> String {
+    let mut text = String::with_capacity(string.len() + 2);
+    write_string(&mut text, string);
+    text
+}
+
 /// Appends `string` as a JSON string with minimal escaping (serde_json's): `"`, `\` and control
 /// characters only, `\u00xx` in lowercase hex for those without a short escape.
 pub fn write_string(text: &mut String, string: &str) {

@@ -104,7 +104,7 @@ impl fmt::Display for Strategy {
 
 /// A strategy name that names no strategy.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, cache-and-network, got {0:?}")]
+#[error("X-SW-Strategy: expected one of cache-first, network-first, stale-while-revalidate, network-only, cache-only, cache-and-network, got {}", crate::json::quoted(.0))]
 pub struct UnknownStrategy(pub String);
 
 impl FromStr for Strategy {

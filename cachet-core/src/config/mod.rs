@@ -302,8 +302,9 @@ impl Config {
                 return Err(invalid(
                     &format!("features.graphql.persistedQueries.endpoints[{index}]"),
                     format!(
-                        "expected one of features.graphql.endpoints ({}), got {endpoint:?}",
-                        endpoints.join(", ")
+                        "expected one of features.graphql.endpoints ({}), got {}",
+                        endpoints.join(", "),
+                        crate::json::quoted(endpoint)
                     ),
                 ));
             }

@@ -545,7 +545,10 @@ pub fn storing(job: &Job, answered: &Answered<'_>) -> Storing {
         Some(Ok(tags)) => (tags, None),
         Some(Err(error)) => (
             Vec::new(),
-            Some(format!("ignored X-SW-Cache-Tags {:?}: {error}", answered.server_tags.unwrap_or_default())),
+            Some(format!(
+                "ignored X-SW-Cache-Tags {}: {error}",
+                crate::json::quoted(answered.server_tags.unwrap_or_default())
+            )),
         ),
     };
     Storing::Store { tags: merge_tags(&job.tags, &server), keep: job.bounds.max_entries, ignored_server_tags }

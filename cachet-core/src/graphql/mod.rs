@@ -51,13 +51,13 @@ pub enum GraphqlError {
     #[error("GraphQL document holds several operations: operationName is required")]
     AmbiguousOperation,
     /// `operationName` names no operation of the document.
-    #[error("GraphQL document holds no operation named {0:?}")]
+    #[error("GraphQL document holds no operation named {}", crate::json::quoted(.0))]
     UnknownOperationName(String),
     /// An anonymous operation next to other operations.
     #[error("an anonymous GraphQL operation must be the only operation of its document")]
     AnonymousNotAlone,
     /// Two operations share a name.
-    #[error("GraphQL document holds two operations named {0:?}")]
+    #[error("GraphQL document holds two operations named {}", crate::json::quoted(.0))]
     DuplicateOperationName(String),
     /// A member of the JSON body has the wrong type.
     #[error("GraphQL request member `{member}`: expected {expected}")]

@@ -67,7 +67,7 @@ pub enum ProtocolError {
         got: u64,
     },
     /// The `type` field names a message this build does not know.
-    #[error("unknown cachet message type {0:?}")]
+    #[error("unknown cachet message type {}", crate::json::quoted(.0))]
     UnknownType(String),
 }
 

@@ -45,7 +45,7 @@ pub enum TagError {
         index: usize,
     },
     /// A tag is longer than [`MAX_TAG_LEN`].
-    #[error("tag {tag:?} is {len} bytes long, the limit is {MAX_TAG_LEN}")]
+    #[error("tag {} is {len} bytes long, the limit is {MAX_TAG_LEN}", crate::json::quoted(.tag))]
     TooLong {
         /// The first [`MAX_TAG_LEN`] bytes of the tag.
         tag: String,
@@ -53,7 +53,7 @@ pub enum TagError {
         len: usize,
     },
     /// A tag holds a character outside `[a-z0-9:_.-]` (after lowercasing).
-    #[error("tag {tag:?} holds {character:?}: tags are made of a-z, 0-9, ':', '_', '.', '-'")]
+    #[error("tag {} holds {}: tags are made of a-z, 0-9, ':', '_', '.', '-'", crate::json::quoted(.tag), crate::json::quoted(&.character.to_string()))]
     InvalidCharacter {
         /// The tag.
         tag: String,

@@ -195,7 +195,7 @@ fn bad_hints_and_bodies_are_typed_errors() {
             .unwrap_err();
     assert_eq!(
         error.to_string(),
-        r#"x-cachet-invalidate: tag "a b" holds ' ': tags are made of a-z, 0-9, ':', '_', '.', '-'"#
+        r#"x-cachet-invalidate: tag "a b" holds " ": tags are made of a-z, 0-9, ':', '_', '.', '-'"#
     );
     assert!(matches!(classify("GET", "/x", &[("x-sw-strategy", "fast")], ""), Err(Error::Strategy(_))));
     assert!(matches!(classify("POST", "/graphql", &[], r#"{"query": "query {"}"#), Err(Error::Graphql(_))));
