@@ -31,7 +31,7 @@
 //! characters; [`ANONYMOUS_PARTITION`] holds what is fetched without identity. Where an entry is stored
 //! (its cache and URL, partition and endpoint included) is [`crate::engine::key`].
 
-use crate::json::{write_string, Map, Value};
+use crate::json::{write_canonical, write_canonical_object, write_string, Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
@@ -51,7 +51,7 @@ pub fn cache_key(query: &str, variables: Option<&Map>, operation_name: Option<&s
     text.push_str(",\"query\":");
     write_string(&mut text, query);
     text.push_str(",\"variables\":");
-    write_object(&mut text, variables.unwrap_or(&Map::new()));
+    write_canonical_object(&mut text, variables.unwrap_or(&Map::new()));
     text.push('}');
     sha256_hex(text.as_bytes())
 }
@@ -59,7 +59,7 @@ pub fn cache_key(query: &str, variables: Option<&Map>, operation_name: Option<&s
 /// The canonical JSON text of a value: object keys sorted at every depth, no whitespace.
 pub fn canonical_json(value: &Value) -> String {
     let mut text = String::new();
-    write_value(&mut text, value);
+    write_canonical(&mut text, value);
     text
 }
 
@@ -90,39 +90,4 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         let _ = write!(hex, "{byte:02x}");
     }
     hex
-}
-
-fn write_value(text: &mut String, value: &Value) {
-    match value {
-        Value::Null => text.push_str("null"),
-        Value::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
-        Value::Number(number) => text.push_str(number.as_str()),
-        Value::String(string) => write_string(text, string),
-        Value::Array(items) => {
-            text.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    text.push(',');
-                }
-                write_value(text, item);
-            }
-            text.push(']');
-        }
-        Value::Object(object) => write_object(text, object),
-    }
-}
-
-fn write_object(text: &mut String, object: &Map) {
-    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-    entries.sort_unstable_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
-    text.push('{');
-    for (index, (key, value)) in entries.into_iter().enumerate() {
-        if index > 0 {
-            text.push(',');
-        }
-        write_string(text, key);
-        text.push(':');
-        write_value(text, value);
-    }
-    text.push('}');
 }

@@ -637,15 +637,7 @@ impl<'a> ObjectWriter<'a> {
 
     /// An array of strings.
     pub fn strings<S: AsRef<str>>(&mut self, name: &str, values: &[S]) -> &mut Self {
-        let text = self.member(name);
-        text.push('[');
-        for (index, value) in values.iter().enumerate() {
-            if index > 0 {
-                text.push(',');
-            }
-            write_string(text, value.as_ref());
-        }
-        text.push(']');
+        write_list(self.member(name), values, |text, value| write_string(text, value.as_ref()));
         self
     }
 
@@ -677,36 +669,64 @@ pub fn write_u64(text: &mut String, mut value: u64) {
     text.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
-/// Appends `value` to `text` as compact JSON.
+/// Appends `value` to `text` as compact JSON, each object's members in their order.
 pub fn write(text: &mut String, value: &Value) {
+    write_value(text, value, false);
+}
+
+/// Appends `value` as the canonical JSON a cache key hashes ([`crate::cache_key`]): compact, each
+/// object's members sorted by their names' UTF-8 bytes, at every depth.
+pub fn write_canonical(text: &mut String, value: &Value) {
+    write_value(text, value, true);
+}
+
+/// [`write_canonical`] of an object.
+pub fn write_canonical_object(text: &mut String, map: &Map) {
+    write_members(text, map, true);
+}
+
+fn write_value(text: &mut String, value: &Value, sorted: bool) {
     match value {
         Value::Null => text.push_str("null"),
         Value::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
         Value::Number(number) => text.push_str(number.as_str()),
         Value::String(string) => write_string(text, string),
-        Value::Array(items) => {
-            text.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    text.push(',');
-                }
-                write(text, item);
-            }
-            text.push(']');
-        }
-        Value::Object(map) => {
-            text.push('{');
-            for (index, (key, value)) in map.iter().enumerate() {
-                if index > 0 {
-                    text.push(',');
-                }
-                write_string(text, key);
-                text.push(':');
-                write(text, value);
-            }
-            text.push('}');
-        }
+        Value::Array(items) => write_list(text, items, |text, item| write_value(text, item, sorted)),
+        Value::Object(map) => write_members(text, map, sorted),
     }
+}
+
+fn write_members(text: &mut String, map: &Map, sorted: bool) {
+    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+    if sorted {
+        members.sort_unstable_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
+    }
+    text.push('{');
+    for (index, (key, value)) in members.into_iter().enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        write_string(text, key);
+        text.push(':');
+        write_value(text, value, sorted);
+    }
+    text.push('}');
+}
+
+/// Appends `items` as a JSON array, each written by `write`: the one array writer of the hand encoders.
+pub fn write_list<'a, T: 'a>(
+    text: &mut String,
+    items: impl IntoIterator<Item = &'a T>,
+    write: impl Fn(&mut String, &T),
+) {
+    text.push('[');
+    for (index, item) in items.into_iter().enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        write(text, item);
+    }
+    text.push(']');
 }
 
 /// `string` as a JSON string literal: how an error message quotes a value it names (a tag, a header, an

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::json::{Map, ObjectWriter, Value};
+use crate::json::{write_list, Map, ObjectWriter, Value};
 
 use super::queue_model::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
 use crate::config::QueueBounds;
@@ -227,21 +227,6 @@ impl<'a> Located<'a> {
 
 // Written by hand, in the derive's order (its exact text: tested against it), so that the worker's wasm
 // carries no serde serializer.
-
-fn write_list<'a, T: 'a>(
-    text: &mut String,
-    items: impl IntoIterator<Item = &'a T>,
-    write: impl Fn(&mut String, &T),
-) {
-    text.push('[');
-    for (index, item) in items.into_iter().enumerate() {
-        if index > 0 {
-            text.push(',');
-        }
-        write(text, item);
-    }
-    text.push(']');
-}
 
 fn write_item(text: &mut String, item: &QueueItem) {
     let mut object = ObjectWriter::start(text);

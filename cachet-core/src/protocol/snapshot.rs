@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::DeadLetterReason;
-use crate::json::ObjectWriter;
+use crate::json::{write_list, ObjectWriter};
 
 /// Entries per page when a query asks for none.
 pub const DEFAULT_PAGE_SIZE: u32 = 50;
@@ -83,18 +83,6 @@ pub struct StateSnapshot {
 }
 
 /// Appends `item` to `list`, keeping the newest `max`.
-/// `items` as a JSON array, each written by `write`.
-fn list<T>(text: &mut String, items: &[T], write: impl Fn(&mut String, &T)) {
-    text.push('[');
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            text.push(',');
-        }
-        write(text, item);
-    }
-    text.push(']');
-}
-
 fn keep_newest<T>(list: &mut Vec<T>, item: T, max: usize) {
     list.push(item);
     if list.len() > max {
@@ -153,7 +141,7 @@ impl StateSnapshot {
             None => snapshot.member("identity").push_str("null"),
         }
         let mut entries = ObjectWriter::start(snapshot.member("entries"));
-        list(entries.member("items"), &self.entries.items, |text, entry| {
+        write_list(entries.member("items"), &self.entries.items, |text, entry| {
             ObjectWriter::start(text)
                 .string("url", &entry.url)
                 .string("cache", &entry.cache)
@@ -171,7 +159,7 @@ impl StateSnapshot {
             .option("next", self.entries.next.as_deref())
             .number("scanned", u64::from(self.entries.scanned))
             .end();
-        list(snapshot.member("tags"), &self.tags, |text, count| {
+        write_list(snapshot.member("tags"), &self.tags, |text, count| {
             ObjectWriter::start(text)
                 .string("tag", &count.tag)
                 .number("entries", u64::from(count.entries))
@@ -180,7 +168,7 @@ impl StateSnapshot {
         let queue = &self.queue;
         let mut view = ObjectWriter::start(snapshot.member("queue"));
         view.boolean("online", queue.online);
-        list(view.member("pending"), &queue.pending, |text, item| {
+        write_list(view.member("pending"), &queue.pending, |text, item| {
             ObjectWriter::start(text)
                 .number("id", item.id)
                 .string("operation", &item.operation)
@@ -191,7 +179,7 @@ impl StateSnapshot {
                 .end();
         });
         view.option_number("inFlight", queue.in_flight);
-        list(view.member("deadLetters"), &queue.dead_letters, |text, letter| {
+        write_list(view.member("deadLetters"), &queue.dead_letters, |text, letter| {
             let mut object = ObjectWriter::start(text);
             object
                 .number("id", letter.id)
@@ -203,7 +191,7 @@ impl StateSnapshot {
         });
         view.end();
         snapshot.strings("problems", &self.problems);
-        list(snapshot.member("notStored"), &self.not_stored, |text, view| {
+        write_list(snapshot.member("notStored"), &self.not_stored, |text, view| {
             ObjectWriter::start(text)
                 .string("url", &view.url)
                 .string("request", &view.request)
