@@ -109,7 +109,9 @@ impl Number {
 
 impl From<u64> for Number {
     fn from(number: u64) -> Self {
-        Number(number.to_string().into())
+        let mut text = String::new();
+        write_u64(&mut text, number);
+        Number(text.into())
     }
 }
 
@@ -195,13 +197,11 @@ impl Map {
 
     /// Sets the member `key` (in place when there is one), returning its earlier value.
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
-        match self.0.iter_mut().find(|(name, _)| *name == key) {
-            Some((_, slot)) => Some(std::mem::replace(slot, value)),
-            None => {
-                self.0.push((key, value));
-                None
-            }
+        if let Some(slot) = self.get_mut(&key) {
+            return Some(std::mem::replace(slot, value));
         }
+        self.0.push((key, value));
+        None
     }
 
     /// Takes the member `key` out.
@@ -344,7 +344,7 @@ impl Value {
     }
 }
 
-/// `value["key"]`: the member, or `null` when there is none (or this is not an object), as serde_json's.
+/// `value[0]`: the item, or `null` when there is none (or this is not an array), as serde_json's.
 impl std::ops::Index<usize> for Value {
     type Output = Value;
     fn index(&self, index: usize) -> &Value {
@@ -353,6 +353,7 @@ impl std::ops::Index<usize> for Value {
     }
 }
 
+/// `value["key"]`: the member, or `null` when there is none (or this is not an object), as serde_json's.
 impl std::ops::Index<&str> for Value {
     type Output = Value;
     fn index(&self, key: &str) -> &Value {
@@ -462,7 +463,7 @@ impl fmt::Display for Value {
 
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
+        use serde::ser::SerializeSeq;
         match self {
             Value::Null => serializer.serialize_unit(),
             Value::Bool(flag) => serializer.serialize_bool(*flag),
@@ -484,13 +485,7 @@ impl serde::Serialize for Value {
                 }
                 sequence.end()
             }
-            Value::Object(map) => {
-                let mut object = serializer.serialize_map(Some(map.len()))?;
-                for (key, value) in map.iter() {
-                    object.serialize_entry(key, value)?;
-                }
-                object.end()
-            }
+            Value::Object(map) => map.serialize(serializer),
         }
     }
 }
@@ -567,11 +562,11 @@ impl<'de> serde::de::Visitor<'de> for ValueVisitor {
         Ok(Value::Array(array))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some((key, value)) = members.next_entry::<String, Value>()? {
-            map.insert(key, value);
+        let mut read = Vec::new();
+        while let Some(member) = members.next_entry::<String, Value>()? {
+            read.push(member);
         }
-        Ok(Value::Object(map))
+        Ok(Value::Object(Map::deduplicated(read)))
     }
 }
 
@@ -809,8 +804,7 @@ impl Reader<'_> {
             Some(b'f') => self.literal("false", Value::Bool(false)),
             Some(b'n') => self.literal("null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number().map(Value::Number),
-            Some(_) => Err(self.error("expected a value")),
-            None => Err(self.error("unexpected end of the text")),
+            _ => Err(self.error("expected a value")),
         }
     }
 
@@ -909,8 +903,7 @@ impl Reader<'_> {
                     self.at += 1;
                     self.escape(&mut out)?;
                 }
-                Some(_) => return Err(self.error("a control character in a string")),
-                None => return Err(self.error("unexpected end of the text in a string")),
+                _ => return Err(self.error("a control character in a string")),
             }
         }
     }

@@ -101,16 +101,11 @@ impl Identity {
     /// The persisted form.
     pub fn to_json(&self) -> String {
         // Members in serde_json's (sorted) order, as earlier versions wrote it.
-        let mut text = String::from("{\"credentials\":[");
-        for (index, credential) in self.credentials.iter().enumerate() {
-            if index > 0 {
-                text.push(',');
-            }
-            crate::json::write_string(&mut text, credential);
-        }
-        text.push_str("],\"partition\":");
-        crate::json::write_string(&mut text, &self.partition);
-        text.push('}');
+        let mut text = String::new();
+        crate::json::ObjectWriter::start(&mut text)
+            .strings("credentials", &self.credentials)
+            .string("partition", &self.partition)
+            .end();
         text
     }
 

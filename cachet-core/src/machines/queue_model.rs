@@ -63,9 +63,7 @@ pub fn not_queued_body(reason: NotQueued, detail: &str) -> String {
     };
     let message = if detail.is_empty() { message.to_owned() } else { format!("{message}: {detail}") };
     // By hand rather than through a JSON tree: a few hundred bytes less in the worker's wasm.
-    let mut quoted = String::new();
-    crate::json::write_string(&mut quoted, &format!("not queued, not sent: {message}"));
-    let message = quoted;
+    let message = crate::json::quoted(&format!("not queued, not sent: {message}"));
     format!(
         r#"{{"data":null,"errors":[{{"message":{message},"extensions":{{"cachet":{{"queued":false,"reason":"{}"}}}}}}]}}"#,
         reason.as_str()

@@ -130,27 +130,49 @@ impl Fields<'_> {
         }
     }
 
+    /// `read` of the field `name`, or the default when it is absent (serde's `#[serde(default)]`).
+    fn or_default<T: Default>(
+        &self,
+        name: &str,
+        read: impl FnOnce(&Self) -> Result<T, ProtocolError>,
+    ) -> Result<T, ProtocolError> {
+        match self.object.contains_key(name) {
+            true => read(self),
+            false => Ok(T::default()),
+        }
+    }
+
+    /// An array of objects, each read by `item` over its fields; anything else is `expected`.
+    fn objects<T>(
+        &self,
+        name: &str,
+        expected: &str,
+        item: impl Fn(&Fields<'_>) -> Result<T, ProtocolError>,
+    ) -> Result<Vec<T>, ProtocolError> {
+        let Value::Array(items) = self.required(name, expected)? else {
+            return Err(self.wrong(name, expected));
+        };
+        let read = |value: &Value| match value {
+            Value::Object(object) => item(&Fields { object, kind: self.kind }),
+            _ => Err(self.wrong(name, expected)),
+        };
+        items.iter().map(read).collect()
+    }
+
     /// `(name, value)` pairs as two-string arrays (`[["accept", "*/*"]]`); absent: none.
     fn pairs(&self, name: &str) -> Result<Vec<(String, String)>, ProtocolError> {
-        if !self.object.contains_key(name) {
-            return Ok(Vec::new());
-        }
-        self.list(name, "an array of [name, value] strings", |pair| match pair.as_array()?.as_slice() {
-            [name, value] => Some((name.as_str()?.to_owned(), value.as_str()?.to_owned())),
-            _ => None,
+        self.or_default(name, |fields| {
+            fields.list(name, "an array of [name, value] strings", |pair| match pair.as_array()?.as_slice() {
+                [name, value] => Some((name.as_str()?.to_owned(), value.as_str()?.to_owned())),
+                _ => None,
+            })
         })
     }
 
     /// A hand-over's entries ([`HandedEntry`]), read as their derive reads them (camelCase keys; the
     /// headers, a body and an authorization may be absent).
     fn entries(&self, name: &str) -> Result<Vec<HandedEntry>, ProtocolError> {
-        let expected = "an array of hand-over entries";
-        let Value::Array(items) = self.required(name, expected)? else {
-            return Err(self.wrong(name, expected));
-        };
-        let entry = |item: &Value| {
-            let Value::Object(object) = item else { return Err(self.wrong(name, expected)) };
-            let entry = Fields { object, kind: self.kind };
+        self.objects(name, "an array of hand-over entries", |entry| {
             let (request, response) = (entry.object("request")?, entry.object("response")?);
             Ok(HandedEntry {
                 request: HandedRequest {
@@ -167,27 +189,22 @@ impl Fields<'_> {
                 },
                 stored_at: entry.u64("storedAt")?,
             })
-        };
-        items.iter().map(entry).collect()
+        })
     }
 
     /// A snapshot request's query ([`SnapshotQuery`]), read as its derive reads it (`default`: every
     /// field may be absent, an absent query is the default one; camelCase keys).
     fn snapshot_query(&self, name: &str) -> Result<SnapshotQuery, ProtocolError> {
-        if !self.object.contains_key(name) {
-            return Ok(SnapshotQuery::default());
-        }
-        let query = self.object(name)?;
-        let limit = match query.object.contains_key("limit") {
-            true => query.small("limit", "an unsigned 32-bit integer")?,
-            false => 0,
-        };
-        Ok(SnapshotQuery {
-            after: query.option_string("after")?,
-            limit,
-            tag: query.option_string("tag")?,
-            operation: query.option_string("operation")?,
-            partition: query.option_string("partition")?,
+        self.or_default(name, |fields| {
+            let query = fields.object(name)?;
+            Ok(SnapshotQuery {
+                after: query.option_string("after")?,
+                limit: query
+                    .or_default("limit", |query| query.small("limit", "an unsigned 32-bit integer"))?,
+                tag: query.option_string("tag")?,
+                operation: query.option_string("operation")?,
+                partition: query.option_string("partition")?,
+            })
         })
     }
 }
@@ -457,37 +474,23 @@ impl super::push::PushMessage {
     pub(super) fn fields(kind: &str, f: &Fields<'_>) -> Result<Self, ProtocolError> {
         match kind {
             "invalidate" => {
-                let refetch = match f.object.contains_key("refetch") {
-                    false => Vec::new(),
-                    true => {
-                        let expected = "an array of documents";
-                        let Value::Array(items) = f.required("refetch", expected)? else {
-                            return Err(f.wrong("refetch", expected));
-                        };
-                        let document = |item: &Value| {
-                            let Value::Object(object) = item else {
-                                return Err(f.wrong("refetch", expected));
-                            };
-                            let document = Fields { object, kind: f.kind };
-                            let variables = match object.get("variables") {
-                                None | Some(Value::Null) => None,
-                                Some(Value::Object(variables)) => Some(variables.clone()),
-                                Some(_) => return Err(document.wrong("variables", "an object or null")),
-                            };
-                            let endpoint_index = match object.contains_key("endpointIndex") {
-                                true => document.small("endpointIndex", "an unsigned integer")?,
-                                false => 0,
-                            };
-                            Ok(super::push::RefetchDocument {
-                                query: document.string("query")?,
-                                variables,
-                                operation_name: document.option_string("operationName")?,
-                                endpoint_index,
-                            })
-                        };
-                        items.iter().map(document).collect::<Result<_, _>>()?
-                    }
+                let document = |document: &Fields<'_>| {
+                    let variables = match document.object.get("variables") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::Object(variables)) => Some(variables.clone()),
+                        Some(_) => return Err(document.wrong("variables", "an object or null")),
+                    };
+                    Ok(super::push::RefetchDocument {
+                        query: document.string("query")?,
+                        variables,
+                        operation_name: document.option_string("operationName")?,
+                        endpoint_index: document.or_default("endpointIndex", |fields| {
+                            fields.small("endpointIndex", "an unsigned integer")
+                        })?,
+                    })
                 };
+                let refetch =
+                    f.or_default("refetch", |f| f.objects("refetch", "an array of documents", document))?;
                 Ok(super::push::PushMessage::Invalidate { tags: f.strings("tags")?, refetch })
             }
             _ => unknown(kind),

@@ -12,7 +12,7 @@
 //! name an entry the cache no longer holds (a failed store, an eviction): deleting a missing cache entry
 //! is harmless, so invalidation stays correct.
 
-use cachet_core::json;
+use cachet_core::json::ObjectWriter;
 use cachet_core::protocol::storage::{ENTRIES, GENERATIONS, USE_INDEX};
 use cachet_idb::{KeyRange, Store, Transaction, TransactionMode};
 use wasm_bindgen::JsValue;
@@ -123,20 +123,20 @@ impl TagIndex {
         now: u64,
         details: &cachet_core::devtools::EntryDetails,
     ) -> Result<(), Error> {
-        let members: [(&str, json::Value); 10] = [
-            ("url", url.into()),
-            ("cache", cache.into()),
-            ("tags", tags.to_vec().into()),
-            ("generation", generation.into()),
-            ("storedAt", now.into()),
-            ("usedAt", now.into()),
-            ("request", details.request.as_str().into()),
-            ("variables", details.variables.clone().into()),
-            ("size", details.size.into()),
-            ("strategy", details.strategy.into()),
-        ];
-        let record = json::Value::Object(members.into_iter().map(|(name, value)| (name.to_owned(), value)).collect());
-        let value = js_sys::JSON::parse(&record.to_string()).map_err(|e| Error::js("JSON.parse", e))?;
+        let mut record = String::new();
+        ObjectWriter::start(&mut record)
+            .string("url", url)
+            .string("cache", cache)
+            .strings("tags", tags)
+            .number("generation", generation)
+            .number("storedAt", now)
+            .number("usedAt", now)
+            .string("request", &details.request)
+            .option("variables", details.variables.as_deref())
+            .number("size", details.size)
+            .string("strategy", details.strategy)
+            .end();
+        let value = js_sys::JSON::parse(&record).map_err(|e| Error::js("JSON.parse", e))?;
         let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         let before = store.get(JsValue::from_str(url)).await.map_err(idb("read an entry"))?;
         store.put(&value, None).await.map_err(idb("record tags"))?;
