@@ -312,12 +312,10 @@ pub fn render_agent_bin() -> String {
          //! cachet's agent hub in a yew-agent worker, hosted by the app (built as `cachet-agent.js` +\n\
          //! `cachet-agent_bg.wasm`, started by `<CachetProvider>`).\n\
          \n\
-         use cachet_kit::yew_agent::Registrable;\n\
-         \n\
          {ALLOCATOR}\
          \n\
          fn main() {{\n    \
-             cachet_kit::worker::agent::CachetAgent::registrar().register();\n\
+             cachet_kit::worker::agent::register();\n\
          }}\n"
     )
 }

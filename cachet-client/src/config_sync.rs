@@ -50,8 +50,9 @@ impl Inner {
             ),
             None => web_sys::console::warn_1(
                 &format!(
-                    "cachet: the Service Worker did not tell its config within {:?}; this page keeps {}",
-                    self.settings.options.service_worker_timeout,
+                    "cachet: the Service Worker did not tell its config within {} ms; this page keeps {}",
+                    // In milliseconds rather than through Duration's Debug (1.9 KB of formatting).
+                    self.settings.options.service_worker_timeout.as_millis() as u64,
                     self.settings.source().describe()
                 )
                 .into(),

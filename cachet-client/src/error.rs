@@ -102,7 +102,7 @@ pub enum Error {
     Core(#[from] cachet_core::Error),
     /// A tag given in a call's `tags` or `invalidate` option contains a comma (tags travel as one
     /// comma-separated header).
-    #[error("{option}: a tag cannot contain a comma: {tag:?}")]
+    #[error("{option}: a tag cannot contain a comma: {}", cachet_core::json::quoted(tag))]
     TagWithComma {
         /// The option (`tags` or `invalidate`).
         option: &'static str,

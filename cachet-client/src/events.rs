@@ -19,11 +19,11 @@ use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 
+use cachet_core::json::ObjectWriter;
 use cachet_core::machines::auth::AuthState;
 use cachet_core::protocol::{AuthChangeKind, SwEvent};
 use futures::channel::mpsc;
 use futures::Stream;
-use serde_json::{json, Value};
 
 /// `window` event fired when the auth state changes.
 pub const AUTH_STATE_CHANGE_EVENT: &str = "sw-auth-state-change";
@@ -59,16 +59,28 @@ pub enum ClientEvent {
 }
 
 impl ClientEvent {
-    /// The `window` event name and `detail` of this event, for the three events of SPEC §6.
-    pub fn window_event(&self) -> Option<(&'static str, Value)> {
-        match self {
-            ClientEvent::AuthStateChange { kind } => Some((AUTH_STATE_CHANGE_EVENT, json!({ "type": kind }))),
-            ClientEvent::CacheInvalidated { tags } => {
-                Some((CACHE_INVALIDATED_EVENT, json!({ "tags": tags })))
+    /// The `window` event name and `detail` of this event, for the three events of SPEC §6; the detail
+    /// as JSON text (`window` receives it parsed), written by hand as the worker writes its messages.
+    pub fn window_event(&self) -> Option<(&'static str, String)> {
+        let mut detail = String::new();
+        let mut object = ObjectWriter::start(&mut detail);
+        let name = match self {
+            ClientEvent::AuthStateChange { kind } => {
+                object.string("type", kind.as_str());
+                AUTH_STATE_CHANGE_EVENT
             }
-            ClientEvent::CacheUpdated { url } => Some((CACHE_UPDATED_EVENT, json!({ "url": url }))),
-            ClientEvent::StateChanged(_) | ClientEvent::Sw(_) => None,
-        }
+            ClientEvent::CacheInvalidated { tags } => {
+                object.strings("tags", tags);
+                CACHE_INVALIDATED_EVENT
+            }
+            ClientEvent::CacheUpdated { url } => {
+                object.string("url", url);
+                CACHE_UPDATED_EVENT
+            }
+            ClientEvent::StateChanged(_) | ClientEvent::Sw(_) => return None,
+        };
+        object.end();
+        Some((name, detail))
     }
 }
 
@@ -151,11 +163,11 @@ impl Stream for EventStream {
 }
 
 /// Fires `CustomEvent(name, { detail })` on `window`.
-pub(crate) fn dispatch_window_event(name: &str, detail: &Value) {
+pub(crate) fn dispatch_window_event(name: &str, detail: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let detail = js_sys::JSON::parse(&detail.to_string()).unwrap_or(wasm_bindgen::JsValue::NULL);
+    let detail = js_sys::JSON::parse(detail).unwrap_or(wasm_bindgen::JsValue::NULL);
     let init = web_sys::CustomEventInit::new();
     init.set_detail(&detail);
     match web_sys::CustomEvent::new_with_event_init_dict(name, &init) {

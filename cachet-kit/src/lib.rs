@@ -8,9 +8,9 @@
 //! |---|---|---|
 //! | [`yew`] (feature `yew`, default) | `cachet-yew`, whole: its surface is the provider and the hooks | `<CachetProvider>`, the `use_cachet_*` hooks, `<CachetDevtools />` |
 //! | [`client`] | `cachet-client` | the page client: [`client::Client`], its builder, options and results, the auth adapters, an injectable network |
-//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::CachetAgent`]), and their allocator ([`worker::Allocator`]) |
+//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::register`], [`worker::agent::CachetAgent`]), and their allocator ([`worker::Allocator`]) |
 //! | [`core`] | `cachet-core` | the config ([`core::config`]), the strategies, the header names an app reads or sends ([`core::protocol::headers`]) |
-//! | [`yew_agent`] (feature `yew`) | `yew-agent` | `Registrable`, for the agent binary |
+//! | [`yew_agent`] (feature `yew`) | `yew-agent` | yew-agent, for an app that registers the agent itself (`Registrable`) |
 //! | [`serde`], [`serde_json`] | | what the generated modules use, so the app needs no dependency of its own for them |
 //!
 //! Features: `yew` (default), `devtools` (the panel in debug builds), `devtools-always` (in release
@@ -49,9 +49,10 @@ pub mod worker {
     pub mod sw {
         pub use cachet_worker::sw::{install, install_with, Options};
     }
-    /// The yew-agent reactor the hooks talk to, as the app's agent binary registers it.
+    /// The yew-agent reactor the hooks talk to, and [`agent::register`], the whole `main` of the app's
+    /// agent binary (with the codec `<CachetProvider>` speaks).
     pub mod agent {
-        pub use cachet_worker::agent::CachetAgent;
+        pub use cachet_worker::agent::{register, CachetAgent};
     }
     pub use cachet_worker::{allocator, Allocator, Error};
 }

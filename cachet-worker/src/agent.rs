@@ -28,16 +28,19 @@
 //!
 //! ```no_run
 //! // src/bin/cachet-agent.rs of the app
-//! use yew_agent::Registrable;
 //! fn main() {
-//!     cachet_worker::agent::CachetAgent::registrar().register();
+//!     cachet_worker::agent::register();
 //! }
 //! ```
+//!
+//! [`register`] registers the reactor with cachet's own codec ([`codec::WireCodec`]), which
+//! `<CachetProvider>` speaks too: yew-agent's default codec (bincode) would add 13.5 KB to the page and
+//! to this worker, and a page meeting an agent registered with it says so in the console (the codec's
+//! docs).
 //!
 //! [`AgentRequest::ReportAuth`]: cachet_core::protocol::AgentRequest::ReportAuth
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use cachet_core::machines::registry::{BridgeId, Registry, RegistryInput};
@@ -53,12 +56,32 @@ use yew_agent::prelude::*;
 
 use crate::Error;
 
+pub mod codec;
+
+/// Registers cachet's agent in this worker with [`codec::WireCodec`], the codec `<CachetProvider>`
+/// speaks: the whole `main` of an app's agent binary.
+pub fn register() {
+    CachetAgent::registrar().encoding::<codec::WireCodec>().register();
+}
+
 /// The reactor: one instance per bridge (per hook), all sharing the worker's hub.
 #[reactor(CachetAgent)]
 pub async fn cachet_agent(scope: ReactorScope<String, String>) {
     let (sink, inputs) = scope.split();
-    if let Err(error) = serve_bridge(inputs, sink).await {
-        web_sys::console::error_1(&format!("cachet agent: {error}").into());
+    // A bridge fails only when the hub cannot start: a browser API threw. Its three parts are logged
+    // as they are, so the agent does not link the Display of every worker error (1.7 KB gzipped).
+    match serve_bridge(inputs, sink).await {
+        Ok(()) => {}
+        Err(Error::Js { operation, name, message }) => {
+            let (operation, name, message) = (operation.into(), name.into(), message.into());
+            web_sys::console::error_4(
+                &"cachet agent: could not start the hub:".into(),
+                &operation,
+                &name,
+                &message,
+            );
+        }
+        Err(_) => web_sys::console::error_1(&"cachet agent: a bridge failed".into()),
     }
 }
 
@@ -96,7 +119,9 @@ where
 /// The state every bridge of this worker (or page) shares.
 struct Hub {
     registry: RefCell<Registry>,
-    outboxes: RefCell<BTreeMap<BridgeId, mpsc::UnboundedSender<String>>>,
+    /// Each open bridge's outbox, in the order they opened. A list rather than a map: a page has a few
+    /// hooks, the lookups are few, and a map of its own type linked 1 KB of B-tree code into the agent.
+    outboxes: RefCell<Vec<(BridgeId, mpsc::UnboundedSender<String>)>>,
     next_bridge: Cell<BridgeId>,
     /// Kept open for the life of the worker, with its listener.
     _channel: BroadcastChannel,
@@ -134,7 +159,7 @@ fn hub() -> Result<Rc<Hub>, Error> {
     }
     let hub = Rc::new(Hub {
         registry: RefCell::new(Registry::new(navigator_online(&global))),
-        outboxes: RefCell::new(BTreeMap::new()),
+        outboxes: RefCell::new(Vec::new()),
         next_bridge: Cell::new(0),
         _channel: channel,
         _listeners: listeners,
@@ -154,13 +179,13 @@ impl Hub {
         let bridge = self.next_bridge.get() + 1;
         self.next_bridge.set(bridge);
         let (sender, receiver) = mpsc::unbounded();
-        self.outboxes.borrow_mut().insert(bridge, sender);
+        self.outboxes.borrow_mut().push((bridge, sender));
         self.apply(RegistryInput::Connected(bridge));
         (bridge, receiver)
     }
 
     fn disconnect(&self, bridge: BridgeId) {
-        self.outboxes.borrow_mut().remove(&bridge);
+        self.outboxes.borrow_mut().retain(|(open, _)| *open != bridge);
         self.apply(RegistryInput::Disconnected(bridge));
     }
 
@@ -171,7 +196,7 @@ impl Hub {
         *self.registry.borrow_mut() = registry;
         let outboxes = self.outboxes.borrow();
         for delivery in deliveries {
-            if let Some(outbox) = outboxes.get(&delivery.bridge) {
+            if let Some((_, outbox)) = outboxes.iter().find(|(open, _)| *open == delivery.bridge) {
                 let _ = outbox.unbounded_send(encode_message(&delivery.response));
             }
         }

@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::protocol::{decode_message, encode_message, AgentRequest, AgentResponse};
+use cachet_worker::agent::codec::WireCodec;
 #[cfg(feature = "in-page-agent")]
 use cachet_worker::agent::serve_bridge;
 use cachet_worker::agent::CachetAgent;
@@ -71,7 +72,7 @@ impl AgentLink {
     pub(crate) fn new(mode: AgentMode, path: &str, module: bool) -> Self {
         AgentLink(Rc::new(match mode {
             AgentMode::Worker => {
-                let spawner = ReactorSpawner::<CachetAgent>::new().as_module(module);
+                let spawner = ReactorSpawner::<CachetAgent>::new().as_module(module).encoding::<WireCodec>();
                 let held = match loader(path).filter(|_| !module) {
                     Some(loader) => spawner.with_loader(true).spawn(&loader),
                     None => spawner.spawn(path),

@@ -174,7 +174,9 @@ impl Session {
             self.transport.cache.borrow_mut().clear();
         }
         if let Err(error) = self.apply_auth(AuthEvent::Remote(kind), Origin::Page).await {
-            web_sys::console::warn_1(&format!("cachet: applying another tab's {kind:?}: {error}").into());
+            web_sys::console::warn_1(
+                &format!("cachet: applying another tab's {}: {error}", kind.as_str()).into(),
+            );
         }
         if signs_in || self.state.get() != before {
             self.hub.emit(ClientEvent::AuthStateChange { kind });

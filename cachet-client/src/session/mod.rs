@@ -191,9 +191,9 @@ impl Session {
         } else if self.adapter().auth_type() != kind && enabled {
             web_sys::console::warn_1(
                 &format!(
-                    "cachet: the page's auth adapter is {:?} but the Service Worker's config says {:?}; the adapter is kept",
-                    self.adapter().auth_type(),
-                    kind
+                    "cachet: the page's auth adapter is {} but the Service Worker's config says {}; the adapter is kept",
+                    self.adapter().auth_type().as_str(),
+                    kind.as_str()
                 )
                 .into(),
             );

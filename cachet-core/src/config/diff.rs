@@ -1,8 +1,9 @@
 //! Where two configs differ, key by key: the page compares the config it started with to the one its
 //! Service Worker runs on, and names the keys on the console when they disagree (the page then follows
-//! the worker's, which holds the data).
+//! the worker's, which holds the data). Both are written by [`Config::to_json`] and read back with
+//! [`crate::json`], so the page links no serde serializer for this.
 
-use serde_json::Value;
+use crate::json::{self, Value};
 
 use super::Config;
 
@@ -28,29 +29,36 @@ impl Config {
     /// equal.
     pub fn differences(&self, other: &Config) -> Vec<ConfigDifference> {
         let mut found = Vec::new();
-        let (here, there) = (serde_json::to_value(self), serde_json::to_value(other));
+        if self == other {
+            return found;
+        }
+        // Each text is this crate's own writing of a config: it reads back.
+        let (here, there) = (json::from_str(&self.to_json()), json::from_str(&other.to_json()));
         if let (Ok(here), Ok(there)) = (here, there) {
             walk(String::new(), &here, &there, &mut found);
         }
-        found.sort_by(|left, right| left.path.cmp(&right.path));
+        // Paths are unique: the unstable sort gives the one order (and links no merge sort).
+        found.sort_unstable_by(|left, right| left.path.cmp(&right.path));
         found
     }
 }
 
 fn walk(path: String, here: &Value, there: &Value, found: &mut Vec<ConfigDifference>) {
+    let child = |key: &str| if path.is_empty() { key.to_owned() } else { [path.as_str(), key].join(".") };
     match (here, there) {
         (Value::Object(left), Value::Object(right)) => {
-            for (key, value) in left {
-                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-                walk(child, value, right.get(key).unwrap_or(&Value::Null), found);
+            for (key, value) in left.iter() {
+                walk(child(key), value, right.get(key).unwrap_or(&Value::Null), found);
             }
-            for (key, value) in right.iter().filter(|(key, _)| !left.contains_key(*key)) {
-                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-                walk(child, &Value::Null, value, found);
+            for (key, value) in right.iter().filter(|(key, _)| !left.contains_key(key)) {
+                walk(child(key), &Value::Null, value, found);
             }
         }
         _ if here != there => {
-            found.push(ConfigDifference { path, here: here.to_string(), there: there.to_string() })
+            let (mut here_text, mut there_text) = (String::new(), String::new());
+            json::write(&mut here_text, here);
+            json::write(&mut there_text, there);
+            found.push(ConfigDifference { path, here: here_text, there: there_text })
         }
         _ => {}
     }

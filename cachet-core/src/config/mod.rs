@@ -52,6 +52,7 @@ mod diff;
 mod push;
 mod read;
 mod routes;
+mod write;
 
 use crate::strategy::Strategy;
 pub use auth_failure::{

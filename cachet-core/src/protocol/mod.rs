@@ -105,7 +105,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-// The message enums, decoded by hand (see `wire`).
+// A server's push: decoded by hand (see `wire`); cachet never sends one (the derive writes it in tests).
 macro_rules! decoded_by_hand {
     ($($name:ty),*) => {$(
         impl sealed::Sealed for $name {}
@@ -116,9 +116,9 @@ macro_rules! decoded_by_hand {
         }
     )*};
 }
-decoded_by_hand!(PageToSw, PageReply, AgentRequest, AgentResponse, push::PushMessage);
+decoded_by_hand!(push::PushMessage);
 
-// The messages the Service Worker sends: decoded and encoded by hand (see `wire`).
+// cachet's own messages, each way: decoded and encoded by hand (see `wire`).
 macro_rules! coded_by_hand {
     ($($name:ty),*) => {$(
         impl sealed::Sealed for $name {}
@@ -133,7 +133,7 @@ macro_rules! coded_by_hand {
         }
     )*};
 }
-coded_by_hand!(SwEvent, SwToPage);
+coded_by_hand!(SwEvent, SwToPage, PageToSw, PageReply, AgentRequest, AgentResponse);
 
 /// Encodes an event as wire JSON.
 pub fn encode_sw_event(event: &SwEvent) -> String {

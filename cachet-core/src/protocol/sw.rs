@@ -85,6 +85,18 @@ pub enum AuthChangeKind {
     Clear,
 }
 
+impl AuthChangeKind {
+    /// Its wire name: `login`, `logout`, `refresh` or `clear`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuthChangeKind::Login => "login",
+            AuthChangeKind::Logout => "logout",
+            AuthChangeKind::Refresh => "refresh",
+            AuthChangeKind::Clear => "clear",
+        }
+    }
+}
+
 /// Why a mutation was given up. Wire: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`,
 /// `{"kind":"unauthorized"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -368,15 +368,192 @@ impl AgentResponse {
     }
 }
 
-// The messages the Service Worker sends, written by hand: the worker's wasm then carries no serde
-// serializer. Members in declaration order, the envelope's `v` and `type` first: serde's derive writes
-// the same text (tested against it in `wire_oracle`).
+// Every message cachet sends, written by hand: no wasm of cachet's (the worker, the page, the agent)
+// then carries a serde serializer for its own protocol. Members in declaration order, the envelope's `v`
+// and `type` first: serde's derive writes the same text (tested against it in `wire_oracle`).
 
 /// Opens a message: `{"v":1,"type":"<kind>"`.
 fn message<'a>(text: &'a mut String, kind: &str) -> ObjectWriter<'a> {
     let mut object = ObjectWriter::start(text);
     object.number("v", u64::from(super::PROTOCOL_VERSION)).string("type", kind);
     object
+}
+
+/// A list of unsigned integers (ids, subscriptions).
+fn numbers(text: &mut String, numbers: &[u64]) {
+    crate::json::write_list(text, numbers, |text, number| crate::json::write_u64(text, *number));
+}
+
+/// Header pairs as the derive writes a `Vec<(String, String)>`: `[["name","value"],…]`.
+fn pairs(text: &mut String, pairs: &[(String, String)]) {
+    crate::json::write_list(text, pairs, |text, (name, value)| {
+        crate::json::write_list(text, [name, value], |text, part| crate::json::write_string(text, part))
+    });
+}
+
+/// A string member written only when present (the derive's `skip_serializing_if = "Option::is_none"`).
+fn present(object: &mut ObjectWriter<'_>, name: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        object.string(name, value);
+    }
+}
+
+fn write_entry(text: &mut String, entry: &HandedEntry) {
+    let mut object = ObjectWriter::start(text);
+    let request = &entry.request;
+    let mut part = ObjectWriter::start(object.member("request"));
+    part.string("method", &request.method).string("url", &request.url);
+    pairs(part.member("headers"), &request.headers);
+    present(&mut part, "body", request.body.as_deref());
+    present(&mut part, "authorization", request.authorization.as_deref());
+    part.end();
+    let response = &entry.response;
+    let mut part = ObjectWriter::start(object.member("response"));
+    part.number("status", response.status.into());
+    pairs(part.member("headers"), &response.headers);
+    part.string("body", &response.body).end();
+    object.number("storedAt", entry.stored_at).end();
+}
+
+fn write_query(text: &mut String, query: &SnapshotQuery) {
+    let mut object = ObjectWriter::start(text);
+    present(&mut object, "after", query.after.as_deref());
+    if query.limit != 0 {
+        object.number("limit", query.limit.into());
+    }
+    present(&mut object, "tag", query.tag.as_deref());
+    present(&mut object, "operation", query.operation.as_deref());
+    present(&mut object, "partition", query.partition.as_deref());
+    object.end();
+}
+
+impl PageToSw {
+    /// The message as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            PageToSw::ClearAll { request_id } => {
+                message(&mut text, "clear-all").number(ID, *request_id).end()
+            }
+            PageToSw::ConnectivityChanged { online } => {
+                message(&mut text, "connectivity-changed").boolean("online", *online).end()
+            }
+            PageToSw::SetIdentity { request_id, partition, authorization } => {
+                let mut object = message(&mut text, "set-identity");
+                object.number(ID, *request_id).option("partition", partition.as_deref());
+                present(&mut object, "authorization", authorization.as_deref());
+                object.end()
+            }
+            PageToSw::ConfigRequest { request_id } => {
+                message(&mut text, "config-request").number(ID, *request_id).end()
+            }
+            PageToSw::SnapshotRequest { request_id, query } => {
+                let mut object = message(&mut text, "snapshot-request");
+                object.number(ID, *request_id);
+                write_query(object.member("query"), query);
+                object.end()
+            }
+            PageToSw::RetryDeadLetters { request_id, ids }
+            | PageToSw::DiscardDeadLetters { request_id, ids } => {
+                let kind = match self {
+                    PageToSw::RetryDeadLetters { .. } => "retry-dead-letters",
+                    _ => "discard-dead-letters",
+                };
+                let mut object = message(&mut text, kind);
+                numbers(object.number(ID, *request_id).member("ids"), ids);
+                object.end()
+            }
+            PageToSw::DropEntries { request_id, urls } => {
+                message(&mut text, "drop-entries").number(ID, *request_id).strings("urls", urls).end()
+            }
+            PageToSw::InvalidateTags { request_id, tags } => {
+                message(&mut text, "invalidate-tags").number(ID, *request_id).strings("tags", tags).end()
+            }
+            PageToSw::ReplayQueue => message(&mut text, "replay-queue").end(),
+            PageToSw::HandOver { request_id, entries } => {
+                let mut object = message(&mut text, "hand-over");
+                crate::json::write_list(
+                    object.number(ID, *request_id).member("entries"),
+                    entries,
+                    write_entry,
+                );
+                object.end()
+            }
+        }
+        text
+    }
+}
+
+impl PageReply {
+    /// The reply as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            PageReply::RefreshReply { id, ok, authorization } => message(&mut text, "refresh-reply")
+                .number("id", *id)
+                .boolean("ok", *ok)
+                .option("authorization", authorization.as_deref())
+                .end(),
+        }
+        text
+    }
+}
+
+impl AgentRequest {
+    /// The request as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            AgentRequest::Subscribe { subscription, tags } => message(&mut text, "subscribe")
+                .number("subscription", *subscription)
+                .strings("tags", tags)
+                .end(),
+            AgentRequest::Unsubscribe { subscription } => {
+                message(&mut text, "unsubscribe").number("subscription", *subscription).end()
+            }
+            AgentRequest::AuthStateRequest => message(&mut text, "auth-state-request").end(),
+            AgentRequest::ReportAuth { authenticated } => {
+                message(&mut text, "report-auth").boolean("authenticated", *authenticated).end()
+            }
+            AgentRequest::WatchSwEvents => message(&mut text, "watch-sw-events").end(),
+        }
+        text
+    }
+}
+
+impl AgentResponse {
+    /// The response as wire JSON.
+    pub(super) fn encode(&self) -> String {
+        let mut text = String::new();
+        match self {
+            AgentResponse::AuthState { online, authenticated } => message(&mut text, "auth-state")
+                .boolean("online", *online)
+                .boolean("authenticated", *authenticated)
+                .end(),
+            AgentResponse::Invalidated { subscriptions, tags } => {
+                let mut object = message(&mut text, "invalidated");
+                numbers(object.member("subscriptions"), subscriptions);
+                object.strings("tags", tags).end()
+            }
+            AgentResponse::OnlineChanged { online } => {
+                message(&mut text, "online-changed").boolean("online", *online).end()
+            }
+            AgentResponse::CacheUpdated { url } => {
+                message(&mut text, "cache-updated").string("url", url).end()
+            }
+            AgentResponse::Subscribed { subscription } => {
+                message(&mut text, "subscribed").number("subscription", *subscription).end()
+            }
+            AgentResponse::SwEvent { event } => {
+                let mut object = message(&mut text, "sw-event");
+                // The event inside, as the derive nests an internally tagged enum: its `type` first,
+                // no `v`.
+                event.write(ObjectWriter::start(object.member("event")));
+                object.end()
+            }
+        }
+        text
+    }
 }
 
 /// A dead letter's reason: `{"kind":"rejected","status":422}`, `{"kind":"too-many-attempts"}`.
@@ -396,45 +573,49 @@ impl SwEvent {
     /// The event as wire JSON.
     pub(super) fn encode(&self) -> String {
         let mut text = String::new();
+        let mut object = ObjectWriter::start(&mut text);
+        object.number("v", u64::from(super::PROTOCOL_VERSION));
+        self.write(object);
+        text
+    }
+
+    /// Writes the event's `type` and fields into `object` (after its `v`, when it is a message of its
+    /// own), and closes it.
+    fn write(&self, mut object: ObjectWriter<'_>) {
+        let kind = match self {
+            SwEvent::Activated { .. } => "activated",
+            SwEvent::CacheUpdated { .. } => "cache-updated",
+            SwEvent::CacheInvalidated { .. } => "cache-invalidated",
+            SwEvent::AuthStateChange { .. } => "auth-state-change",
+            SwEvent::ClearAllDone { .. } => "clear-all-done",
+            SwEvent::MutationQueued { .. } => "mutation-queued",
+            SwEvent::MutationReplayed { .. } => "mutation-replayed",
+            SwEvent::MutationFailed { .. } => "mutation-failed",
+            SwEvent::MutationDeadLettered { .. } => "mutation-dead-lettered",
+        };
+        object.string("type", kind);
         match self {
-            SwEvent::Activated { build } => message(&mut text, "activated").string("build", build).end(),
-            SwEvent::CacheUpdated { url } => message(&mut text, "cache-updated").string("url", url).end(),
-            SwEvent::CacheInvalidated { tags } => {
-                message(&mut text, "cache-invalidated").strings("tags", tags).end()
+            SwEvent::Activated { build } => object.string("build", build),
+            SwEvent::CacheUpdated { url } => object.string("url", url),
+            SwEvent::CacheInvalidated { tags } => object.strings("tags", tags),
+            SwEvent::AuthStateChange { kind } => object.string("kind", kind.as_str()),
+            SwEvent::ClearAllDone { request_id } => object.number(ID, *request_id),
+            SwEvent::MutationQueued { id, operation_name } => {
+                object.number("id", *id).option("operationName", operation_name.as_deref())
             }
-            SwEvent::AuthStateChange { kind } => {
-                let kind = match kind {
-                    AuthChangeKind::Login => "login",
-                    AuthChangeKind::Logout => "logout",
-                    AuthChangeKind::Refresh => "refresh",
-                    AuthChangeKind::Clear => "clear",
-                };
-                message(&mut text, "auth-state-change").string("kind", kind).end()
+            SwEvent::MutationReplayed { id, invalidated } => {
+                object.number("id", *id).strings("invalidated", invalidated)
             }
-            SwEvent::ClearAllDone { request_id } => {
-                message(&mut text, "clear-all-done").number("requestId", *request_id).end()
+            SwEvent::MutationFailed { id, attempts, retry_at } => {
+                object.number("id", *id).number("attempts", u64::from(*attempts)).number("retryAt", *retry_at)
             }
-            SwEvent::MutationQueued { id, operation_name } => message(&mut text, "mutation-queued")
-                .number("id", *id)
-                .option("operationName", operation_name.as_deref())
-                .end(),
-            SwEvent::MutationReplayed { id, invalidated } => message(&mut text, "mutation-replayed")
-                .number("id", *id)
-                .strings("invalidated", invalidated)
-                .end(),
-            SwEvent::MutationFailed { id, attempts, retry_at } => message(&mut text, "mutation-failed")
-                .number("id", *id)
-                .number("attempts", u64::from(*attempts))
-                .number("retryAt", *retry_at)
-                .end(),
             SwEvent::MutationDeadLettered { id, reason } => {
-                let mut object = message(&mut text, "mutation-dead-lettered");
                 object.number("id", *id);
                 write_dead_letter_reason(object.member("reason"), reason);
-                object.end()
+                &mut object
             }
-        }
-        text
+        };
+        object.end();
     }
 }
 

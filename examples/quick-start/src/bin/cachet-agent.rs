@@ -2,12 +2,10 @@
 //! cachet's agent hub in a yew-agent worker, hosted by the app (built as `cachet-agent.js` +
 //! `cachet-agent_bg.wasm`, started by `<CachetProvider>`).
 
-use cachet_kit::yew_agent::Registrable;
-
 // The worker's allocator: smaller than Rust's default on wasm (cachet_kit::worker::Allocator).
 #[global_allocator]
 static ALLOCATOR: cachet_kit::worker::Allocator = cachet_kit::worker::allocator();
 
 fn main() {
-    cachet_kit::worker::agent::CachetAgent::registrar().register();
+    cachet_kit::worker::agent::register();
 }
