@@ -14,7 +14,7 @@ use cachet_core::protocol::SnapshotQuery;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{to_js, to_json};
+use crate::convert::to_json;
 use crate::{client, fail};
 
 /// A JS value that must be an array of `T`, else an `invalid` error naming `what`.
@@ -38,14 +38,22 @@ pub async fn get_snapshot(query: JsValue) -> Result<JsValue, JsValue> {
         })?,
     };
     let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
-    Ok(to_js(&serde_json::to_value(snapshot).unwrap_or(Value::Null)))
+    Ok(snapshot_to_js(&snapshot))
 }
 
-/// `deadLetters()`.
+/// The snapshot as a JS object: its JSON written by hand (the worker's writer), parsed by the browser.
+fn snapshot_to_js(snapshot: &cachet_core::protocol::StateSnapshot) -> JsValue {
+    // The text is JSON cachet wrote: it parses.
+    js_sys::JSON::parse(&snapshot.to_json()).unwrap_or(JsValue::NULL)
+}
+
+/// `deadLetters()`: the snapshot's `queue.deadLetters`, as `getSnapshot` shows them.
 #[wasm_bindgen(js_name = deadLetters)]
 pub async fn dead_letters() -> Result<JsValue, JsValue> {
-    let letters = client()?.dead_letters().await.map_err(fail)?;
-    Ok(to_js(&serde_json::to_value(letters).unwrap_or(Value::Null)))
+    let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
+    let snapshot = snapshot_to_js(&client()?.devtools_snapshot(query).await.map_err(fail)?);
+    let queue = js_sys::Reflect::get(&snapshot, &"queue".into())?;
+    js_sys::Reflect::get(&queue, &"deadLetters".into())
 }
 
 /// `retryDeadLetters(ids)`.

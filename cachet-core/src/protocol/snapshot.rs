@@ -207,8 +207,13 @@ impl StateSnapshot {
     /// Reads the JSON of a [`super::SwToPage::Snapshot`]; what does not decode is
     /// [`super::ProtocolError::Malformed`] naming it.
     pub fn from_value(value: crate::json::Value) -> Result<Self, super::ProtocolError> {
-        serde_json::from_str(&value.to_string())
-            .map_err(|error| super::ProtocolError::Malformed(format!("snapshot: {error}")))
+        super::wire::snapshot(&value)
+    }
+
+    /// The derive's reading of the same JSON: the oracle of [`StateSnapshot::from_value`].
+    #[cfg(test)]
+    pub(crate) fn from_value_by_serde(value: &crate::json::Value) -> Result<Self, String> {
+        serde_json::from_str(&value.to_string()).map_err(|error| error.to_string())
     }
 }
 

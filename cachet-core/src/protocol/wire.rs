@@ -12,6 +12,10 @@
 use crate::json::{Map, ObjectWriter, Value};
 
 use super::handover::{HandedEntry, HandedRequest, HandedResponse};
+use super::snapshot::{
+    DeadLetterView, EntryPage, EntryView, IdentityView, NotStoredView, QueueView, QueuedView, StateSnapshot,
+    TagCount,
+};
 use super::DeadLetterReason;
 use super::{
     AgentRequest, AgentResponse, AuthChangeKind, PageReply, PageToSw, ProtocolError, SnapshotQuery, SwEvent,
@@ -92,6 +96,26 @@ impl Fields<'_> {
 
     fn bool(&self, name: &str) -> Result<bool, ProtocolError> {
         self.required(name, "a boolean")?.as_bool().ok_or_else(|| self.wrong(name, "a boolean"))
+    }
+
+    fn option_u64(&self, name: &str) -> Result<Option<u64>, ProtocolError> {
+        match self.object.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => {
+                value.as_u64().map(Some).ok_or_else(|| self.wrong(name, "an unsigned integer or null"))
+            }
+        }
+    }
+
+    /// A dead letter's reason (`{"kind":"rejected","status":422}`, ...).
+    fn dead_letter_reason(&self, name: &str) -> Result<DeadLetterReason, ProtocolError> {
+        let (reason, kind) = self.tagged(name, "kind")?;
+        Ok(match kind {
+            "rejected" => DeadLetterReason::Rejected { status: reason.small("status", "an HTTP status")? },
+            "too-many-attempts" => DeadLetterReason::TooManyAttempts,
+            "unauthorized" => DeadLetterReason::Unauthorized,
+            _ => return Err(self.wrong(name, "a kind: rejected, too-many-attempts or unauthorized")),
+        })
     }
 
     fn option_string(&self, name: &str) -> Result<Option<String>, ProtocolError> {
@@ -209,6 +233,97 @@ impl Fields<'_> {
     }
 }
 
+/// A devtools snapshot ([`StateSnapshot`]) read from the JSON a [`SwToPage::Snapshot`] carries, as its
+/// derive reads it (camelCase keys, unknown members ignored, an absent or `null` `Option` is `None`,
+/// `notStored`, `ignoredPushes` and most of an entry's members may be absent): by hand, so that a page
+/// links no serde deserializer for it (the derive is the oracle, `wire_oracle`).
+pub(super) fn snapshot(value: &Value) -> Result<StateSnapshot, ProtocolError> {
+    let Value::Object(object) = value else {
+        return Err(ProtocolError::Malformed("snapshot: expected an object".to_owned()));
+    };
+    let f = Fields { object, kind: "snapshot" };
+    const U32: &str = "an unsigned 32-bit integer";
+    let identity = match object.get("identity") {
+        None | Some(Value::Null) => None,
+        Some(_) => {
+            let identity = f.object("identity")?;
+            Some(IdentityView {
+                partition: identity.string("partition")?,
+                vouched: identity.small("vouched", U32)?,
+            })
+        }
+    };
+    let entries = f.object("entries")?;
+    let queue = f.object("queue")?;
+    Ok(StateSnapshot {
+        build: f.string("build")?,
+        config: f.string("config")?,
+        online: f.bool("online")?,
+        identity,
+        entries: EntryPage {
+            items: entries.objects("items", "an array of entries", |entry| {
+                let strings = |name| entry.or_default(name, |entry| entry.strings(name));
+                let string = |name| entry.or_default(name, |entry| entry.string(name));
+                let number = |name| entry.or_default(name, |entry| entry.u64(name));
+                Ok(EntryView {
+                    url: entry.string("url")?,
+                    cache: entry.string("cache")?,
+                    partition: string("partition")?,
+                    request: string("request")?,
+                    variables: entry.option_string("variables")?,
+                    tags: strings("tags")?,
+                    size: number("size")?,
+                    stored_at: number("storedAt")?,
+                    used_at: number("usedAt")?,
+                    strategy: entry.option_string("strategy")?,
+                })
+            })?,
+            next: entries.option_string("next")?,
+            scanned: entries.small("scanned", U32)?,
+        },
+        tags: f.objects("tags", "an array of tag counts", |count| {
+            Ok(TagCount { tag: count.string("tag")?, entries: count.small("entries", U32)? })
+        })?,
+        queue: QueueView {
+            online: queue.bool("online")?,
+            pending: queue.objects("pending", "an array of queued mutations", |item| {
+                Ok(QueuedView {
+                    id: item.u64("id")?,
+                    operation: item.string("operation")?,
+                    variables: item.option_string("variables")?,
+                    attempts: item.small("attempts", U32)?,
+                    enqueued_at: item.u64("enqueuedAt")?,
+                    next_attempt_at: item.u64("nextAttemptAt")?,
+                })
+            })?,
+            in_flight: queue.option_u64("inFlight")?,
+            dead_letters: queue.objects("deadLetters", "an array of dead letters", |letter| {
+                Ok(DeadLetterView {
+                    id: letter.u64("id")?,
+                    operation: letter.string("operation")?,
+                    variables: letter.option_string("variables")?,
+                    attempts: letter.small("attempts", U32)?,
+                    reason: letter.dead_letter_reason("reason")?,
+                    at: letter.u64("at")?,
+                })
+            })?,
+        },
+        problems: f.strings("problems")?,
+        not_stored: f.or_default("notStored", |f| {
+            f.objects("notStored", "an array of answers not stored", |view| {
+                Ok(NotStoredView {
+                    url: view.string("url")?,
+                    request: view.string("request")?,
+                    reason: view.string("reason")?,
+                    why: view.string("why")?,
+                    at: view.u64("at")?,
+                })
+            })
+        })?,
+        ignored_pushes: f.or_default("ignoredPushes", |f| f.strings("ignoredPushes"))?,
+    })
+}
+
 /// Decodes wire JSON with `decode`, which reads the fields of the message's `type`.
 pub(super) fn decode<T>(
     text: &str,
@@ -314,16 +429,7 @@ impl SwEvent {
                 retry_at: f.u64("retryAt")?,
             },
             "mutation-dead-lettered" => {
-                let (reason, reason_kind) = f.tagged("reason", "kind")?;
-                let reason = match reason_kind {
-                    "rejected" => {
-                        DeadLetterReason::Rejected { status: reason.small("status", "an HTTP status")? }
-                    }
-                    "too-many-attempts" => DeadLetterReason::TooManyAttempts,
-                    "unauthorized" => DeadLetterReason::Unauthorized,
-                    _ => return Err(f.wrong("reason", "a kind: rejected, too-many-attempts or unauthorized")),
-                };
-                SwEvent::MutationDeadLettered { id: f.u64("id")?, reason }
+                SwEvent::MutationDeadLettered { id: f.u64("id")?, reason: f.dead_letter_reason("reason")? }
             }
             _ => return unknown(kind),
         })
