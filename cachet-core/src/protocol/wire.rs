@@ -243,6 +243,8 @@ pub(super) fn snapshot(value: &Value) -> Result<StateSnapshot, ProtocolError> {
     };
     let f = Fields { object, kind: "snapshot" };
     const U32: &str = "an unsigned 32-bit integer";
+    // Members read in their declaration order, as the derive reads them: the first wrong one is named.
+    let (build, config, online) = (f.string("build")?, f.string("config")?, f.bool("online")?);
     let identity = match object.get("identity") {
         None | Some(Value::Null) => None,
         Some(_) => {
@@ -256,9 +258,9 @@ pub(super) fn snapshot(value: &Value) -> Result<StateSnapshot, ProtocolError> {
     let entries = f.object("entries")?;
     let queue = f.object("queue")?;
     Ok(StateSnapshot {
-        build: f.string("build")?,
-        config: f.string("config")?,
-        online: f.bool("online")?,
+        build,
+        config,
+        online,
         identity,
         entries: EntryPage {
             items: entries.objects("items", "an array of entries", |entry| {
