@@ -85,6 +85,22 @@ fn served_copy(scratch: &Path, config: Option<&str>) -> Result<PathBuf> {
     Ok(dist)
 }
 
+/// Writes `text` to the served file `path` so that the browser sees the change. The server answers a
+/// revalidation by `Last-Modified`, to the second: a file rewritten within the second it was copied in
+/// would be "not modified", and a Service Worker's update check would keep the old script and find no
+/// new worker (a rare timeout of the stories that redeploy). Its time is set past the old one's second.
+pub fn rewrite_served(path: &Path, text: &str) -> Result<()> {
+    let before = std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok();
+    std::fs::write(path, text)?;
+    if let Some(before) = before {
+        let later = before + std::time::Duration::from_secs(2);
+        if std::fs::metadata(path)?.modified()? < later {
+            std::fs::File::options().write(true).open(path)?.set_modified(later)?;
+        }
+    }
+    Ok(())
+}
+
 /// The workspace root (this crate lives in `tests/`).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
@@ -200,9 +216,10 @@ impl Harness {
     pub fn redeploy_sw_config(&self, config: &str) -> Result<()> {
         let config = cachet_core::config::Config::from_json_str(config)
             .map_err(|error| anyhow::anyhow!("the test's config is invalid: {error}"))?;
-        let path = self._scratch.path().join("dist/cachet-sw-config.js");
-        std::fs::write(path, cachet_cli::render_sw_config(&config))?;
-        Ok(())
+        rewrite_served(
+            &self._scratch.path().join("dist/cachet-sw-config.js"),
+            &cachet_cli::render_sw_config(&config),
+        )
     }
 
     /// The copy of the built app the server serves (files written there are served at once).

@@ -96,7 +96,7 @@ async fn the_next_build_replaces_the_shell_whole() -> Result<()> {
     let stamp = std::fs::read_to_string(dist.join("cachet-build.js"))?;
     let next = stamp.replacen("self.CACHET_BUILD = \"", "self.CACHET_BUILD = \"next-", 1);
     ensure!(next != stamp, "the stamp's form: {stamp}");
-    std::fs::write(dist.join("cachet-build.js"), next)?;
+    cachet_e2e::rewrite_served(&dist.join("cachet-build.js"), &next)?;
     let activated = harness
         .run_async(
             "navigator.serviceWorker.getRegistration().then((registration) => registration.update()
