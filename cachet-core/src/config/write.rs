@@ -60,10 +60,12 @@ fn write_failure(text: &mut String, failure: &AuthFailureRule) {
         json::write_u64(text, (*status).into())
     });
     if let Some(header) = &failure.header {
-        ObjectWriter::start(object.member("header"))
-            .string("name", &header.name)
-            .present("value", header.value.as_deref())
-            .end();
+        let mut rule = ObjectWriter::start(object.member("header"));
+        rule.string("name", &header.name);
+        if let Some(value) = &header.value {
+            rule.string("value", value);
+        }
+        rule.end();
     }
     if let Some(field) = &failure.json_field {
         let mut rule = ObjectWriter::start(object.member("jsonField"));
@@ -94,10 +96,12 @@ fn write_push(text: &mut String, push: &PushConfig) {
     let mut object = ObjectWriter::start(text);
     object.boolean("enabled", push.enabled);
     let notification = &push.notification;
-    ObjectWriter::start(object.member("notification"))
-        .string("title", &notification.title)
-        .string("body", &notification.body)
-        .present("icon", notification.icon.as_deref())
+    let mut shown = ObjectWriter::start(object.member("notification"));
+    shown.string("title", &notification.title).string("body", &notification.body);
+    if let Some(icon) = &notification.icon {
+        shown.string("icon", icon);
+    }
+    shown
         .string("tag", &notification.tag)
         .boolean("silentWhenVisible", notification.silent_when_visible)
         .end();

@@ -234,7 +234,13 @@ fn write_item(text: &mut String, item: &QueueItem) {
     let request = &item.request;
     let mut fields = ObjectWriter::start(object.member("request"));
     fields.string("method", &request.method).string("url", &request.url);
-    fields.pairs("headers", &request.headers);
+    write_list(fields.member("headers"), &request.headers, |text, (name, value)| {
+        text.push('[');
+        crate::json::write_string(text, name);
+        text.push(',');
+        crate::json::write_string(text, value);
+        text.push(']');
+    });
     fields
         .string("body", &request.body)
         .option("operationName", request.operation_name.as_deref())
