@@ -630,6 +630,22 @@ impl<'a> ObjectWriter<'a> {
         self.raw(name, if value { "true" } else { "false" })
     }
 
+    /// A string member written only when there is one (serde's `skip_serializing_if = "Option::is_none"`).
+    pub fn present(&mut self, name: &str, value: Option<&str>) -> &mut Self {
+        if let Some(value) = value {
+            self.string(name, value);
+        }
+        self
+    }
+
+    /// `(name, value)` pairs as serde writes a `Vec<(String, String)>`: `[["name","value"],…]`.
+    pub fn pairs(&mut self, name: &str, pairs: &[(String, String)]) -> &mut Self {
+        write_list(self.member(name), pairs, |text, (name, value)| {
+            write_list(text, [name, value], |text, part| write_string(text, part))
+        });
+        self
+    }
+
     /// An array of strings.
     pub fn strings<S: AsRef<str>>(&mut self, name: &str, values: &[S]) -> &mut Self {
         write_list(self.member(name), values, |text, value| write_string(text, value.as_ref()));

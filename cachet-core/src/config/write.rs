@@ -60,12 +60,10 @@ fn write_failure(text: &mut String, failure: &AuthFailureRule) {
         json::write_u64(text, (*status).into())
     });
     if let Some(header) = &failure.header {
-        let mut rule = ObjectWriter::start(object.member("header"));
-        rule.string("name", &header.name);
-        if let Some(value) = &header.value {
-            rule.string("value", value);
-        }
-        rule.end();
+        ObjectWriter::start(object.member("header"))
+            .string("name", &header.name)
+            .present("value", header.value.as_deref())
+            .end();
     }
     if let Some(field) = &failure.json_field {
         let mut rule = ObjectWriter::start(object.member("jsonField"));
@@ -96,12 +94,10 @@ fn write_push(text: &mut String, push: &PushConfig) {
     let mut object = ObjectWriter::start(text);
     object.boolean("enabled", push.enabled);
     let notification = &push.notification;
-    let mut shown = ObjectWriter::start(object.member("notification"));
-    shown.string("title", &notification.title).string("body", &notification.body);
-    if let Some(icon) = &notification.icon {
-        shown.string("icon", icon);
-    }
-    shown
+    ObjectWriter::start(object.member("notification"))
+        .string("title", &notification.title)
+        .string("body", &notification.body)
+        .present("icon", notification.icon.as_deref())
         .string("tag", &notification.tag)
         .boolean("silentWhenVisible", notification.silent_when_visible)
         .end();

@@ -234,13 +234,7 @@ fn write_item(text: &mut String, item: &QueueItem) {
     let request = &item.request;
     let mut fields = ObjectWriter::start(object.member("request"));
     fields.string("method", &request.method).string("url", &request.url);
-    write_list(fields.member("headers"), &request.headers, |text, (name, value)| {
-        text.push('[');
-        crate::json::write_string(text, name);
-        text.push(',');
-        crate::json::write_string(text, value);
-        text.push(']');
-    });
+    fields.pairs("headers", &request.headers);
     fields
         .string("body", &request.body)
         .option("operationName", request.operation_name.as_deref())

@@ -492,47 +492,36 @@ fn numbers(text: &mut String, numbers: &[u64]) {
     crate::json::write_list(text, numbers, |text, number| crate::json::write_u64(text, *number));
 }
 
-/// Header pairs as the derive writes a `Vec<(String, String)>`: `[["name","value"],…]`.
-fn pairs(text: &mut String, pairs: &[(String, String)]) {
-    crate::json::write_list(text, pairs, |text, (name, value)| {
-        crate::json::write_list(text, [name, value], |text, part| crate::json::write_string(text, part))
-    });
-}
-
-/// A string member written only when present (the derive's `skip_serializing_if = "Option::is_none"`).
-fn present(object: &mut ObjectWriter<'_>, name: &str, value: Option<&str>) {
-    if let Some(value) = value {
-        object.string(name, value);
-    }
-}
-
 fn write_entry(text: &mut String, entry: &HandedEntry) {
     let mut object = ObjectWriter::start(text);
     let request = &entry.request;
     let mut part = ObjectWriter::start(object.member("request"));
-    part.string("method", &request.method).string("url", &request.url);
-    pairs(part.member("headers"), &request.headers);
-    present(&mut part, "body", request.body.as_deref());
-    present(&mut part, "authorization", request.authorization.as_deref());
-    part.end();
+    part.string("method", &request.method)
+        .string("url", &request.url)
+        .pairs("headers", &request.headers)
+        .present("body", request.body.as_deref())
+        .present("authorization", request.authorization.as_deref())
+        .end();
     let response = &entry.response;
     let mut part = ObjectWriter::start(object.member("response"));
-    part.number("status", response.status.into());
-    pairs(part.member("headers"), &response.headers);
-    part.string("body", &response.body).end();
+    part.number("status", response.status.into())
+        .pairs("headers", &response.headers)
+        .string("body", &response.body)
+        .end();
     object.number("storedAt", entry.stored_at).end();
 }
 
 fn write_query(text: &mut String, query: &SnapshotQuery) {
     let mut object = ObjectWriter::start(text);
-    present(&mut object, "after", query.after.as_deref());
+    object.present("after", query.after.as_deref());
     if query.limit != 0 {
         object.number("limit", query.limit.into());
     }
-    present(&mut object, "tag", query.tag.as_deref());
-    present(&mut object, "operation", query.operation.as_deref());
-    present(&mut object, "partition", query.partition.as_deref());
-    object.end();
+    object
+        .present("tag", query.tag.as_deref())
+        .present("operation", query.operation.as_deref())
+        .present("partition", query.partition.as_deref())
+        .end();
 }
 
 impl PageToSw {
@@ -548,9 +537,11 @@ impl PageToSw {
             }
             PageToSw::SetIdentity { request_id, partition, authorization } => {
                 let mut object = message(&mut text, "set-identity");
-                object.number(ID, *request_id).option("partition", partition.as_deref());
-                present(&mut object, "authorization", authorization.as_deref());
-                object.end()
+                object
+                    .number(ID, *request_id)
+                    .option("partition", partition.as_deref())
+                    .present("authorization", authorization.as_deref())
+                    .end()
             }
             PageToSw::ConfigRequest { request_id } => {
                 message(&mut text, "config-request").number(ID, *request_id).end()
