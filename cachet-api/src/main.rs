@@ -83,6 +83,17 @@ fn page_builder() -> Result<cachet_client::ClientBuilder, Error> {
     }
 }
 
+/// What `cachet.ready` waits for once the wasm has loaded: the client's start (its worker's config
+/// followed, the persisted auth restored, an interrupted purge finished), so that nothing read after
+/// `ready` sees what a purge was asked to remove. Resolves at once when no client is configured yet.
+#[wasm_bindgen(js_name = whenStarted)]
+pub async fn when_started() {
+    let started = CLIENT.with(|cell| cell.borrow().clone());
+    if let Some(client) = started {
+        client.ready().await;
+    }
+}
+
 fn client() -> Result<Client, JsValue> {
     CLIENT.with(|cell| cell.borrow().clone()).ok_or_else(|| to_js_error(&Error::NotConfigured))
 }

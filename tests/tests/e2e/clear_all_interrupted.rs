@@ -5,7 +5,8 @@
 //! never outlive it.
 //!
 //! Here the page drops its `clear-all` messages (as a worker stopped before handling them would lose
-//! them), is reloaded as soon as the mark is written, and starts its client again.
+//! them), is reloaded as soon as the mark is written, and starts its client again, whose `clear-all`
+//! reaches the worker late: `cachet.ready` waits for its acknowledgement.
 
 use anyhow::Result;
 use cachet_e2e::chaos::{consistency, queue_summary, start_client, stored_queue_once_empty};
@@ -71,6 +72,20 @@ async fn a_purge_interrupted_before_the_worker_answered_is_finished_at_the_next_
     harness.restart_server().await?;
     harness.client.refresh().await?;
     harness.open_controlled_here().await?;
+    // The worker hears this page's clear-all late (as a busy or starting worker would): `cachet.ready`
+    // still resolves only once the purge is acknowledged, so nothing read after it sees the purged
+    // entries (a `ready` that resolved when the wasm loaded lost this race now and then in CI).
+    let delayed = harness
+        .run_async(
+            "const post = ServiceWorker.prototype.postMessage;
+             ServiceWorker.prototype.postMessage = function (message) {
+               const args = arguments;
+               if (!String(message).includes('\"clear-all\"')) return post.apply(this, args);
+               setTimeout(() => post.apply(this, args), 400); };
+             done(true);",
+        )
+        .await?;
+    assert_eq!(delayed, json!(true));
     assert_eq!(harness.run_async(LOAD_CLIENT).await?, json!(true), "the client starts again");
 
     let after = consistency(&harness).await?;
