@@ -23,9 +23,9 @@ function later(name) {
   };
 }
 var api = {
-  // Once the wasm has loaded and the client has started (its persisted auth restored, an interrupted
-  // purge finished): what the page reads after it is never what a purge was asked to remove.
-  ready: loaded.then(function () { return wasm_bindgen.whenStarted(); }).then(function () { return undefined; }),
+  // Once the wasm has loaded and a purge an earlier page could not finish is finished: what the page
+  // reads after it is never what a purge was asked to remove.
+  ready: loaded.then(function () { return wasm_bindgen.whenPurgeSettled(); }).then(function () { return undefined; }),
   configure: function (options) {
     return loaded.then(function () { wasm_bindgen.configure(options || {}); });
   },

@@ -83,14 +83,16 @@ fn page_builder() -> Result<cachet_client::ClientBuilder, Error> {
     }
 }
 
-/// What `cachet.ready` waits for once the wasm has loaded: the client's start (its worker's config
-/// followed, the persisted auth restored, an interrupted purge finished), so that nothing read after
-/// `ready` sees what a purge was asked to remove. Resolves at once when no client is configured yet.
-#[wasm_bindgen(js_name = whenStarted)]
-pub async fn when_started() {
+/// What `cachet.ready` waits for once the wasm has loaded: the first stage of the client's start, a purge
+/// an earlier page could not finish finished ([`Client::purge_settled`]), so that nothing read after
+/// `ready` is what a purge was asked to remove. Not the whole start: a page that calls `configure()`
+/// after `ready` replaces the client before it restores a session (and refreshes a token) for nothing.
+/// Resolves at once when no client is configured yet.
+#[wasm_bindgen(js_name = whenPurgeSettled)]
+pub async fn when_purge_settled() {
     let started = CLIENT.with(|cell| cell.borrow().clone());
     if let Some(client) = started {
-        client.ready().await;
+        client.purge_settled().await;
     }
 }
 

@@ -156,11 +156,14 @@ impl ClientBuilder {
             started,
         });
         inner.listen(&window);
-        let starting = inner.clone();
-        inner.started.begin(Box::pin(async move {
-            starting.follow_worker_config().await;
-            starting.session.clone().restore().await
-        }));
+        let (purging, starting) = (inner.clone(), inner.clone());
+        inner.started.begin(
+            Box::pin(async move { purging.session.finish_interrupted_purge().await }),
+            Box::pin(async move {
+                starting.follow_worker_config().await;
+                starting.session.clone().restore().await
+            }),
+        );
         Ok(Client { inner })
     }
 }

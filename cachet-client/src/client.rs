@@ -68,6 +68,11 @@ impl Inner {
         self.started.wait().await;
     }
 
+    /// Resolves once the start's first stage is done: a purge an earlier page left unfinished is finished.
+    pub(crate) async fn purge_settled(&self) {
+        self.started.purge_settled().await;
+    }
+
     /// Whether a Service Worker controls the page.
     pub(crate) fn is_controlled(&self) -> bool {
         self.transport.link.is_controlled()
@@ -136,6 +141,14 @@ impl Client {
     /// Resolves once the client restored the persisted auth (every async call waits for it anyway).
     pub async fn ready(&self) {
         self.inner.ready().await;
+    }
+
+    /// Resolves once the first step of the client's start is done: a purge an earlier page began and
+    /// could not finish (a [`Client::clear_auth`] the Service Worker never acknowledged: the page closed,
+    /// the worker stopped) is finished, so that nothing read from the caches after it is what the purge
+    /// was asked to remove. Earlier than [`Client::ready`]: it waits for no config and no session restore.
+    pub async fn purge_settled(&self) {
+        self.inner.purge_settled().await;
     }
 
     /// Whether a Service Worker controls the page (requests then go through it).

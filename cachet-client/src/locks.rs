@@ -86,26 +86,42 @@ pub(crate) fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The client's start (the worker's config followed, the session restored), which every async call
-/// waits for: shared by the parts that answer calls.
+/// The client's start, which every async call waits for, shared by the parts that answer calls: first a
+/// purge an earlier page left unacknowledged is finished, then the worker's config is followed and the
+/// session restored.
 #[derive(Default)]
 pub(crate) struct Started {
+    purged: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
     start: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
 }
 
 impl Started {
-    /// Begins `start`, in the page's event loop.
-    pub(crate) fn begin(&self, start: LocalBoxFuture<'static, ()>) {
+    /// Begins `purge`, then `rest` once it is done, in the page's event loop.
+    pub(crate) fn begin(&self, purge: LocalBoxFuture<'static, ()>, rest: LocalBoxFuture<'static, ()>) {
+        let purge = purge.shared();
+        *self.purged.borrow_mut() = Some(purge.clone());
+        let start = Box::pin(async move {
+            purge.await;
+            rest.await
+        }) as LocalBoxFuture<'static, ()>;
         let start = start.shared();
         *self.start.borrow_mut() = Some(start.clone());
         wasm_bindgen_futures::spawn_local(start);
     }
 
-    /// Resolves once the start is done.
+    /// Resolves once the whole start is done.
     pub(crate) async fn wait(&self) {
         let start = self.start.borrow().clone();
         if let Some(start) = start {
             start.await;
+        }
+    }
+
+    /// Resolves once its first stage is done (an interrupted purge finished, or none found).
+    pub(crate) async fn purge_settled(&self) {
+        let purged = self.purged.borrow().clone();
+        if let Some(purged) = purged {
+            purged.await;
         }
     }
 }

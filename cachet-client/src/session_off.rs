@@ -88,6 +88,9 @@ impl Session {
 
     pub(crate) async fn restore(self: Rc<Self>) {}
 
+    /// No purge is ever marked without the auth part.
+    pub(crate) async fn finish_interrupted_purge(&self) {}
+
     /// A worker's `logout` finds this page signed out already: nothing to do.
     pub(crate) async fn on_remote_auth(self: &Rc<Self>, _kind: AuthChangeKind, _auth: Option<AuthData>) {}
 

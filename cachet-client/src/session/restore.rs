@@ -1,8 +1,9 @@
 //! Restoring the session when a page starts (issue 36; the rule is the core's auth machine, "Restoring
 //! a session on start"). Every async call of the client waits for this first (the client's start).
 //!
-//! 1. A purge interrupted before the worker acknowledged its `clear-all` is finished first: nothing of
-//!    the signed-out user may be served to this page.
+//! 1. A purge interrupted before the worker acknowledged its `clear-all` is finished first, as the
+//!    start's own first stage ([`crate::Client::purge_settled`]): nothing of the signed-out user may be
+//!    served to this page.
 //! 2. No persisted record: signed out, nothing to do.
 //! 3. The page is signed in from the record at once (`RecordRestored`: no login form flashes while the
 //!    rest runs), and the worker is told the user (`set-identity`, the partition it knows).
@@ -31,8 +32,9 @@ const UNREACHABLE: &str =
     "cachet: the session could not be restored: signed in from the stored record until the server answers";
 
 impl Session {
-    /// Restores the persisted auth (see the module docs).
-    pub(crate) async fn restore(self: Rc<Self>) {
+    /// Step 1 (see the module docs), the client start's first stage: a purge interrupted before the
+    /// worker acknowledged its `clear-all` is finished.
+    pub(crate) async fn finish_interrupted_purge(&self) {
         match self.store.clear_pending().await {
             Ok(false) => {}
             Ok(true) => {
@@ -47,6 +49,11 @@ impl Session {
                 web_sys::console::error_1(&line.into());
             }
         }
+    }
+
+    /// Restores the persisted auth (steps 2 to 4 of the module docs; step 1 ran before the worker's
+    /// config was followed).
+    pub(crate) async fn restore(self: Rc<Self>) {
         let record = match self.store.load().await {
             Ok(record) => record,
             Err(error) => {

@@ -57,6 +57,54 @@ impl Session {
         Ok(session)
     }
 
+    /// A session with the browser itself, attached to no target: what it traces covers every process
+    /// (a worker started later included).
+    pub async fn browser(debugger: &str) -> Result<Self> {
+        let version = http_get(debugger, "/json/version").await?;
+        let url = version["webSocketDebuggerUrl"].as_str().context("no webSocketDebuggerUrl")?;
+        let (socket, _) = tokio_tungstenite::connect_async(url).await.context("connecting to DevTools")?;
+        Ok(Session { socket, session_id: String::new(), next_id: 1 })
+    }
+
+    /// Starts tracing `categories` (e.g. `v8.wasm`), events reported as they are collected.
+    pub async fn start_tracing(&mut self, categories: &[&str]) -> Result<()> {
+        let config = json!({ "includedCategories": categories, "recordMode": "recordAsMuchAsPossible" });
+        self.send("Tracing.start", json!({ "traceConfig": config, "transferMode": "ReportEvents" })).await?;
+        Ok(())
+    }
+
+    /// Ends tracing; returns every event collected (`Tracing.dataCollected`) until the trace is complete.
+    pub async fn end_tracing(&mut self) -> Result<Vec<Value>> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let command = json!({ "id": id, "method": "Tracing.end", "params": {} });
+        self.socket.send(Message::text(command.to_string())).await?;
+        let mut events = Vec::new();
+        tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(message) = self.socket.next().await {
+                let Message::Text(text) = message? else { continue };
+                let value: Value = serde_json::from_str(&text)?;
+                if value["id"] == json!(id) {
+                    if let Some(error) = value.get("error") {
+                        bail!("Tracing.end failed: {error}");
+                    }
+                    continue;
+                }
+                match value["method"].as_str() {
+                    Some("Tracing.dataCollected") => {
+                        events.extend(value["params"]["value"].as_array().into_iter().flatten().cloned())
+                    }
+                    Some("Tracing.tracingComplete") => return Ok(()),
+                    _ => {}
+                }
+            }
+            bail!("DevTools closed the connection")
+        })
+        .await
+        .context("DevTools did not complete the trace")??;
+        Ok(events)
+    }
+
     /// Sends one command to the attached target (or the browser before attaching); returns its result.
     pub async fn send(&mut self, method: &str, params: Value) -> Result<Value> {
         let id = self.next_id;

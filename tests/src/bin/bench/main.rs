@@ -12,6 +12,7 @@ mod cdp;
 mod checks;
 mod cold_trace;
 mod invalidation;
+mod lazy_compiles;
 mod profile;
 mod report;
 mod server;
@@ -149,6 +150,20 @@ async fn main() -> Result<()> {
         cold_steps = cold_trace::run(&browser, &sites, settings.cold_traced).await?;
         println!("\n{}", cold_trace::table(&cold_steps));
     }
+    let mut compiles = String::new();
+    if rows.wants(lazy_compiles::TITLE) {
+        if let Some(site) = sites.iter().find(|site| site.variant == Variant::Cachet) {
+            progress("cold starts: the code compiled on the way (cachet, a v8.wasm trace)");
+            let lazy = lazy_compiles::run(&browser, site, settings.cold_traced).await?;
+            let names = lazy_compiles::names_for(&root, "bench/dist/bench-sw/cachet-sw_bg.wasm");
+            compiles = lazy_compiles::table(&lazy, names.as_ref(), 20);
+            std::fs::write(
+                cachet_e2e_target().join("lazy-compiles.csv"),
+                lazy_compiles::csv(&lazy, names.as_ref()),
+            )?;
+            println!("\n{compiles}");
+        }
+    }
     let (mut breakdowns, mut cpu_profiles) = (Vec::new(), Vec::new());
     if rows.wants("profile") {
         progress("profile phase: traced workers");
@@ -190,8 +205,9 @@ async fn main() -> Result<()> {
     );
     let attribution = sizes::attribution(&root)?;
     let breakdowns = format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}\n{}",
         cold_trace::table(&cold_steps),
+        compiles,
         profile::tables(&breakdowns),
         profile::cpu_tables(&cpu_profiles)
     );

@@ -6,13 +6,34 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Context, Result};
 
-/// Bytes of function bodies per crate, and of data segments under `(data)`, largest first.
-pub fn bytes_by_crate(module: &[u8]) -> Result<Vec<(String, u64)>> {
+/// A module's functions as its `name` section and code section describe them.
+pub struct Functions {
+    /// Functions imported (their indices come first).
+    pub imported: u64,
+    /// Body size in bytes of each defined function, in index order (index `imported + position`).
+    pub body_sizes: Vec<u64>,
+    /// Function index → demangled name.
+    pub names: BTreeMap<u64, String>,
+    /// Bytes of the data section.
+    pub data: u64,
+}
+
+impl Functions {
+    /// The name and body size of the function at `index` (a defined one), as far as they are known.
+    pub fn describe(&self, index: u64) -> (String, Option<u64>) {
+        let name = self.names.get(&index).cloned().unwrap_or_else(|| format!("function {index}"));
+        let size = index.checked_sub(self.imported).and_then(|at| self.body_sizes.get(at as usize)).copied();
+        (name, size)
+    }
+}
+
+/// Reads `module`'s functions (no names when it has no `name` section).
+pub fn functions(module: &[u8]) -> Result<Functions> {
     if module.get(..4) != Some(b"\0asm".as_slice()) {
         bail!("not a wasm module");
     }
     let mut reader = Reader { bytes: module, at: 8 };
-    let mut imported_functions = 0_u64;
+    let mut imported = 0_u64;
     let mut body_sizes = Vec::new();
     let mut names = BTreeMap::new();
     let mut data = 0_u64;
@@ -22,10 +43,7 @@ pub fn bytes_by_crate(module: &[u8]) -> Result<Vec<(String, u64)>> {
         let start = reader.at;
         let end = start.checked_add(size).filter(|end| *end <= module.len()).context("truncated section")?;
         match id {
-            2 => {
-                imported_functions =
-                    count_imported_functions(&mut Reader { bytes: &module[..end], at: start })?
-            }
+            2 => imported = count_imported_functions(&mut Reader { bytes: &module[..end], at: start })?,
             10 => {
                 let mut code = Reader { bytes: &module[..end], at: start };
                 for _ in 0..code.leb()? {
@@ -45,15 +63,21 @@ pub fn bytes_by_crate(module: &[u8]) -> Result<Vec<(String, u64)>> {
         }
         reader.at = end;
     }
-    if names.is_empty() {
+    Ok(Functions { imported, body_sizes, names, data })
+}
+
+/// Bytes of function bodies per crate, and of data segments under `(data)`, largest first.
+pub fn bytes_by_crate(module: &[u8]) -> Result<Vec<(String, u64)>> {
+    let functions = functions(module)?;
+    if functions.names.is_empty() {
         bail!("the module has no function names: build it with `wasm-opt -g`");
     }
     let mut by_crate: BTreeMap<String, u64> = BTreeMap::new();
-    for (position, size) in body_sizes.iter().enumerate() {
-        let name = names.get(&(imported_functions + position as u64)).map_or("", String::as_str);
+    for (position, size) in functions.body_sizes.iter().enumerate() {
+        let name = functions.names.get(&(functions.imported + position as u64)).map_or("", String::as_str);
         *by_crate.entry(crate_of(name)).or_default() += size;
     }
-    by_crate.insert("(data)".to_owned(), data);
+    by_crate.insert("(data)".to_owned(), functions.data);
     let mut sorted: Vec<(String, u64)> = by_crate.into_iter().collect();
     sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(sorted)
