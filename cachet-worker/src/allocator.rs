@@ -12,7 +12,8 @@
 //! the worker's wasm is 2.7 KB smaller gzipped with talc, BENCHMARKS.md) and, by its own benchmarks,
 //! faster. Elsewhere (a native `cargo check` of an app's binaries) it is the system allocator. A worker
 //! binary is the app's only in name (cachet writes it whole), so the choice is cachet's; the page's
-//! allocator stays the app's own.
+//! allocator stays the app's own. The bundler-free API (`cachet-api`), cachet's own page binary, declares
+//! the same talc allocator itself (it does not depend on this crate).
 
 /// talc's allocator for single-threaded wasm (see the module docs).
 #[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
