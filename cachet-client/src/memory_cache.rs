@@ -91,7 +91,7 @@ impl MemoryCache {
     pub(crate) fn hand_over(&mut self) -> Vec<HandedEntry> {
         let mut waiting: Vec<&mut Entry> =
             self.entries.values_mut().filter(|entry| entry.handed.is_some()).collect();
-        waiting.sort_unstable_by_key(|entry| std::cmp::Reverse(entry.used));
+        cachet_core::sort::sort_by(&mut waiting, |left, right| right.used.cmp(&left.used));
         let mut handed = Vec::new();
         for entry in waiting {
             if handed.len() == MAX_ENTRIES {

@@ -710,7 +710,7 @@ fn write_value(text: &mut String, value: &Value, sorted: bool) {
 fn write_members(text: &mut String, map: &Map, sorted: bool) {
     let mut members: Vec<(&String, &Value)> = map.iter().collect();
     if sorted {
-        members.sort_unstable_by(|left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
+        crate::sort::sort_by(&mut members, |left, right| left.0.as_bytes().cmp(right.0.as_bytes()));
     }
     text.push('{');
     for (index, (key, value)) in members.into_iter().enumerate() {

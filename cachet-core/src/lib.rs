@@ -54,6 +54,7 @@ pub mod partition;
 pub mod protocol;
 pub mod push;
 pub mod shared;
+pub mod sort;
 pub mod strategy;
 pub mod tags;
 

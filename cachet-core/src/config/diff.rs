@@ -37,8 +37,8 @@ impl Config {
         if let (Ok(here), Ok(there)) = (here, there) {
             walk(String::new(), &here, &there, &mut found);
         }
-        // Paths are unique: the unstable sort gives the one order (and links no merge sort).
-        found.sort_unstable_by(|left, right| left.path.cmp(&right.path));
+        // Through the one sort of the wasm (`crate::sort`), not a copy of its own.
+        crate::sort::sort_by(&mut found, |left, right| left.path.cmp(&right.path));
         found
     }
 }

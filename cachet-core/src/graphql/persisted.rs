@@ -253,7 +253,7 @@ impl Prepared {
         let mut first = true;
         // In name order, so that one request is one URL (a CDN's key) whatever the body's order.
         let mut members: Vec<_> = hashed.iter().collect();
-        members.sort_unstable_by(|left, right| left.0.cmp(right.0));
+        crate::sort::sort_by(&mut members, |left, right| left.0.cmp(right.0));
         for (name, value) in members {
             let text = match (name.as_str(), value) {
                 (_, Value::Null) => continue,

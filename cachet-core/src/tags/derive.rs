@@ -136,7 +136,7 @@ fn noun_phrase(mut words: Vec<String>) -> Option<String> {
 
 fn finish(mut tags: Vec<String>) -> Vec<String> {
     tags.retain(|tag| !tag.is_empty() && tag.len() <= MAX_TAG_LEN);
-    tags.sort_unstable();
+    crate::sort::sort_by(&mut tags, |left, right| left.cmp(right));
     tags.dedup();
     tags
 }
