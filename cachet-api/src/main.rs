@@ -232,8 +232,12 @@ pub async fn fetch_with_cache(url: String, options: JsValue) -> Result<JsValue, 
     let response = &result.response;
     let data =
         serde_json::from_slice::<Value>(&response.body).unwrap_or_else(|_| Value::String(response.text()));
-    let headers: serde_json::Map<String, Value> =
-        response.headers.iter().map(|(name, value)| (name.clone(), json!(value))).collect();
+    // Inserted one by one (a later header of the same name wins, as collecting did): `collect` into the
+    // map sorts the pairs first, which linked a stable sort into the bundle for this one call.
+    let mut headers = serde_json::Map::new();
+    for (name, value) in &response.headers {
+        headers.insert(name.clone(), Value::String(value.clone()));
+    }
     Ok(to_js(&json!({
         "data": data,
         "status": response.status,
