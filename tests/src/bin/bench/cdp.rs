@@ -36,10 +36,7 @@ impl Session {
     /// Attaches to the running Service Worker whose script URL starts with `origin`. `debugger` is the
     /// browser's `host:port` (chromedriver reports it as `goog:chromeOptions.debuggerAddress`).
     pub async fn attach_to_worker(debugger: &str, origin: &str) -> Result<Self> {
-        let version = http_get(debugger, "/json/version").await?;
-        let url = version["webSocketDebuggerUrl"].as_str().context("no webSocketDebuggerUrl")?;
-        let (socket, _) = tokio_tungstenite::connect_async(url).await.context("connecting to DevTools")?;
-        let mut session = Session { socket, session_id: String::new(), next_id: 1 };
+        let mut session = Session::browser(debugger).await?;
         let targets = session.send("Target.getTargets", json!({})).await?;
         let target = targets["targetInfos"]
             .as_array()

@@ -152,17 +152,12 @@ pub fn table(lazy: &LazyCompiles, names: Option<&Functions>, shown: usize) -> St
         return String::new();
     }
     let rounds = lazy.rounds as f64;
-    let median = |mut values: Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(0.0)
-    };
+    let median = |values: Vec<f64>| crate::report::stats(&values).map_or(0.0, |stats| stats.p50);
     let counts = median(lazy.per_round.iter().map(|(count, _)| *count as f64).collect());
     let ms = median(lazy.per_round.iter().map(|(_, ms)| *ms).collect());
     let after_counts = median(lazy.after_answer.iter().map(|(count, _)| *count as f64).collect());
     let after_ms = median(lazy.after_answer.iter().map(|(_, ms)| *ms).collect());
-    let compiled_bytes: u64 = names
-        .map(|names| lazy.functions.keys().filter_map(|index| names.describe(*index).1).sum())
-        .unwrap_or(0);
+    let compiled_bytes: u64 = lazy.functions.keys().filter_map(|index| describe(names, *index).1).sum();
     let mut text = format!(
         "**{TITLE}**: cachet's worker, {} cold hits (a stored 1 KB query) each traced browser-wide \
          (`v8.wasm`): per cold start (p50), before the page had its answer, {counts:.0} functions compiled \
@@ -188,10 +183,7 @@ pub fn table(lazy: &LazyCompiles, names: Option<&Functions>, shown: usize) -> St
     let mut functions: Vec<_> = lazy.functions.iter().collect();
     functions.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
     for (index, (_, ms)) in functions.into_iter().take(shown) {
-        let (name, size) = match names {
-            Some(names) => names.describe(*index),
-            None => (format!("function {index}"), None),
-        };
+        let (name, size) = describe(names, *index);
         let name: String = name.chars().take(110).collect();
         let size = size.map_or_else(|| "–".to_owned(), |size| size.to_string());
         let _ = writeln!(text, "| `{name}` | {size} | {:.3} |", ms / rounds);
@@ -199,15 +191,20 @@ pub fn table(lazy: &LazyCompiles, names: Option<&Functions>, shown: usize) -> St
     text
 }
 
+/// The name and body size of the function at `index`, from the named build when there is one.
+fn describe(names: Option<&Functions>, index: u64) -> (String, Option<u64>) {
+    match names {
+        Some(names) => names.describe(index),
+        None => (format!("function {index}"), None),
+    }
+}
+
 /// Every function compiled, as CSV (`index,name,body_bytes,rounds,ms_per_cold_start`), for a closer look
 /// than the table's (kept in `target/bench/`).
 pub fn csv(lazy: &LazyCompiles, names: Option<&Functions>) -> String {
     let mut text = String::from("index,name,body_bytes,rounds,ms_per_cold_start\n");
     for (index, (rounds, ms)) in &lazy.functions {
-        let (name, size) = match names {
-            Some(names) => names.describe(*index),
-            None => (format!("function {index}"), None),
-        };
+        let (name, size) = describe(names, *index);
         let name = name.replace('"', "'");
         let size = size.map_or_else(String::new, |size| size.to_string());
         let _ = writeln!(text, "{index},\"{name}\",{size},{rounds},{:.4}", ms / lazy.rounds.max(1) as f64);
