@@ -191,6 +191,19 @@ self.addEventListener('install', (event) => {
       }));
     }
   }
+  // The engine's race routes (cachet_core::config::SwRoutes::race_rules): a GET navigation goes to
+  // the network while the worker starts, and a 2xx answer reaches the page at once; the engine still gets the request, with that same answer, and
+  // stores it. Added after the groups above, so what they pass on is matched first; one call, so a
+  // browser that refuses one rule races nothing. addRoutes is allowed while the install event is
+  // extended.
+  if (typeof event.addRoutes === 'function') {
+    event.waitUntil(engine().then((e) => {
+      const rules = e.races();
+      return rules ? event.addRoutes(JSON.parse(rules)) : undefined;
+    }).catch((error) => {
+      console.warn('cachet: the race routes not added (navigations wait for the worker): ' + error);
+    }));
+  }
   const shell = precache().catch((error) => {
     console.error('cachet: the app shell was not kept, so this worker is not installed: ' + error);
     throw error;

@@ -12,6 +12,17 @@
 //! engine's network step takes that answer (`cachet-worker`'s `WorkerNetwork`), as it takes a
 //! navigation's preload: the request is sent once, and a stopped worker's start and the network's time
 //! overlap. Everything else waits for the engine, which decides first.
+//!
+//! Under the same condition, where the browser has static routes ([`SwRoutes::race_rules`]: Chromium's
+//! `InstallEvent.addRoutes` with the source `race-network-and-fetch-handler`), a `GET` navigation (the
+//! browser sends it, so it never carries cachet's request headers) goes to the network at once while the
+//! worker starts, and a 2xx answer reaches the page without waiting for the engine. The engine still gets the request, with the
+//! browser's copy of that same answer (the server is asked once), and stores it as network-first does. Any
+//! other outcome (no answer, a redirect, a status other than 2xx) is the engine's to answer: network-first's
+//! fallback to the stored answer and stale-if-error hold as before. A network-first or network-only job
+//! answers a 2xx from the network with that answer, so the race changes no answer; the marks
+//! (`X-Cachet-Source`) of such an answer cannot be read by the page it loads. A GraphQL endpoint
+//! (a `GET` there is a query, with the GraphQL strategy) is kept to the engine by a rule before the race.
 
 use serde::Serialize;
 
@@ -62,6 +73,50 @@ impl SwRoutes {
             && !self.graphql_endpoints.iter().any(|endpoint| endpoint == path)
             && !header_names.iter().any(|name| crate::protocol::headers::is_cachet_header(name))
     }
+}
+
+/// The static-route source that races the network against the worker's fetch handler.
+const RACE_SOURCE: &str = "race-network-and-fetch-handler";
+
+impl SwRoutes {
+    /// The static routes, as the JSON text of `InstallEvent.addRoutes`'s list of rules, that let the
+    /// browser race the network against the engine (the module docs), or `None` when a request's job
+    /// does not begin with the network ([`SwRoutes::fetch_early`] off: a lookup comes first, which a
+    /// race would skip). In order, first match wins: each GraphQL endpoint (any search) to the fetch
+    /// handler, then a `GET` navigation, raced. The shim adds them after the routes that pass requests
+    /// on, so those are matched first.
+    ///
+    /// The page's elements (scripts, stylesheets: requests by destination) are not raced: tried in
+    /// Chromium 156, a worker that had raced them could not be stopped by DevTools for 10 s.
+    pub fn race_rules(&self) -> Option<String> {
+        if !self.fetch_early {
+            return None;
+        }
+        // Written piece by piece: no formatting machinery in the worker for this.
+        let mut rules = String::from("[");
+        for endpoint in &self.graphql_endpoints {
+            rules.push_str(r#"{"condition":{"urlPattern":{"pathname":"#);
+            crate::json::write_string(&mut rules, &url_pattern_literal(endpoint));
+            rules.push_str(r#"}},"source":"fetch-event"},"#);
+        }
+        rules.push_str(r#"{"condition":{"requestMode":"navigate","requestMethod":"GET"},"source":""#);
+        rules.push_str(RACE_SOURCE);
+        rules.push_str(r#""}]"#);
+        Some(rules)
+    }
+}
+
+/// `path` as a URLPattern pathname that matches exactly it: the characters URLPattern reads as syntax
+/// escaped with a backslash.
+fn url_pattern_literal(path: &str) -> String {
+    let mut literal = String::with_capacity(path.len());
+    for character in path.chars() {
+        if matches!(character, '\\' | ':' | '*' | '?' | '+' | '(' | ')' | '{' | '}') {
+            literal.push('\\');
+        }
+        literal.push(character);
+    }
+    literal
 }
 
 impl Config {
@@ -157,5 +212,42 @@ mod tests {
         let network_only =
             Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
         assert!(network_only.sw_routes().fetch_early);
+    }
+
+    #[test]
+    fn the_race_rules_keep_the_endpoints_to_the_engine_then_race_navigations() {
+        let config = Config::from_json_str(
+            r#"{"features":{"graphql":{"enabled":true,"endpoints":["/graphql","/v(2)/gql"]}}}"#,
+        )
+        .unwrap_or_default();
+        let rules = config.sw_routes().race_rules().unwrap_or_default();
+        let parsed = crate::json::from_str(&rules).unwrap_or(crate::json::Value::Null);
+        let rules = parsed.as_array().cloned().unwrap_or_default();
+        let described: Vec<String> = rules
+            .iter()
+            .map(|rule| {
+                let condition = rule.get("condition").cloned().unwrap_or(crate::json::Value::Null);
+                let source = rule.get("source").and_then(|source| source.as_str()).unwrap_or_default();
+                let mut text = String::new();
+                crate::json::write(&mut text, &condition);
+                format!("{text} -> {source}")
+            })
+            .collect();
+        assert_eq!(
+            described,
+            [
+                r#"{"urlPattern":{"pathname":"/graphql"}} -> fetch-event"#,
+                r#"{"urlPattern":{"pathname":"/v\\(2\\)/gql"}} -> fetch-event"#,
+                r#"{"requestMode":"navigate","requestMethod":"GET"} -> race-network-and-fetch-handler"#,
+            ]
+        );
+        for strategy in ["cache-first", "stale-while-revalidate", "cache-only"] {
+            let config = Config::from_json_str(&format!(r#"{{"strategy":{{"default":"{strategy}"}}}}"#))
+                .unwrap_or_default();
+            assert_eq!(config.sw_routes().race_rules(), None, "{strategy}: a lookup comes first");
+        }
+        let network_only =
+            Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
+        assert!(network_only.sw_routes().race_rules().is_some());
     }
 }
