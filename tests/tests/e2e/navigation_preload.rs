@@ -108,6 +108,38 @@ async fn a_navigation_is_answered_by_the_network_while_the_engine_cannot_load_an
     Ok(())
 }
 
+// The rule before the race: a GraphQL endpoint is the engine's. A query sent by navigating to the
+// endpoint is a GraphQL GET, cache-first by default: the second navigation shows the stored answer,
+// though the server would now answer otherwise (raced, the network's answer would win: checked with a
+// stopped worker, which the race is for).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_navigation_to_a_graphql_endpoint_is_the_engines_not_raced() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    let query = format!("{}/graphql?query=%7B__typename%7D", harness.url());
+    let shown = "done(document.body.innerText);";
+    harness.client.goto(&query).await?;
+    let first = harness.run_async(shown).await?;
+    assert!(first.as_str().is_some_and(|text| text.contains("QueryRoot")), "{first}");
+    // Stored (the navigation's answer, under the query's key): a fetch of it is answered from the cache.
+    let source =
+        format!("fetch({}).then((r) => done(r.headers.get('x-cachet-source') === 'cache'));", json!(query));
+    until(&harness, "the query stored", &source).await?;
+    let scripted = r#"{"data":{"__typename":"Scripted"}}"#;
+    harness
+        .test_hook(&format!(
+            "/__test/next-graphql?content_type=application/json&body={}",
+            form_urlencoded::byte_serialize(scripted.as_bytes()).collect::<String>()
+        ))
+        .await?;
+    // A stopped worker, as the race is made for.
+    harness.stop_service_workers_until_stopped().await?;
+    harness.client.goto(&query).await?;
+    assert_eq!(harness.run_async(shown).await?, first, "the stored answer, not the network's");
+    Ok(())
+}
+
 /// `fetch(path)` from the page with `headers` (a JS object), never from the HTTP cache: the answer's
 /// `X-Cachet-Source` and length.
 fn fetch_script(path: &str, headers: &str) -> String {
