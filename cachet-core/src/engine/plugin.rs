@@ -129,7 +129,7 @@ pub trait Plugin<R: 'static> {
     /// a retry from `fetch_did_succeed`, `handler_will_respond`): `true` unless it says otherwise. While
     /// every plugin of the app's says `false`, the worker lets the browser give a navigation the
     /// network's 2xx answer before the engine's run ends
-    /// (`crate::config::SwRoutes::race_rules`); the engine still runs, with every hook, and stores it.
+    /// (`crate::config::SwRoutes::static_routes`); the engine still runs, with every hook, and stores it.
     fn shapes_network_answers(&self) -> bool {
         true
     }

@@ -63,7 +63,7 @@ async fn until(harness: &Harness, what: &str, ready: &str) -> Result<()> {
 }
 
 // Static routes (Chromium): a GET navigation races the network against the worker
-// (`SwRoutes::race_rules`). The barrier: the engine cannot load (its wasm is held by the server), and the
+// (`SwRoutes::static_routes`). The barrier: the engine cannot load (its wasm is held by the server), and the
 // page is answered all the same, by the network; the engine, once loaded, still stores it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_navigation_is_answered_by_the_network_while_the_engine_cannot_load_and_then_stored() -> Result<()>
