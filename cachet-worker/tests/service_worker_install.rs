@@ -39,36 +39,3 @@ fn the_failure_check_given_to_install_with_is_the_one_the_sw_runs() {
     assert!(is_auth_failure(&rule, &answer(401), b""), "which keeps the rule");
     assert!(!is_auth_failure(&rule, &answer(403), br#"{"reason":"forbidden"}"#));
 }
-
-/// A plugin of the app's that says nothing about answers: it may shape them (the default).
-struct Shaper;
-impl cachet_core::engine::Plugin<Response> for Shaper {}
-
-/// The static routes the engine gives the shim at install (`staticRoutes()`).
-fn static_routes() -> String {
-    use wasm_bindgen::JsCast;
-    let engine = js_sys::Reflect::get(&js_sys::global(), &"__cachet_engine".into()).unwrap();
-    let routes: js_sys::Function =
-        js_sys::Reflect::get(&engine, &"staticRoutes".into()).unwrap().unchecked_into();
-    routes.call0(&engine).unwrap().as_string().unwrap()
-}
-
-#[wasm_bindgen_test]
-fn navigations_are_raced_unless_a_plugin_of_the_apps_may_shape_their_answers() {
-    use cachet_worker::sw::Options;
-    // The defaults (no `CACHET_CONFIG` here): network-first, so a navigation's job begins with the network.
-    Options::new().install();
-    let raced = r#"{"requestMode":"navigate","requestMethod":"GET"}"#;
-    let routes = static_routes();
-    assert!(routes.contains(raced), "{routes}");
-    assert!(routes.contains(r#""source":"network""#), "what is never routed, passed on: {routes}");
-    // A plugin that only keeps answers out of the store leaves them to the race.
-    Options::new().plugin(cachet_core::engine::CacheControl::strict()).install();
-    assert_eq!(static_routes(), routes);
-    // One that may shape them keeps every navigation to the engine (and the console says why).
-    Options::new().plugin(cachet_core::engine::CacheControl::strict()).plugin(Shaper).install();
-    let without = static_routes();
-    assert!(!without.contains(raced) && without.contains(r#""source":"network""#), "{without}");
-    // As the other tests of this binary expect it.
-    Options::new().install();
-}

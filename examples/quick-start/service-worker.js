@@ -159,31 +159,37 @@ function fetchesEarly(request) {
 }
 
 // Static routes (the Static Routing API, `InstallEvent.addRoutes`: Chromium 123+, feature-detected):
-// the engine's table (cachet_core::config::SwRoutes::static_routes): what `routed` never routes goes to
-// the network without the browser starting a stopped worker for it, and a GET navigation races the
-// network against the worker (a 2xx reaches the page at once; the engine gets the same answer and
-// stores it). Each `urlPattern` it gives is completed with this worker's URL as the base (this origin).
-function withBase(condition) {
-  if (condition.urlPattern) {
-    condition.urlPattern = new URLPattern({ ...condition.urlPattern, baseURL: self.location.href });
-  }
-  if (condition.not) withBase(condition.not);
-  if (condition.or) condition.or.forEach(withBase);
-  return condition;
+// what `routed` never routes goes to the network without the browser starting a stopped worker for it.
+// The same rule, handed to the browser in groups: the pass-through paths (at or below each: the auth
+// routes, classified before anything else, whatever the method); another origin; a method other than
+// GET and POST; a POST not to a GraphQL endpoint. Each group is added on its own, so that a browser
+// without the API's later conditions (`not`, `or`) keeps the others; for every other request the engine
+// decides. Characters URLPattern reads as syntax are escaped.
+function staticRouteGroups() {
+  if (typeof URLPattern !== 'function') return [];
+  const escape = (path) => path.replace(/[\\:*?+(){}]/g, '\\$&');
+  // This origin, the given pathname, any search: the pattern's origin comes from the base URL.
+  const here = (pathname) => ({ urlPattern: new URLPattern({ pathname, baseURL: self.location.href }) });
+  const network = (condition) => ({ condition, source: 'network' });
+  const endpoints = ROUTES.graphqlEndpoints.map((path) => here(escape(path)));
+  return [
+    ROUTES.passThrough.map((path) => network(here(escape(path) + '{/*}?'))),
+    [network({ not: here('*') })],
+    [network({ not: { or: [{ requestMethod: 'GET' }, { requestMethod: 'POST' }] } })],
+    // A POST not to an endpoint: not (not a POST, or to an endpoint).
+    [network({ not: { or: [{ not: { requestMethod: 'POST' } }, ...endpoints] } })],
+  ].filter((group) => group.length > 0);
 }
 
 self.addEventListener('install', (event) => {
-  // One addRoutes call per group, in the table's order, so that a browser without one of the API's
-  // later conditions keeps the others (a refused group is said on the console). addRoutes is allowed
-  // while the install event is extended.
-  if (typeof event.addRoutes === 'function' && typeof URLPattern === 'function') {
-    event.waitUntil(engine().then((e) => Promise.all(JSON.parse(e.staticRoutes()).map((group) => (async () => {
-      // A throw (a pattern or a condition the browser refuses) is this group's alone.
-      const rules = group.map((rule) => ({ ...rule, condition: withBase(rule.condition) }));
-      return event.addRoutes(rules);
-    })().catch((error) => {
-      console.warn('cachet: static routes not added (their requests wait for the worker): ' + error);
-    })))));
+  if (typeof event.addRoutes === 'function') {
+    for (const group of staticRouteGroups()) {
+      // Called before the first await (addRoutes must be called while the event is dispatched); a throw
+      // becomes the promise's rejection.
+      event.waitUntil((async () => event.addRoutes(group))().catch((error) => {
+        console.warn('cachet: a static route not added (its requests still start the worker): ' + error);
+      }));
+    }
   }
   const shell = precache().catch((error) => {
     console.error('cachet: the app shell was not kept, so this worker is not installed: ' + error);

@@ -125,15 +125,6 @@ pub trait Plugin<R: 'static> {
         Box::pin(std::future::ready(None))
     }
 
-    /// Whether this plugin may shape a network answer the page gets (`request_will_fetch`'s headers,
-    /// a retry from `fetch_did_succeed`, `handler_will_respond`): `true` unless it says otherwise. While
-    /// every plugin of the app's says `false`, the worker lets the browser give a navigation the
-    /// network's 2xx answer before the engine's run ends
-    /// (`crate::config::SwRoutes::static_routes`); the engine still runs, with every hook, and stores it.
-    fn shapes_network_answers(&self) -> bool {
-        true
-    }
-
     /// The answer, from `source`, just before it is returned. A network answer may still be being stored
     /// (in the background): return a new response rather than changing this one's headers in place.
     fn handler_will_respond(&self, _call: &Call<'_>, response: R, _source: Source) -> R {
@@ -172,10 +163,5 @@ impl CacheControl {
 impl<R: Message + 'static> Plugin<R> for CacheControl {
     fn cache_will_update(&self, _call: &Call<'_>, fetched: &Fetched<R>) -> bool {
         !fetched.cache_control.as_deref().is_some_and(|value| self.forbids(value))
-    }
-
-    /// It only keeps answers out of the store.
-    fn shapes_network_answers(&self) -> bool {
-        false
     }
 }

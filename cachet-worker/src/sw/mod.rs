@@ -5,7 +5,7 @@
 //!
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
-//! | `install` | `staticRoutes()` | the static routes (JSON text: groups of rules, `cachet_core::config::SwRoutes::static_routes`) that the shim adds once the engine is loaded: what the shim never routes to the network, and a GET navigation raced against the engine unless a plugin of the app's may shape answers (then said on the console) |
+//! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes |
 //! | `message` | `message(event)` | carries out a page's request (see `messages`) |
@@ -111,9 +111,6 @@ pub fn install() {
     report_push_not_built(&config);
     #[cfg(not(feature = "persisted-queries"))]
     report_persisted_not_built(&config);
-    // Called by the shim at install only: a worker's start builds no rules.
-    let routes_config = config.clone();
-    let static_routes = Closure::<dyn Fn() -> JsValue>::new(move || static_routes(&routes_config));
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate_config = config.clone();
@@ -194,31 +191,13 @@ pub fn install() {
     set("sync", sync.as_ref());
     set("push", push.as_ref());
     set("build", &JsValue::from_str(&build));
-    set("staticRoutes", static_routes.as_ref());
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
     fetch.forget();
     message.forget();
     sync.forget();
     push.forget();
-    static_routes.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
-}
-
-/// The static routes the shim adds at install (`SwRoutes::static_routes`: JSON text), the navigation's
-/// race among them unless a lookup comes first or a plugin of the app's may shape the answers (said on
-/// the console, as the browser then waits for the engine).
-fn static_routes(config: &Config) -> JsValue {
-    let routes = config.sw_routes();
-    let race = routes.races() && !plugins::app_shapes_network_answers();
-    if routes.races() && !race {
-        web_sys::console::info_1(
-            &"cachet: navigations are not raced against the network (static routes): a plugin of the \
-              app's may shape their answers (Plugin::shapes_network_answers)"
-                .into(),
-        );
-    }
-    routes.static_routes(race).into()
 }
 
 /// [`install`], with the app's auth-failure check (SPEC §5.5): give it the function the page client got

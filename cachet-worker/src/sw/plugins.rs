@@ -64,17 +64,6 @@ thread_local! {
     static INSTALLED: RefCell<Option<Plugins<Response>>> = const { RefCell::new(None) };
 }
 
-/// Whether an installed app plugin may shape a network answer the page gets
-/// (`Plugin::shapes_network_answers`): then no request is raced against the engine.
-pub(crate) fn app_shapes_network_answers() -> bool {
-    INSTALLED.with(|installed| {
-        installed
-            .borrow()
-            .as_ref()
-            .is_some_and(|plugins| plugins.iter().any(|plugin| plugin.shapes_network_answers()))
-    })
-}
-
 /// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (none when the
 /// engine was installed without [`Options`]).
 pub(crate) fn for_request(auth: Option<AuthRetry>) -> Plugins<Response> {
