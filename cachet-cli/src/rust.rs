@@ -139,8 +139,9 @@ pub fn render_config(config: &Config) -> String {
          \n\
          /// The config, parsed from [`CONFIG_JSON`].\n\
          pub fn config() -> Config {{\n    \
-             // `cachet generate` validated this text and wrote it from the parsed config.\n    \
-             Config::from_json_str(CONFIG_JSON).expect(\"src/cachet/config.rs holds a valid config; run `cachet generate`\")\n\
+             // `cachet generate` validated this text and wrote it from the parsed config: read as written\n    \
+             // (the whole reader's rules ran then; `from_written_json` checks the shape).\n    \
+             Config::from_written_json(CONFIG_JSON).expect(\"src/cachet/config.rs holds a config as cachet writes it; run `cachet generate`\")\n\
          }}\n",
         auth.enabled,
         auth.kind.with_credentials(),

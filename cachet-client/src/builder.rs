@@ -77,14 +77,25 @@ impl ClientBuilder {
         Ok(self.config(config))
     }
 
-    /// The config `cachet-sw-config.js` sets as `window.CACHET_CONFIG` when the page loads it; the
-    /// builder is unchanged when the global is absent.
+    /// The config `cachet-sw-config.js` sets as `window.CACHET_CONFIG` when the page loads it, read as
+    /// `cachet generate` wrote it ([`Config::from_written_json`]: a hand edit that breaks its shape is
+    /// an error naming the key); the builder is unchanged when the global is absent.
     pub fn config_from_global(self) -> Result<Self, Error> {
         let value = web_sys::window()
             .and_then(|window| js_sys::Reflect::get(&window, &"CACHET_CONFIG".into()).ok())
             .filter(|value| !value.is_undefined() && !value.is_null());
         match value.and_then(|value| js_sys::JSON::stringify(&value).ok()).and_then(|text| text.as_string()) {
-            Some(text) => Ok(self.config_json(&text)?.config_source(ConfigSource::Global)),
+            // Written by `cachet generate` from a config the whole reader accepted: read back as written.
+            Some(text) => {
+                // The whole reader where the build links it anyway (`config_json`, cargo feature
+                // `whole-config-reader`): see `config_sync::read_written`.
+                #[cfg(feature = "whole-config-reader")]
+                let builder = self.config_json(&text)?;
+                #[cfg(not(feature = "whole-config-reader"))]
+                let builder =
+                    self.config(Config::from_written_json(&text).map_err(cachet_core::Error::from)?);
+                Ok(builder.config_source(ConfigSource::Global))
+            }
             None => Ok(self),
         }
     }

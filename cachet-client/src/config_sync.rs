@@ -30,6 +30,16 @@ use crate::session::Session;
 
 pub use crate::settings::ConfigSource;
 
+/// Reads a config cachet wrote and checked (`window.CACHET_CONFIG`, the worker's answer) as written
+/// ([`Config::from_written_json`]), or with the whole reader where the build links it anyway (cargo
+/// feature `whole-config-reader`, which cachet-api turns on).
+pub(crate) fn read_written(text: &str) -> Result<Config, cachet_core::config::ConfigError> {
+    #[cfg(feature = "whole-config-reader")]
+    return Config::from_json_str(text);
+    #[cfg(not(feature = "whole-config-reader"))]
+    Config::from_written_json(text)
+}
+
 impl Inner {
     /// Asks the page's Service Worker for its config, when there is one, and follows it where it
     /// differs. Never fails: what goes wrong is said on the console and the page keeps its config.
@@ -85,7 +95,8 @@ impl Inner {
     async fn ask_config(&self, worker: &ServiceWorker) -> Result<Config, crate::Error> {
         let ask = |request_id| PageToSw::ConfigRequest { request_id };
         let text = self.transport.link.request_to(worker, ask).await?;
-        Config::from_json_str(&text).map_err(|error| crate::Error::ServiceWorkerConfig(error.into()))
+        // Written by the worker from the config it runs on: read back as written.
+        read_written(&text).map_err(|error| crate::Error::ServiceWorkerConfig(error.into()))
     }
 
     /// Follows `worker_config` where it differs from the config in force, and says so.

@@ -6,6 +6,7 @@
 mod adapters;
 mod auth;
 mod data;
+mod global_config;
 mod parity;
 mod push;
 mod support;

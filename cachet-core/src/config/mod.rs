@@ -45,6 +45,12 @@
 //! Every [`ConfigError::Invalid`] names the JSON path and what was expected there, for example
 //! `features.auth.type: expected one of cookie, bearer, custom, got "jwt"`. Array items are written
 //! `features.graphql.endpoints[1]`.
+//!
+//! # What a page reads
+//!
+//! A page reads only configs cachet wrote from a config this reader accepted: `cachet-sw-config.js`
+//! and its Service Worker's. It reads them with [`Config::from_written_json`], the writer's inverse,
+//! which checks their shape and not these rules again (see `written.rs`).
 
 mod auth_failure;
 mod auth_type;
@@ -53,6 +59,7 @@ mod push;
 mod read;
 mod routes;
 mod write;
+mod written;
 
 use crate::strategy::Strategy;
 pub use auth_failure::{
@@ -260,18 +267,7 @@ const STRATEGY_NAMES: [&str; 6] = Strategy::NAMES;
 impl Config {
     /// Reads and validates the text of `cachet.config.json`.
     pub fn from_json_str(text: &str) -> Result<Config, ConfigError> {
-        let value = crate::json::from_str(text).map_err(|error| {
-            // The line and column (1-based, in bytes) of the byte where the reader stopped.
-            let before = &text.as_bytes()[..error.at.min(text.len())];
-            let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
-            let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
-            let column = before.len() - line_start + 1;
-            ConfigError::Syntax {
-                line,
-                column,
-                message: format!("{} at line {line} column {column}", error.what),
-            }
-        })?;
+        let value = crate::json::from_str(text).map_err(|error| syntax_error(text, &error))?;
         Config::from_json_value(&value)
     }
 
@@ -429,6 +425,16 @@ impl<'de> serde::Deserialize<'de> for Config {
         let value = crate::json::Value::deserialize(deserializer)?;
         Config::from_json_value(&value).map_err(serde::de::Error::custom)
     }
+}
+
+/// The JSON reader's `error` in `text`, with the line and column (1-based, in bytes) of the byte where
+/// it stopped.
+fn syntax_error(text: &str, error: &crate::json::Error) -> ConfigError {
+    let before = &text.as_bytes()[..error.at.min(text.len())];
+    let line_start = before.iter().rposition(|byte| *byte == b'\n').map_or(0, |at| at + 1);
+    let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
+    let column = before.len() - line_start + 1;
+    ConfigError::Syntax { line, column, message: format!("{} at line {line} column {column}", error.what) }
 }
 
 fn small(value: u64) -> u32 {

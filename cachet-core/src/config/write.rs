@@ -204,5 +204,12 @@ mod tests {
         fn every_config_is_written_as_the_derive_writes_it(config in config()) {
             prop_assert_eq!(config.to_json(), serde_json::to_string(&config).unwrap());
         }
+
+        /// What a page reads ([`Config::from_written_json`]) is what was written, compact or pretty.
+        #[test]
+        fn every_config_written_reads_back_equal(config in config()) {
+            prop_assert_eq!(Config::from_written_json(&config.to_json()), Ok(config.clone()));
+            prop_assert_eq!(Config::from_written_json(&config.to_json_pretty()), Ok(config));
+        }
     }
 }

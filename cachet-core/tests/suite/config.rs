@@ -193,6 +193,88 @@ fn bad_files_get_errors_naming_the_json_path() {
     assert!(error.to_string().starts_with("cachet.config.json is not valid JSON (line 2, column 15)"));
 }
 
+/// What a page reads is a config cachet wrote: the written reader reads every text the whole reader
+/// accepts to the same config (missing keys take the same defaults), and refuses a hand edit the whole
+/// reader refuses for its shape, naming the first key it broke.
+#[test]
+fn the_written_reader_reads_what_the_whole_reader_accepts_and_names_a_broken_key() {
+    let accepted = [
+        "{}",
+        r#"{"features": {"auth": {"enabled": true}}}"#,
+        r#"{"$schema": "./cachet.schema.json", "features": {"auth": {"enabled": true, "type": "bearer",
+            "failure": {"statuses": [401, 419], "header": {"name": "X-Expired"},
+            "jsonField": {"path": "errors.*.extensions.code", "value": "UNAUTHENTICATED"}}},
+            "graphql": {"enabled": true, "endpoints": ["/graphql", "/admin/graphql"],
+            "persistedQueries": {"endpoints": ["/admin/graphql"], "getMaxUrlLength": 2048}},
+            "push": {"enabled": false, "notification": {"title": "T", "icon": "/i.png", "silentWhenVisible": true}}},
+            "strategy": {"default": "stale-while-revalidate"}, "cache": {"staleIfErrorSeconds": 300},
+            "queue": {"backoffBaseMs": 10, "backoffMaxMs": 10}}"#,
+        include_str!("../../../examples/todo-app/cachet.config.json"),
+        include_str!("../../../examples/quick-start/cachet.config.json"),
+        include_str!("../../../bench/cachet.config.json"),
+    ];
+    for text in accepted {
+        let config = Config::from_json_str(text).unwrap();
+        assert_eq!(Config::from_written_json(text), Ok(config.clone()), "{text}");
+        assert_eq!(Config::from_written_json(&config.to_json_pretty()), Ok(config));
+    }
+    let broken: &[(&str, &str)] = &[
+        (r#"{"features": {"auth": {"type": "jwt"}}}"#, "features.auth.type"),
+        (r#"{"features": {"auth": {"enabled": "yes", "type": "jwt"}}}"#, "features.auth.enabled"),
+        (r#"{"features": {"auth": {"routepaths": []}}}"#, "features.auth.routepaths"),
+        (r#"{"feature": {}}"#, "feature"),
+        (r#"{"features": {"auth": {"routePaths": "/a"}}}"#, "features.auth.routePaths"),
+        (r#"{"features": {"graphql": {"endpoints": [1]}}}"#, "features.graphql.endpoints"),
+        (r#"{"features": {"graphql": true}}"#, "features.graphql"),
+        ("[]", "(root)"),
+        (r#"{"strategy": {"default": "cache-last"}}"#, "strategy.default"),
+        (r#"{"cache": {"maxAgeSeconds": -5}}"#, "cache.maxAgeSeconds"),
+        (r#"{"cache": {"maxBodyBytes": 1.5}}"#, "cache.maxBodyBytes"),
+        (r#"{"cache": {"maxEntries": 4294967296}}"#, "cache.maxEntries"),
+        (
+            r#"{"features": {"graphql": {"persistedQueries": {"get": true}}}}"#,
+            "features.graphql.persistedQueries.get",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"statuses": [401, 70000]}}}}"#,
+            "features.auth.failure.statuses",
+        ),
+        (r#"{"features": {"auth": {"failure": {"header": {}}}}}"#, "features.auth.failure.header.name"),
+        (
+            r#"{"features": {"auth": {"failure": {"header": {"name": "x", "value": 1}}}}}"#,
+            "features.auth.failure.header.value",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"jsonField": {"value": 1}}}}}"#,
+            "features.auth.failure.jsonField.path",
+        ),
+        (
+            r#"{"features": {"auth": {"failure": {"jsonField": {"path": "a", "equals": 1}}}}}"#,
+            "features.auth.failure.jsonField.equals",
+        ),
+        (r#"{"features": {"push": {"notification": {"title": 7}}}}"#, "features.push.notification.title"),
+        (r#"{"queue": {"maxItems": 3, "size": 1}}"#, "queue.size"),
+    ];
+    for (text, path) in broken {
+        assert!(Config::from_json_str(text).is_err(), "the whole reader refuses {text}");
+        let error = Config::from_written_json(text).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{path}: not as cachet writes it: this file was edited by hand; write cachet.config.json and run `cachet generate`, which names what is wrong"),
+            "{text}"
+        );
+    }
+    let error = Config::from_written_json("{\n  \"features\": ,\n}").unwrap_err();
+    assert!(matches!(error, ConfigError::Syntax { line: 2, column: 15, .. }), "{error:?}");
+    // The whole reader's rules (ranges, path shapes, cross-checks) were passed by what cachet wrote: the
+    // written reader does not run them again.
+    let ranged = Config::from_written_json(
+        r#"{"cache": {"maxEntries": 0}, "queue": {"backoffBaseMs": 500, "backoffMaxMs": 100}}"#,
+    )
+    .unwrap();
+    assert_eq!((ranged.cache.max_entries, ranged.queue.backoff_max_ms), (0, 100));
+}
+
 #[test]
 fn persisted_queries_are_off_unless_an_endpoint_is_listed() {
     let off = Config::from_json_str(r#"{"features": {"graphql": {"enabled": true}}}"#).unwrap();

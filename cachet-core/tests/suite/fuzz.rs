@@ -405,15 +405,24 @@ fn tag_and_strategy_headers() {
     });
 }
 
-/// `cachet.config.json`: what is accepted writes back to itself; the rest is a `ConfigError`.
+/// `cachet.config.json`: what is accepted writes back to itself; the rest is a `ConfigError`. The
+/// reader of what cachet wrote (what a page reads) reads every accepted text to the same config, and
+/// whatever it accepts writes back to itself too.
 #[test]
 fn config_files() {
-    fuzz("config_files", input(config_seeds()), |text| match Config::from_json_str(&text) {
-        Ok(config) => {
-            assert_eq!(Config::from_json_str(&config.to_json_pretty()), Ok(config));
-            Outcome::Accepted
+    fuzz("config_files", input(config_seeds()), |text| {
+        let written = Config::from_written_json(&text);
+        if let Ok(config) = &written {
+            assert_eq!(Config::from_written_json(&config.to_json()).as_ref(), Ok(config));
         }
-        Err(error) => said(&error),
+        match Config::from_json_str(&text) {
+            Ok(config) => {
+                assert_eq!(Config::from_json_str(&config.to_json_pretty()), Ok(config.clone()));
+                assert_eq!(written, Ok(config), "the written reader reads {text}");
+                Outcome::Accepted
+            }
+            Err(error) => said(&error),
+        }
     });
 }
 
