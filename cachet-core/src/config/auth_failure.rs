@@ -20,7 +20,7 @@
 //! the Service Worker binary. `cachet add auth` creates it as `src/cachet/auth/check.rs`, starting from
 //! [`rule_check`] (the rule above); without one, both sides run [`rule_check`].
 
-use super::read::{integer_in, invalid, show, Object};
+use super::read::{integer_in, show, Object};
 use super::ConfigError;
 use crate::json::Value;
 use serde::Serialize;
@@ -150,63 +150,71 @@ impl AuthFailureRule {
         self.json_field.is_some()
     }
 
-    pub(super) fn read(object: &Object<'_>) -> Result<Self, ConfigError> {
-        let statuses = match object.get("statuses") {
-            None => vec![401],
-            Some(value) => {
-                let path = format!("{}.statuses", object.path);
-                let items = value.as_array().ok_or_else(|| {
-                    invalid(&path, format!("expected an array of HTTP statuses, got {}", show(value)))
-                })?;
-                let mut statuses = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
-                    let status = integer_in(&format!("{path}[{index}]"), item, 100, 599)?;
-                    statuses.push(u16::try_from(status).unwrap_or(401));
+    /// Reads `features.auth.failure` into `rule` (the default rule), noting the first error.
+    pub(super) fn read(object: &Object<'_>, rule: &mut AuthFailureRule) {
+        if let Some(value) = object.get("statuses") {
+            let path = format!("{}.statuses", object.path);
+            match value.as_array() {
+                None => object
+                    .wrong("statuses", format!("expected an array of HTTP statuses, got {}", show(value))),
+                Some(items) => {
+                    let statuses: Result<Vec<u16>, ConfigError> = items
+                        .iter()
+                        .enumerate()
+                        .map(|(index, item)| {
+                            let status = integer_in(&format!("{path}[{index}]"), item, 100, 599)?;
+                            Ok(u16::try_from(status).unwrap_or(401))
+                        })
+                        .collect();
+                    match statuses {
+                        Ok(statuses) => rule.statuses = statuses,
+                        Err(error) => object.note(error),
+                    }
                 }
-                statuses
             }
-        };
-        let header = match object.get("header") {
-            None => None,
-            Some(_) => {
-                let header = object.child("header", &["name", "value"])?;
-                let name = required_string(&header, "name", |name| {
-                    !name.is_empty()
-                        && name
-                            .bytes()
-                            .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
-                })?;
-                let value = optional_string(&header, "value")?;
-                Some(HeaderRule { name, value })
-            }
-        };
-        let json_field = match object.get("jsonField") {
-            None => None,
-            Some(_) => {
-                let field = object.child("jsonField", &["path", "value"])?;
-                let path = required_string(&field, "path", |path| !path.is_empty() && path != "/")?;
-                Some(JsonFieldRule { path, value: field.get("value").cloned() })
-            }
-        };
-        Ok(AuthFailureRule { statuses, header, json_field })
+        }
+        if object.get("header").is_some() {
+            let header = object.child("header", &["name", "value"]);
+            let name = required_string(&header, "name", |name| {
+                !name.is_empty()
+                    && name
+                        .bytes()
+                        .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
+            });
+            let value = optional_string(&header, "value");
+            rule.header = Some(HeaderRule { name, value });
+        }
+        if object.get("jsonField").is_some() {
+            let field = object.child("jsonField", &["path", "value"]);
+            let path = required_string(&field, "path", |path| !path.is_empty() && path != "/");
+            rule.json_field = Some(JsonFieldRule { path, value: field.get("value").cloned() });
+        }
     }
 }
 
-fn required_string(object: &Object<'_>, key: &str, valid: fn(&str) -> bool) -> Result<String, ConfigError> {
-    let path = format!("{}.{key}", object.path);
+/// The string `key` that `valid` accepts; a missing or refused one is noted (and read as empty).
+fn required_string(object: &Object<'_>, key: &str, valid: fn(&str) -> bool) -> String {
     match object.get(key) {
-        Some(Value::String(text)) if valid(text) => Ok(text.clone()),
-        Some(other) => Err(invalid(&path, format!("expected a non-empty name, got {}", show(other)))),
-        None => Err(invalid(&path, "required key is missing".to_owned())),
-    }
-}
-
-fn optional_string(object: &Object<'_>, key: &str) -> Result<Option<String>, ConfigError> {
-    match object.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(Value::String(text)) if valid(text) => text.clone(),
         Some(other) => {
-            Err(invalid(&format!("{}.{key}", object.path), format!("expected a string, got {}", show(other))))
+            object.wrong(key, format!("expected a non-empty name, got {}", show(other)));
+            String::new()
+        }
+        None => {
+            object.wrong(key, "required key is missing".to_owned());
+            String::new()
+        }
+    }
+}
+
+/// The string `key`, when there is one (`null` is none); another value is noted.
+fn optional_string(object: &Object<'_>, key: &str) -> Option<String> {
+    match object.get(key) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(other) => {
+            object.wrong(key, format!("expected a string, got {}", show(other)));
+            None
         }
     }
 }

@@ -68,7 +68,7 @@ pub use auth_failure::{
 pub use auth_type::AuthType;
 pub use diff::ConfigDifference;
 pub use push::{PushConfig, PushNotification, PushRefusal};
-use read::{check_path, invalid, Object, MAX_SAFE_INTEGER};
+use read::{check_path, invalid, Noted, Object, MAX_SAFE_INTEGER};
 pub use routes::SwRoutes;
 use serde::Serialize;
 
@@ -271,124 +271,76 @@ impl Config {
         Config::from_json_value(&value)
     }
 
-    /// Validates an already parsed JSON document.
+    /// Validates an already parsed JSON document. The checks run in this order, and the error is the first
+    /// one found (each read notes its error and goes on: see `read::Noted`).
     pub fn from_json_value(value: &crate::json::Value) -> Result<Config, ConfigError> {
-        let root = Object::new(String::new(), Some(value), &["features", "strategy", "cache", "queue"])?;
-        let features = root.child("features", &["auth", "graphql", "push"])?;
-        let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"])?;
+        let noted = Noted::default();
+        let mut config = Config::default();
+        let root =
+            Object::new(&noted, String::new(), Some(value), &["features", "strategy", "cache", "queue"]);
+        let features = root.child("features", &["auth", "graphql", "push"]);
+        let auth = features.child("auth", &["enabled", "type", "routePaths", "failure"]);
         let graphql =
-            features.child("graphql", &["enabled", "endpoints", "honorNoStore", "persistedQueries"])?;
-        let persisted = graphql.child("persistedQueries", &["endpoints", "getMaxUrlLength"])?;
-        let push = PushConfig::read(&features.child("push", &["enabled", "notification"])?)?;
-        let strategy = root.child("strategy", &["default", "graphql"])?;
+            features.child("graphql", &["enabled", "endpoints", "honorNoStore", "persistedQueries"]);
+        let persisted = graphql.child("persistedQueries", &["endpoints", "getMaxUrlLength"]);
+        PushConfig::read(&features.child("push", &["enabled", "notification"]), &mut config.features.push);
+        let strategy = root.child("strategy", &["default", "graphql"]);
         let cache =
-            root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes", "staleIfErrorSeconds"])?;
-        let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"])?;
-        let defaults = Config::default();
+            root.child("cache", &["maxEntries", "maxAgeSeconds", "maxBodyBytes", "staleIfErrorSeconds"]);
+        let queue = root.child("queue", &["maxItems", "maxAttempts", "backoffBaseMs", "backoffMaxMs"]);
 
-        let endpoints = graphql.strings("endpoints", &DEFAULT_ENDPOINTS, check_path)?;
-        if endpoints.is_empty() {
-            return Err(invalid(
-                "features.graphql.endpoints",
-                "expected at least one endpoint path, got []".to_owned(),
-            ));
+        let gql = &mut config.features.graphql;
+        graphql.strings("endpoints", &mut gql.endpoints, check_path);
+        if gql.endpoints.is_empty() {
+            graphql.wrong("endpoints", "expected at least one endpoint path, got []".to_owned());
         }
-        let persisted_endpoints = persisted.strings("endpoints", &[], check_path)?;
-        for (index, endpoint) in persisted_endpoints.iter().enumerate() {
-            if !endpoints.contains(endpoint) {
-                return Err(invalid(
-                    &format!("features.graphql.persistedQueries.endpoints[{index}]"),
-                    format!(
-                        "expected one of features.graphql.endpoints ({}), got {}",
-                        endpoints.join(", "),
-                        crate::json::quoted(endpoint)
-                    ),
-                ));
-            }
-        }
-        let queue_bounds = QueueBounds {
-            max_items: small(queue.integer("maxItems", defaults.queue.max_items.into(), 1, 100_000)?),
-            max_attempts: small(queue.integer(
-                "maxAttempts",
-                defaults.queue.max_attempts.into(),
-                1,
-                1_000,
-            )?),
-            backoff_base_ms: queue.integer(
-                "backoffBaseMs",
-                defaults.queue.backoff_base_ms,
-                1,
-                MAX_SAFE_INTEGER,
-            )?,
-            backoff_max_ms: queue.integer(
-                "backoffMaxMs",
-                defaults.queue.backoff_max_ms,
-                1,
-                MAX_SAFE_INTEGER,
-            )?,
-        };
-        if queue_bounds.backoff_max_ms < queue_bounds.backoff_base_ms {
-            return Err(invalid(
-                "queue.backoffMaxMs",
+        persisted.strings("endpoints", &mut gql.persisted_queries.endpoints, check_path);
+        let outside =
+            gql.persisted_queries.endpoints.iter().position(|endpoint| !gql.endpoints.contains(endpoint));
+        if let Some(index) = outside {
+            noted.note(invalid(
+                &format!("features.graphql.persistedQueries.endpoints[{index}]"),
                 format!(
-                    "expected at least queue.backoffBaseMs ({}), got {}",
-                    queue_bounds.backoff_base_ms, queue_bounds.backoff_max_ms
+                    "expected one of features.graphql.endpoints ({}), got {}",
+                    gql.endpoints.join(", "),
+                    crate::json::quoted(&gql.persisted_queries.endpoints[index])
                 ),
             ));
         }
-        Ok(Config {
-            features: Features {
-                auth: AuthConfig {
-                    enabled: auth.bool("enabled", false)?,
-                    kind: auth.one_of("type", AuthType::Cookie, &["cookie", "bearer", "custom"])?,
-                    route_paths: auth.strings("routePaths", &DEFAULT_ROUTE_PATHS, check_path)?,
-                    failure: AuthFailureRule::read(
-                        &auth.child("failure", &["statuses", "header", "jsonField"])?,
-                    )?,
-                },
-                graphql: GraphqlConfig {
-                    enabled: graphql.bool("enabled", false)?,
-                    honor_no_store: graphql.bool("honorNoStore", false)?,
-                    persisted_queries: PersistedQueries {
-                        endpoints: persisted_endpoints,
-                        get_max_url_length: small(persisted.integer("getMaxUrlLength", 0, 0, 65_536)?),
-                    },
-                    endpoints,
-                },
-                push,
-            },
-            strategy: StrategyConfig {
-                default: strategy.one_of("default", defaults.strategy.default, &STRATEGY_NAMES)?,
-                graphql: strategy.one_of("graphql", defaults.strategy.graphql, &STRATEGY_NAMES)?,
-            },
-            cache: CacheBounds {
-                max_entries: small(cache.integer(
-                    "maxEntries",
-                    defaults.cache.max_entries.into(),
-                    1,
-                    1_000_000,
-                )?),
-                max_age_seconds: cache.integer(
-                    "maxAgeSeconds",
-                    defaults.cache.max_age_seconds,
-                    1,
-                    MAX_SAFE_INTEGER,
-                )?,
-                max_body_bytes: cache.integer(
-                    "maxBodyBytes",
-                    defaults.cache.max_body_bytes,
-                    1,
-                    MAX_SAFE_INTEGER,
-                )?,
-                stale_if_error_seconds: cache.integer(
-                    "staleIfErrorSeconds",
-                    defaults.cache.stale_if_error_seconds,
-                    0,
-                    MAX_SAFE_INTEGER,
-                )?,
-            },
-            queue: queue_bounds,
-        })
+        let bounds = &mut config.queue;
+        queue.small("maxItems", &mut bounds.max_items, 1, 100_000);
+        queue.small("maxAttempts", &mut bounds.max_attempts, 1, 1_000);
+        queue.integer("backoffBaseMs", &mut bounds.backoff_base_ms, 1, MAX_SAFE_INTEGER);
+        queue.integer("backoffMaxMs", &mut bounds.backoff_max_ms, 1, MAX_SAFE_INTEGER);
+        if bounds.backoff_max_ms < bounds.backoff_base_ms {
+            queue.wrong(
+                "backoffMaxMs",
+                format!(
+                    "expected at least queue.backoffBaseMs ({}), got {}",
+                    bounds.backoff_base_ms, bounds.backoff_max_ms
+                ),
+            );
+        }
+        let auth_config = &mut config.features.auth;
+        auth.bool("enabled", &mut auth_config.enabled);
+        auth.one_of("type", &mut auth_config.kind, &["cookie", "bearer", "custom"]);
+        auth.strings("routePaths", &mut auth_config.route_paths, check_path);
+        AuthFailureRule::read(
+            &auth.child("failure", &["statuses", "header", "jsonField"]),
+            &mut auth_config.failure,
+        );
+        let gql = &mut config.features.graphql;
+        graphql.bool("enabled", &mut gql.enabled);
+        graphql.bool("honorNoStore", &mut gql.honor_no_store);
+        persisted.small("getMaxUrlLength", &mut gql.persisted_queries.get_max_url_length, 0, 65_536);
+        strategy.one_of("default", &mut config.strategy.default, &STRATEGY_NAMES);
+        strategy.one_of("graphql", &mut config.strategy.graphql, &STRATEGY_NAMES);
+        let bounds = &mut config.cache;
+        cache.small("maxEntries", &mut bounds.max_entries, 1, 1_000_000);
+        cache.integer("maxAgeSeconds", &mut bounds.max_age_seconds, 1, MAX_SAFE_INTEGER);
+        cache.integer("maxBodyBytes", &mut bounds.max_body_bytes, 1, MAX_SAFE_INTEGER);
+        cache.integer("staleIfErrorSeconds", &mut bounds.stale_if_error_seconds, 0, MAX_SAFE_INTEGER);
+        noted.result(config)
     }
 
     /// The config as pretty JSON with every key written out; [`Config::from_json_str`] reads it back equal.
@@ -435,10 +387,6 @@ fn syntax_error(text: &str, error: &crate::json::Error) -> ConfigError {
     let line = before.iter().filter(|byte| **byte == b'\n').count() + 1;
     let column = before.len() - line_start + 1;
     ConfigError::Syntax { line, column, message: format!("{} at line {line} column {column}", error.what) }
-}
-
-fn small(value: u64) -> u32 {
-    u32::try_from(value).unwrap_or(u32::MAX)
 }
 
 fn strip_query(path: &str) -> &str {

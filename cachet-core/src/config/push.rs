@@ -14,8 +14,8 @@
 //! end the subscription (Safari, after a few). Chrome and Firefox let a push pass silently while a tab of
 //! the origin is visible; Safari does not, which is why `silentWhenVisible` is off unless asked for.
 
-use super::read::{check_path, invalid, show, Object};
-use super::{AuthConfig, AuthType, ConfigError};
+use super::read::{check_path, show, Object};
+use super::{AuthConfig, AuthType};
 use crate::json::Value;
 use serde::Serialize;
 
@@ -90,49 +90,38 @@ impl PushConfig {
         }
     }
 
-    pub(super) fn read(push: &Object<'_>) -> Result<PushConfig, ConfigError> {
-        let notification =
-            push.child("notification", &["title", "body", "icon", "tag", "silentWhenVisible"])?;
-        let defaults = PushNotification::default();
-        Ok(PushConfig {
-            enabled: push.bool("enabled", false)?,
-            notification: PushNotification {
-                title: text(&notification, "title", &defaults.title, 1, 120)?,
-                body: text(&notification, "body", &defaults.body, 0, 500)?,
-                icon: match notification.get("icon") {
-                    None => None,
-                    Some(value) => Some(icon_path(&format!("{}.icon", notification.path), value)?),
-                },
-                tag: text(&notification, "tag", &defaults.tag, 1, 64)?,
-                silent_when_visible: notification.bool("silentWhenVisible", false)?,
-            },
-        })
+    /// Reads `features.push` into `config` (the default), noting the first error.
+    pub(super) fn read(push: &Object<'_>, config: &mut PushConfig) {
+        let notification = push.child("notification", &["title", "body", "icon", "tag", "silentWhenVisible"]);
+        push.bool("enabled", &mut config.enabled);
+        let shown = &mut config.notification;
+        text(&notification, "title", &mut shown.title, 1, 120);
+        text(&notification, "body", &mut shown.body, 0, 500);
+        if let Some(value) = notification.get("icon") {
+            match icon_path(value) {
+                Ok(icon) => shown.icon = Some(icon),
+                Err(message) => notification.wrong("icon", message),
+            }
+        }
+        text(&notification, "tag", &mut shown.tag, 1, 64);
+        notification.bool("silentWhenVisible", &mut shown.silent_when_visible);
     }
 }
 
-/// A string of `min..=max` characters, `default` when absent.
-fn text(
-    object: &Object<'_>,
-    key: &str,
-    default: &str,
-    min: usize,
-    max: usize,
-) -> Result<String, ConfigError> {
-    let path = format!("{}.{key}", object.path);
+/// A string of `min..=max` characters, into `slot` when present.
+fn text(object: &Object<'_>, key: &str, slot: &mut String, min: usize, max: usize) {
     match object.get(key) {
-        None => Ok(default.to_owned()),
-        Some(Value::String(text)) if (min..=max).contains(&text.chars().count()) => Ok(text.clone()),
-        Some(other) => Err(invalid(
-            &path,
-            format!("expected a string of {min} to {max} characters, got {}", show(other)),
-        )),
+        None => {}
+        Some(Value::String(text)) if (min..=max).contains(&text.chars().count()) => slot.clone_from(text),
+        Some(other) => {
+            object.wrong(key, format!("expected a string of {min} to {max} characters, got {}", show(other)))
+        }
     }
 }
 
-fn icon_path(path: &str, value: &Value) -> Result<String, ConfigError> {
-    let text =
-        value.as_str().ok_or_else(|| invalid(path, format!("expected a URL path, got {}", show(value))))?;
-    check_path(text)
-        .map_err(|expected| invalid(path, format!("expected {expected}, got {}", show(value))))?;
+/// A URL path, or what was wrong with `value`.
+fn icon_path(value: &Value) -> Result<String, String> {
+    let text = value.as_str().ok_or_else(|| format!("expected a URL path, got {}", show(value)))?;
+    check_path(text).map_err(|expected| format!("expected {expected}, got {}", show(value)))?;
     Ok(text.to_owned())
 }
