@@ -3,6 +3,7 @@
 //! the code is a fraction of the derive's in the Service Worker's wasm, which parses `Value`s anyway; and
 //! an error names the field that is wrong (`items[2].request.url: expected a string`).
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use crate::json::{write_list, Map, ObjectWriter, Value};
@@ -10,25 +11,50 @@ use crate::json::{write_list, Map, ObjectWriter, Value};
 use super::queue_model::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
 use crate::config::QueueBounds;
 
+/// The first error a read found (its message). Each read notes its error here and goes on with a
+/// default, so that reading a field is one call with no early return (and no drop of everything read so
+/// far) behind it; the reads run in the order the fields are written, so the first noted is the one a
+/// reader stopping at the first error would give.
+#[derive(Default)]
+struct Noted(RefCell<Option<String>>);
+
+impl Noted {
+    fn note(&self, message: String) {
+        let mut first = self.0.borrow_mut();
+        if first.is_none() {
+            *first = Some(message);
+        }
+    }
+
+    fn result<T>(self, value: T) -> Result<T, String> {
+        match self.0.into_inner() {
+            Some(message) => Err(message),
+            None => Ok(value),
+        }
+    }
+}
+
 /// The state in `text`, exactly as written (the item in flight included).
 pub(super) fn decode(text: &str) -> Result<QueueState, String> {
     let value = crate::json::from_str(text).map_err(|error| error.to_string())?;
-    let root = Object::new(&value, String::new())?;
-    let bounds = root.object("bounds")?;
-    Ok(QueueState {
+    let noted = Noted::default();
+    let root = Object::new(&noted, &value, String::new());
+    let bounds = root.object("bounds");
+    let state = QueueState {
         bounds: QueueBounds {
-            max_items: bounds.u32("maxItems")?,
-            max_attempts: bounds.u32("maxAttempts")?,
-            backoff_base_ms: bounds.u64("backoffBaseMs")?,
-            backoff_max_ms: bounds.u64("backoffMaxMs")?,
+            max_items: bounds.u32("maxItems"),
+            max_attempts: bounds.u32("maxAttempts"),
+            backoff_base_ms: bounds.u64("backoffBaseMs"),
+            backoff_max_ms: bounds.u64("backoffMaxMs"),
         },
-        items: VecDeque::from(root.array("items", |value| item(value.object()?))?),
-        dead_letters: root.array("deadLetters", |value| dead_letter(value.object()?))?,
-        in_flight: root.optional_u64("inFlight")?,
-        awaiting_refresh: root.optional_u64("awaitingRefresh")?,
-        online: root.bool("online")?,
-        next_id: root.u64("nextId")?,
-    })
+        items: VecDeque::from(root.array("items", |value| item(value.object(&noted)))),
+        dead_letters: root.array("deadLetters", |value| dead_letter(value.object(&noted))),
+        in_flight: root.optional_u64("inFlight"),
+        awaiting_refresh: root.optional_u64("awaitingRefresh"),
+        online: root.bool("online"),
+        next_id: root.u64("nextId"),
+    };
+    noted.result(state)
 }
 
 /// What can be read of a state [`decode`] refuses: every item and dead letter that decodes on its own,
@@ -37,24 +63,29 @@ pub(super) fn decode(text: &str) -> Result<QueueState, String> {
 /// unless they name the head. `None` when `text` is not a JSON object with an `items` array.
 pub(super) fn salvage(text: &str) -> Option<(QueueState, Vec<String>)> {
     let value = crate::json::from_str(text).ok()?;
-    let root = Object::new(&value, String::new()).ok()?;
+    let frame = Noted::default();
+    let root = Object::new(&frame, &value, String::new());
+    root.map?;
     let mut left_out = Vec::new();
+    // Each item read on its own: kept when it noted nothing, its first error left out otherwise.
+    let each = |value: &Value, path: String, left_out: &mut Vec<String>| -> Option<QueueItem> {
+        let noted = Noted::default();
+        let read = item((Located { value, path }).object(&noted));
+        noted.result(read).map_err(|message| left_out.push(message)).ok()
+    };
     let mut items = VecDeque::new();
     for (index, value) in root.get("items")?.as_array()?.iter().enumerate() {
-        match (Located { value, path: format!("items[{index}]") }).object().and_then(item) {
-            Ok(item) => items.push_back(item),
-            Err(message) => left_out.push(message),
-        }
+        items.extend(each(value, format!("items[{index}]"), &mut left_out));
     }
     let mut dead_letters = Vec::new();
     match root.get("deadLetters") {
         None => {}
         Some(Value::Array(letters)) => {
             for (index, value) in letters.iter().enumerate() {
-                match (Located { value, path: format!("deadLetters[{index}]") })
-                    .object()
-                    .and_then(dead_letter)
-                {
+                let noted = Noted::default();
+                let letter =
+                    dead_letter((Located { value, path: format!("deadLetters[{index}]") }).object(&noted));
+                match noted.result(letter) {
                     Ok(letter) => dead_letters.push(letter),
                     Err(message) => left_out.push(message),
                 }
@@ -65,64 +96,91 @@ pub(super) fn salvage(text: &str) -> Option<(QueueState, Vec<String>)> {
     let highest =
         items.iter().chain(dead_letters.iter().map(|letter| &letter.item)).map(|item| item.id).max();
     let head = items.front().map(|item| item.id);
-    let at_head = |name: &str| root.optional_u64(name).ok().flatten().filter(|id| Some(*id) == head);
+    // The frame's fields read on their own: one unreadable takes its default.
+    let field = |read: &dyn Fn(&Object<'_>) -> Option<u64>| {
+        let noted = Noted::default();
+        let value = read(&Object { map: root.map, path: String::new(), noted: &noted });
+        noted.result(value).ok().flatten()
+    };
+    let at_head = |name: &str| field(&|root| root.optional_u64(name)).filter(|id| Some(*id) == head);
+    let online = {
+        let noted = Noted::default();
+        let online = Object { map: root.map, path: String::new(), noted: &noted }.bool("online");
+        noted.result(online).unwrap_or(true)
+    };
     let state = QueueState {
         bounds: QueueBounds::default(),
         in_flight: at_head("inFlight"),
         awaiting_refresh: at_head("awaitingRefresh"),
-        online: root.bool("online").unwrap_or(true),
-        next_id: root.u64("nextId").unwrap_or(1).max(highest.map_or(1, |id| id + 1)),
+        online,
+        next_id: field(&|root| Some(root.u64("nextId"))).unwrap_or(1).max(highest.map_or(1, |id| id + 1)),
         items,
         dead_letters,
     };
     Some((state, left_out))
 }
 
-fn dead_letter(letter: Object<'_>) -> Result<DeadLetter, String> {
-    Ok(DeadLetter {
-        item: item(letter.object("item")?)?,
-        reason: reason(letter.object("reason")?)?,
-        at: letter.u64("at")?,
-    })
+fn dead_letter(letter: Object<'_>) -> DeadLetter {
+    DeadLetter {
+        item: item(letter.object("item")),
+        reason: reason(letter.object("reason")),
+        at: letter.u64("at"),
+    }
 }
 
-fn item(object: Object<'_>) -> Result<QueueItem, String> {
-    let request = object.object("request")?;
-    Ok(QueueItem {
-        id: object.u64("id")?,
+fn item(object: Object<'_>) -> QueueItem {
+    let request = object.object("request");
+    QueueItem {
+        id: object.u64("id"),
         request: QueuedRequest {
-            method: request.string("method")?,
-            url: request.string("url")?,
+            method: request.string("method"),
+            url: request.string("url"),
             headers: request.array("headers", |pair| match pair.value.as_array().map(Vec::as_slice) {
-                Some([Value::String(name), Value::String(value)]) => Ok((name.clone(), value.clone())),
-                _ => Err(pair.wrong("a [name, value] pair of strings")),
-            })?,
-            body: request.string("body")?,
+                Some([Value::String(name), Value::String(value)]) => (name.clone(), value.clone()),
+                _ => {
+                    object.noted.note(pair.wrong("a [name, value] pair of strings"));
+                    (String::new(), String::new())
+                }
+            }),
+            body: request.string("body"),
             operation_name: match request.get("operationName") {
                 None | Some(Value::Null) => None,
-                Some(_) => Some(request.string("operationName")?),
+                Some(_) => Some(request.string("operationName")),
             },
             invalidate: request.array("invalidate", |tag| {
-                tag.value.as_str().map(str::to_owned).ok_or_else(|| tag.wrong("a string"))
-            })?,
+                tag.value.as_str().map(str::to_owned).unwrap_or_else(|| {
+                    object.noted.note(tag.wrong("a string"));
+                    String::new()
+                })
+            }),
         },
-        attempts: object.u32("attempts")?,
-        enqueued_at: object.u64("enqueuedAt")?,
-        next_attempt_at: object.u64("nextAttemptAt")?,
-        auth_retried: object.bool("authRetried")?,
-    })
+        attempts: object.u32("attempts"),
+        enqueued_at: object.u64("enqueuedAt"),
+        next_attempt_at: object.u64("nextAttemptAt"),
+        auth_retried: object.bool("authRetried"),
+    }
 }
 
-fn reason(object: Object<'_>) -> Result<DeadLetterReason, String> {
-    match object.string("kind")?.as_str() {
+fn reason(object: Object<'_>) -> DeadLetterReason {
+    let kind = object.string("kind");
+    match kind.as_str() {
         "rejected" => {
-            let status = object.u64("status")?;
-            let status = u16::try_from(status).map_err(|_| object.at("status").wrong("an HTTP status"))?;
-            Ok(DeadLetterReason::Rejected { status })
+            let status = object.u64("status");
+            let status = u16::try_from(status).unwrap_or_else(|_| {
+                object.noted.note(object.at("status").wrong("an HTTP status"));
+                0
+            });
+            DeadLetterReason::Rejected { status }
         }
-        "too-many-attempts" => Ok(DeadLetterReason::TooManyAttempts),
-        "unauthorized" => Ok(DeadLetterReason::Unauthorized),
-        _ => Err(object.at("kind").wrong("rejected, too-many-attempts or unauthorized")),
+        "too-many-attempts" => DeadLetterReason::TooManyAttempts,
+        "unauthorized" => DeadLetterReason::Unauthorized,
+        _ => {
+            // A kind already noted missing or of another type is not noted again.
+            if object.map.is_some_and(|map| map.get("kind").is_some_and(Value::is_string)) {
+                object.noted.note(object.at("kind").wrong("rejected, too-many-attempts or unauthorized"));
+            }
+            DeadLetterReason::Unauthorized
+        }
     }
 }
 
@@ -138,90 +196,117 @@ impl Located<'_> {
     }
 }
 
-/// An object and where it is.
+/// An object and where it is; `map` is `None` when it was missing or not an object (noted), and every
+/// read of it then notes nothing more and gives a default.
 struct Object<'a> {
-    map: &'a Map,
+    map: Option<&'a Map>,
     path: String,
+    noted: &'a Noted,
 }
 
 impl<'a> Object<'a> {
-    fn new(value: &'a Value, path: String) -> Result<Self, String> {
-        match value.as_object() {
-            Some(map) => Ok(Object { map, path }),
-            None => Err(Located { value, path }.wrong("an object")),
+    fn new(noted: &'a Noted, value: &'a Value, path: String) -> Self {
+        let map = value.as_object();
+        if map.is_none() {
+            noted.note(Located { value, path: path.clone() }.wrong("an object"));
         }
+        Object { map, path, noted }
     }
 
     fn get(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name)
+        self.map?.get(name)
     }
 
     fn at(&self, name: &str) -> Located<'a> {
         let path = if self.path.is_empty() { name.to_owned() } else { format!("{}.{name}", self.path) };
-        Located { value: self.map.get(name).unwrap_or(&Value::Null), path }
+        Located { value: self.get(name).unwrap_or(&Value::Null), path }
     }
 
-    fn required(&self, name: &str) -> Result<Located<'a>, String> {
-        if self.map.contains_key(name) {
-            Ok(self.at(name))
-        } else if self.path.is_empty() {
-            Err(format!("missing field `{name}`"))
+    /// The field `name`, when this object was read and has it (its absence noted).
+    fn required(&self, name: &str) -> Option<Located<'a>> {
+        let map = self.map?;
+        if map.contains_key(name) {
+            Some(self.at(name))
         } else {
-            Err(format!("{}: missing field `{name}`", self.path))
+            self.noted.note(if self.path.is_empty() {
+                format!("missing field `{name}`")
+            } else {
+                format!("{}: missing field `{name}`", self.path)
+            });
+            None
         }
     }
 
-    fn object(&self, name: &str) -> Result<Object<'a>, String> {
-        let field = self.required(name)?;
-        Object::new(field.value, field.path)
+    /// The field `name` through `read`; `expected` noted when `read` says `None`.
+    fn read<T: Default>(&self, name: &str, expected: &str, read: impl FnOnce(&'a Value) -> Option<T>) -> T {
+        let Some(field) = self.required(name) else { return T::default() };
+        read(field.value).unwrap_or_else(|| {
+            self.noted.note(field.wrong(expected));
+            T::default()
+        })
     }
 
-    fn array<T>(
-        &self,
-        name: &str,
-        each: impl Fn(Located<'a>) -> Result<T, String>,
-    ) -> Result<Vec<T>, String> {
-        let field = self.required(name)?;
-        let values = field.value.as_array().ok_or_else(|| field.wrong("an array"))?;
-        // A plain loop: `collect` into a `Result` costs several kilobytes of wasm per element type.
+    fn object(&self, name: &str) -> Object<'a> {
+        match self.required(name) {
+            Some(field) => Object::new(self.noted, field.value, field.path),
+            None => Object { map: None, path: String::new(), noted: self.noted },
+        }
+    }
+
+    fn array<T>(&self, name: &str, each: impl Fn(Located<'a>) -> T) -> Vec<T> {
+        let Some(field) = self.required(name) else { return Vec::new() };
+        let Some(values) = field.value.as_array() else {
+            self.noted.note(field.wrong("an array"));
+            return Vec::new();
+        };
+        // A plain loop: `collect` costs several kilobytes of wasm per element type.
         let mut decoded = Vec::with_capacity(values.len());
         for (index, value) in values.iter().enumerate() {
-            decoded.push(each(Located { value, path: format!("{}[{index}]", field.path) })?);
+            decoded.push(each(Located { value, path: format!("{}[{index}]", field.path) }));
         }
-        Ok(decoded)
+        decoded
     }
 
-    fn u64(&self, name: &str) -> Result<u64, String> {
-        let field = self.required(name)?;
-        field.value.as_u64().ok_or_else(|| field.wrong("a whole number"))
+    fn u64(&self, name: &str) -> u64 {
+        self.read(name, "a whole number", Value::as_u64)
     }
 
-    fn u32(&self, name: &str) -> Result<u32, String> {
-        let number = self.u64(name)?;
-        u32::try_from(number).map_err(|_| self.at(name).wrong("a whole number below 2^32"))
+    fn u32(&self, name: &str) -> u32 {
+        let Some(field) = self.required(name) else { return 0 };
+        match field.value.as_u64() {
+            None => {
+                self.noted.note(field.wrong("a whole number"));
+                0
+            }
+            Some(number) => u32::try_from(number).unwrap_or_else(|_| {
+                self.noted.note(field.wrong("a whole number below 2^32"));
+                0
+            }),
+        }
     }
 
-    fn optional_u64(&self, name: &str) -> Result<Option<u64>, String> {
+    fn optional_u64(&self, name: &str) -> Option<u64> {
         match self.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(_) => self.u64(name).map(Some),
+            None | Some(Value::Null) => None,
+            Some(_) => Some(self.u64(name)),
         }
     }
 
-    fn bool(&self, name: &str) -> Result<bool, String> {
-        let field = self.required(name)?;
-        field.value.as_bool().ok_or_else(|| field.wrong("true or false"))
+    fn bool(&self, name: &str) -> bool {
+        self.read(name, "true or false", Value::as_bool)
     }
 
-    fn string(&self, name: &str) -> Result<String, String> {
-        let field = self.required(name)?;
-        field.value.as_str().map(str::to_owned).ok_or_else(|| field.wrong("a string"))
+    fn string(&self, name: &str) -> String {
+        self.read(name, "a string", |value| value.as_str().map(str::to_owned))
     }
 }
 
 impl<'a> Located<'a> {
-    fn object(&self) -> Result<Object<'a>, String> {
-        Object::new(self.value, self.path.clone())
+    fn object<'n>(&self, noted: &'n Noted) -> Object<'n>
+    where
+        'a: 'n,
+    {
+        Object::new(noted, self.value, self.path.clone())
     }
 }
 
