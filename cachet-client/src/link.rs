@@ -10,7 +10,6 @@
 //! (`crate::listeners`): this part only settles the answers it waits for.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::time::Duration;
 
 use cachet_core::protocol::{Message, PageToSw, SwToPage};
@@ -25,7 +24,9 @@ use crate::Error;
 /// Requests waiting for their answer (`ack`, `nack`, `config`, `snapshot`).
 pub(crate) struct WorkerLink {
     next_id: Cell<u64>,
-    pending: RefCell<HashMap<u64, oneshot::Sender<SwToPage>>>,
+    /// A list, not a map: a page has a handful of requests out at once, and a `HashMap` of its own type
+    /// would link hashbrown's insert, rehash and lookup for this key and value (1.5 KB of the page).
+    pending: RefCell<Vec<(u64, oneshot::Sender<SwToPage>)>>,
     timeout: Duration,
 }
 
@@ -40,7 +41,7 @@ impl WorkerLink {
     pub(crate) fn new(timeout: Duration) -> Self {
         // Ids start at a random point: every client of the page hears every answer.
         let start = (js_sys::Math::random() * 1e12) as u64;
-        WorkerLink { next_id: Cell::new(start), pending: RefCell::new(HashMap::new()), timeout }
+        WorkerLink { next_id: Cell::new(start), pending: RefCell::new(Vec::new()), timeout }
     }
 
     /// Whether a Service Worker controls the page.
@@ -123,13 +124,13 @@ impl WorkerLink {
         message: PageToSw,
     ) -> Result<SwToPage, Error> {
         let (sender, answer) = oneshot::channel();
-        self.pending.borrow_mut().insert(request_id, sender);
+        self.pending.borrow_mut().push((request_id, sender));
         if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
-            self.pending.borrow_mut().remove(&request_id);
+            self.take(request_id);
             return Err(Error::js("ServiceWorker.postMessage", error));
         }
         let outcome = with_timeout(self.timeout, answer).await;
-        self.pending.borrow_mut().remove(&request_id);
+        self.take(request_id);
         match outcome {
             Some(Ok(SwToPage::Nack { message: reason, .. })) => {
                 Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
@@ -151,8 +152,15 @@ impl WorkerLink {
 
     /// Hands `answer` to the request `request_id` waiting for it, if it is this link's.
     pub(crate) fn settle(&self, request_id: u64, answer: SwToPage) {
-        if let Some(sender) = self.pending.borrow_mut().remove(&request_id) {
+        if let Some(sender) = self.take(request_id) {
             let _ = sender.send(answer);
         }
+    }
+
+    /// The request `request_id`'s sender, taken out of the pending ones.
+    fn take(&self, request_id: u64) -> Option<oneshot::Sender<SwToPage>> {
+        let mut pending = self.pending.borrow_mut();
+        let at = pending.iter().position(|(id, _)| *id == request_id)?;
+        Some(pending.swap_remove(at).1)
     }
 }
