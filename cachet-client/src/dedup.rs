@@ -71,6 +71,7 @@ impl InFlight {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use std::cell::Cell;
     use std::rc::Rc;
 

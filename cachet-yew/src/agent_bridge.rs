@@ -193,7 +193,7 @@ where
 fn loader(path: &str) -> Option<String> {
     let base = web_sys::window()?.location().href().ok()?;
     let script = web_sys::Url::new_with_base(path, &base).ok()?.href();
-    let wasm = script.replace(".js", "_bg.wasm");
+    let wasm = cachet_core::deploy::worker_wasm_path(&script);
     let quote = |text: &str| js_sys::JSON::stringify(&text.into()).ok().and_then(|quoted| quoted.as_string());
     let text =
         ["importScripts(", &quote(&script)?, ");wasm_bindgen({module_or_path: ", &quote(&wasm)?, "});"]

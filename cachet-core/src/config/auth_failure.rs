@@ -219,9 +219,33 @@ fn optional_string(object: &Object<'_>, key: &str) -> Option<String> {
     }
 }
 
+/// A JSON pointer's segment unescaped (RFC 6901: `~1` is `/`, then `~0` is `~`), in one pass over its
+/// characters: `str::replace` with a text pattern links the two-way string searcher (2 KB of every
+/// wasm), for two two-byte patterns. Tested against `replace("~1", "/").replace("~0", "~")`.
+pub(crate) fn unescape(part: &str) -> String {
+    let mut out = String::with_capacity(part.len());
+    let mut chars = part.chars();
+    while let Some(c) = chars.next() {
+        if c != '~' {
+            out.push(c);
+            continue;
+        }
+        match chars.clone().next() {
+            Some('1') => out.push('/'),
+            Some('0') => out.push('~'),
+            _ => {
+                out.push('~');
+                continue;
+            }
+        }
+        chars.next();
+    }
+    out
+}
+
 fn segments(path: &str) -> Vec<String> {
     match path.strip_prefix('/') {
-        Some(pointer) => pointer.split('/').map(|part| part.replace("~1", "/").replace("~0", "~")).collect(),
+        Some(pointer) => pointer.split('/').map(unescape).collect(),
         None => path.split('.').map(str::to_owned).collect(),
     }
 }
@@ -245,5 +269,19 @@ fn collect<'a>(value: &'a Value, segments: &[String], found: &mut Vec<&'a Value>
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The oracle: the two `str::replace` calls RFC 6901 describes, in its order.
+        #[test]
+        fn a_segment_unescapes_as_the_two_replaces_do(part in "[~01/a\u{e9}\u{1f600}]{0,16}") {
+            prop_assert_eq!(super::unescape(&part), part.replace("~1", "/").replace("~0", "~"));
+        }
     }
 }

@@ -95,9 +95,14 @@ pub trait Message: Serialize + for<'de> Deserialize<'de> + sealed::Sealed {
         // Read off the wire text (`{"v":1,"type":"clear-all",…}`: the envelope's first fields, a
         // kebab-case name that needs no escaping) rather than through `serde_json::Value`, whose
         // serializer for every message enum would weigh kilobytes in each wasm.
+        // Split at quotes (a character pattern: a text one links the two-way string searcher): `{`, `v`,
+        // `:1,`, `type`, `:`, then the name.
         let wire = self.to_wire();
-        let name = wire.split_once("\"type\":\"").and_then(|(_, rest)| rest.split_once('"'));
-        name.map(|(name, _)| name.to_owned()).unwrap_or_default()
+        let mut parts = wire.split('"');
+        match (parts.nth(3), parts.nth(1)) {
+            (Some("type"), Some(name)) => name.to_owned(),
+            _ => String::new(),
+        }
     }
 }
 
