@@ -24,7 +24,7 @@ use futures::channel::mpsc;
 use futures::future::{select, Either};
 use futures::StreamExt;
 use gloo::events::EventListener;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::locks::{acquire, now_ms};
 use crate::transport::Transport;
@@ -99,10 +99,36 @@ pub(crate) fn start(transport: Weak<Transport>) {
 
 /// The queue's record as the Service Worker stored it (JSON text); `None` when it stored none yet. A page
 /// never creates the database (a page without a Service Worker keeps none) nor upgrades it: it reads
-/// what is there ([`cachet_idb::read_existing`]).
+/// only a database `indexedDB.databases()` lists, and then what is there ([`cachet_idb::read_existing`],
+/// which aborts the creation if the database went in between). Listed first, not only aborted: an
+/// aborted creation is a database for a moment, which the origin's own listing (and a worker opening it
+/// at that moment) would see.
 async fn read_queue() -> Result<Option<String>, Error> {
+    if !database_exists().await? {
+        return Ok(None);
+    }
     let record = cachet_idb::read_existing(STORE_DATABASE, STORE_NAME, JsValue::from_str(STORE_KEY)).await;
     Ok(record
         .map_err(|error| Error::js("read the mutation queue", error))?
         .and_then(|value| value.as_string()))
+}
+
+/// Whether the origin has the queue's database (`indexedDB.databases()`).
+async fn database_exists() -> Result<bool, Error> {
+    let factory = web_sys::window()
+        .map(|window| js_sys::Reflect::get(&window, &"indexedDB".into()))
+        .transpose()
+        .map_err(|e| Error::js("window.indexedDB", e))?
+        .unwrap_or(JsValue::UNDEFINED);
+    let databases = js_sys::Reflect::get(&factory, &"databases".into())
+        .and_then(|databases| databases.dyn_into::<js_sys::Function>())
+        .and_then(|databases| databases.call0(&factory))
+        .map_err(|e| Error::js("indexedDB.databases", e))?;
+    let list = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&databases))
+        .await
+        .map_err(|e| Error::js("indexedDB.databases", e))?;
+    Ok(js_sys::Array::from(&list).iter().any(|info| {
+        js_sys::Reflect::get(&info, &"name".into()).ok().and_then(|name| name.as_string()).as_deref()
+            == Some(STORE_DATABASE)
+    }))
 }

@@ -147,6 +147,11 @@ pub async fn read_existing(name: &str, store: &str, key: JsValue) -> Result<Opti
         return Ok(None);
     }
     let database: IdbDatabase = opened?.unchecked_into();
+    // Closed at once when a deletion (the user clearing the site's data) or another open waits for it,
+    // as `open` does: neither waits for this read.
+    let close =
+        js_sys::Reflect::get(&database, &"close".into())?.unchecked_into::<Function>().bind0(&database);
+    database.set_onversionchange(Some(&close));
     let read =
         async { transaction(&database, &[store], TransactionMode::Readonly)?.store(store)?.get(key).await };
     let record = read.await;
