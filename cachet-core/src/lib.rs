@@ -50,6 +50,7 @@ pub mod handover;
 pub mod join;
 pub mod json;
 pub mod machines;
+pub mod noted;
 pub mod partition;
 pub mod protocol;
 pub mod push;

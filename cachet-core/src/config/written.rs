@@ -17,32 +17,27 @@
 
 use super::{Config, ConfigError, HeaderRule, JsonFieldRule};
 use crate::json::{Map, Value};
-use std::cell::RefCell;
 use std::str::FromStr;
 
 /// What a [`ConfigError::Invalid`] of this reader says.
 const NOT_WRITTEN: &str = "not as cachet writes it: this file was edited by hand; write cachet.config.json \
                            and run `cachet generate`, which names what is wrong";
 
-/// The path of the first key found wrong. Each read notes a wrong key here and goes on with the default,
-/// so that a read is one call, with no early return (and the drop of everything read before it) behind
-/// each key; the config is refused at the end.
+/// The path of the first key found wrong ([`crate::noted`]): each read notes a wrong key here and goes
+/// on with the default, and the config is refused at the end.
 #[derive(Default)]
-struct Wrong(RefCell<Option<String>>);
+struct Wrong(crate::noted::Noted<String>);
 
 impl Wrong {
     /// Notes `parent.key` (`key` alone at the root), written without the formatting machinery.
     fn note(&self, parent: &str, key: &str) {
-        let mut first = self.0.borrow_mut();
-        if first.is_none() {
-            let mut path = String::with_capacity(parent.len() + key.len() + 1);
-            if !parent.is_empty() {
-                path.push_str(parent);
-                path.push('.');
-            }
-            path.push_str(key);
-            *first = Some(path);
+        let mut path = String::with_capacity(parent.len() + key.len() + 1);
+        if !parent.is_empty() {
+            path.push_str(parent);
+            path.push('.');
         }
+        path.push_str(key);
+        self.0.note(path);
     }
 }
 
@@ -232,9 +227,6 @@ impl Config {
         read.number("backoffBaseMs", &mut queue.backoff_base_ms);
         read.number("backoffMaxMs", &mut queue.backoff_max_ms);
 
-        match wrong.0.into_inner() {
-            Some(path) => Err(ConfigError::Invalid { path, message: NOT_WRITTEN.to_owned() }),
-            None => Ok(config),
-        }
+        wrong.0.result(config).map_err(|path| ConfigError::Invalid { path, message: NOT_WRITTEN.to_owned() })
     }
 }

@@ -3,7 +3,6 @@
 //! the code is a fraction of the derive's in the Service Worker's wasm, which parses `Value`s anyway; and
 //! an error names the field that is wrong (`items[2].request.url: expected a string`).
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use crate::json::{write_list, Map, ObjectWriter, Value};
@@ -11,28 +10,9 @@ use crate::json::{write_list, Map, ObjectWriter, Value};
 use super::queue_model::{DeadLetter, DeadLetterReason, QueueItem, QueueState, QueuedRequest};
 use crate::config::QueueBounds;
 
-/// The first error a read found (its message). Each read notes its error here and goes on with a
-/// default, so that reading a field is one call with no early return (and no drop of everything read so
-/// far) behind it; the reads run in the order the fields are written, so the first noted is the one a
-/// reader stopping at the first error would give.
-#[derive(Default)]
-struct Noted(RefCell<Option<String>>);
-
-impl Noted {
-    fn note(&self, message: String) {
-        let mut first = self.0.borrow_mut();
-        if first.is_none() {
-            *first = Some(message);
-        }
-    }
-
-    fn result<T>(self, value: T) -> Result<T, String> {
-        match self.0.into_inner() {
-            Some(message) => Err(message),
-            None => Ok(value),
-        }
-    }
-}
+/// The first error a read found, its message ([`crate::noted`]); the reads run in the order the fields
+/// are written, so the first noted is the one a reader stopping at the first error would give.
+type Noted = crate::noted::Noted<String>;
 
 /// The state in `text`, exactly as written (the item in flight included).
 pub(super) fn decode(text: &str) -> Result<QueueState, String> {
