@@ -28,14 +28,29 @@ const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
 // is kept in Cache Storage under the build hash: a stopped SW restarts even while the server is down.
 // One read when it is there (caches.match naming the cache opens nothing); the Response goes to
 // wasm-bindgen as it is, which compiles it while it streams (WebAssembly.instantiateStreaming).
+let wasmFetched = false;
 async function wasmSource() {
   const stored = await caches.match(WASM_URL, { cacheName: WASM_CACHE });
   if (stored) return stored;
   const fetched = await fetch(WASM_URL, { cache: 'no-store' });
   if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
   await (await caches.open(WASM_CACHE)).put(WASM_URL, fetched.clone());
+  wasmFetched = true;
   return fetched;
 }
+
+// Whether this build's engine lets the shim hand a navigation's preloaded answer to the page before the
+// engine runs (the engine's `handsOver()`: no plugin of the app's may change network answers), kept next
+// to the build's wasm when the wasm is kept (at install, or after the copy was lost) and read as the
+// script is evaluated. No record: navigations wait for the engine, as they always may.
+const HANDS_OVER_URL = new URL('./cachet-sw-hands-over', self.location).href;
+async function keepHandsOver(engine) {
+  const cache = await caches.open(WASM_CACHE);
+  if (engine.handsOver()) await cache.put(HANDS_OVER_URL, new Response('1'));
+  else await cache.delete(HANDS_OVER_URL);
+}
+const handsOverKept = caches.match(HANDS_OVER_URL, { cacheName: WASM_CACHE })
+  .then((kept) => kept !== undefined, () => false);
 
 // The app shell: the build's own files (`self.CACHET_PRECACHE`, listed by the build-stamp hook), kept
 // at install as one set named after the build, as Workbox precaches. The engine answers from it when the
@@ -59,7 +74,14 @@ async function precache() {
 let enginePromise = null;
 function engine() {
   if (enginePromise === null) {
-    enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(() => self.__cachet_engine);
+    enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(async () => {
+      const loaded = self.__cachet_engine;
+      if (wasmFetched) {
+        wasmFetched = false;
+        await keepHandsOver(loaded).catch((error) => console.warn('cachet: ' + HANDS_OVER_URL + ' not kept: ' + error));
+      }
+      return loaded;
+    });
     enginePromise.catch((error) => {
       console.error('cachet: the engine ' + WASM_URL + ' did not load: ' + error);
       enginePromise = null; // try again on the next event
@@ -143,18 +165,91 @@ function routed(request) {
   return !ROUTES.passThrough.some((path) => url.pathname === path || url.pathname.startsWith(path + '/'));
 }
 
-// The rule of cachet_core::config::SwRoutes::fetches_early: a routed GET whose job begins with the
-// network whatever the engine reads (not a navigation, which the browser preloads; no GraphQL endpoint,
-// none of cachet's request headers, the config's default strategy network-first or network-only). It is
-// sent now, and the engine's network step takes this answer, as it takes a navigation's preload: sent
-// once, while a stopped worker starts.
-function fetchesEarly(request) {
-  if (!ROUTES.fetchEarly || request.method !== 'GET' || request.mode === 'navigate') return false;
+// Whether a routed request's job begins with the network whatever the engine reads: a GET, not to a
+// GraphQL endpoint (a GraphQL GET is a query), none of cachet's request headers, the config's default
+// strategy network-first or network-only (ROUTES.fetchEarly). The core's rules below build on it.
+function beginsWithTheNetwork(request) {
+  if (!ROUTES.fetchEarly || request.method !== 'GET') return false;
   if (ROUTES.graphqlEndpoints.includes(new URL(request.url).pathname)) return false;
   for (const name of request.headers.keys()) {
     if (name === 'x-sw-strategy' || name.startsWith('x-cachet-')) return false;
   }
   return true;
+}
+
+// The rule of cachet_core::config::SwRoutes::fetches_early: such a request, not a navigation (which the
+// browser preloads). It is sent now, and the engine's network step takes this answer, as it takes a
+// navigation's preload: sent once, while a stopped worker starts.
+function fetchesEarly(request) {
+  return request.mode !== 'navigate' && beginsWithTheNetwork(request);
+}
+
+// The rule of cachet_core::config::SwRoutes::hands_over: such a request that the browser makes for a
+// document, a script, a stylesheet, an image... (a `destination`; not a `fetch()` or an XHR, whose code
+// reads the answer's headers, `X-Cachet-Not-Stored` among them). Its 2xx answer (a navigation's
+// preload, another's early send) goes to the page as it streams in (`handOver`).
+function handsOver(request) {
+  return request.destination !== '' && beginsWithTheNetwork(request);
+}
+
+// The copies of the answers handed over, run through the engine (which stores them as network-first
+// does) once the worker has had no fetch event for QUIET_MS, or at the latest MOST_MS after the first:
+// a page asks for its scripts, stylesheets and images as its document arrives, and the engine's work on
+// each copy (its wasm's first calls compiled, the store read and written) would hold those requests'
+// fetch events up (BENCHMARKS.md: a navigation's load 1.19x -> 1.13x no worker at 50 ms, Workbox's
+// 1.13x). Each copy keeps its event alive (waitUntil) until the engine is done with it.
+const QUIET_MS = 50;
+const MOST_MS = 1000;
+const handed = [];
+let quietTimer = null;
+let firstHandedAt = 0;
+function storeHandedWhenQuiet() {
+  if (handed.length === 0) return;
+  if (quietTimer === null) firstHandedAt = Date.now();
+  clearTimeout(quietTimer);
+  const wait = Math.min(QUIET_MS, Math.max(0, firstHandedAt + MOST_MS - Date.now()));
+  quietTimer = setTimeout(async () => {
+    quietTimer = null;
+    const copies = handed.splice(0);
+    for (const { event, copy, resolve } of copies) {
+      try {
+        await (await engine()).fetch(event, Promise.resolve(copy));
+      } catch (error) {
+        console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
+      }
+      resolve();
+    }
+  }, wait);
+}
+
+// An answer without waiting for the engine, where this build's engine allows it (`handsOverKept`):
+// `sent` (a navigation's preload, sent by the browser as the worker started, or the early send), when it
+// is a 2xx, marked `X-Cachet-Source: network` as the engine marks a network answer
+// (cachet_core::protocol::headers); the engine runs the request's job on a copy and stores it as
+// network-first does, once the page's burst of requests has passed (`storeHandedWhenQuiet`). Anything else (nothing sent, a failure,
+// another status, not allowed) is the engine's, as every routed request is.
+async function handOver(event, sent) {
+  const given = event.request.mode === 'navigate' ? undefined : sent; // a navigation's: the preload
+  if (!(await handsOverKept)) return answer(event, given);
+  const response = await sent.catch(() => undefined);
+  if (!response || !response.ok) return answer(event, given);
+  const copy = response.clone();
+  event.waitUntil(new Promise((resolve) => {
+    handed.push({ event, copy, resolve });
+    storeHandedWhenQuiet();
+  }));
+  const headers = new Headers(response.headers);
+  headers.set('x-cachet-source', 'network');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+// The engine's answer. If the engine cannot load, the request goes to the network as if there were no
+// SW (a navigation: its preloaded answer, when there is one; an early one: that answer).
+function answer(event, early) {
+  return engine().then((e) => e.fetch(event, early), async () => {
+    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
+    return preloaded || fetch(event.request);
+  });
 }
 
 // Static routes (the Static Routing API, `InstallEvent.addRoutes`: Chromium 123+, feature-detected):
@@ -223,16 +318,13 @@ self.addEventListener('activate', (event) => {
 });
 
 self.addEventListener('fetch', (event) => {
+  storeHandedWhenQuiet(); // not yet: a fetch event
   if (!routed(event.request)) return;
   const early = fetchesEarly(event.request) ? fetch(event.request) : undefined;
   // Kept alive until it settles, its failure left to the engine (which falls back to its cache).
   if (early) event.waitUntil(early.catch(() => undefined));
-  // If the engine cannot load, the request goes to the network as if there were no SW (a navigation:
-  // its preloaded answer, when there is one; an early one: that answer).
-  event.respondWith(engine().then((e) => e.fetch(event, early), async () => {
-    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
-    return preloaded || fetch(event.request);
-  }));
+  const sent = event.request.mode === 'navigate' ? event.preloadResponse : early;
+  event.respondWith(sent && handsOver(event.request) ? handOver(event, sent) : answer(event, early));
 });
 
 self.addEventListener('message', (event) => {

@@ -231,9 +231,16 @@ fn the_shims_early_send_rule_names_cachets_headers_as_the_core_does() {
     // …and leaves navigations to the browser (navigation preload), as `fetches_early` does.
     let routes = config.sw_routes();
     assert!(!routes.fetches_early("GET", true, "/", &[]) && routes.fetches_early("GET", false, "/", &[]));
-    let navigation =
-        "if (!ROUTES.fetchEarly || request.method !== 'GET' || request.mode === 'navigate') return false;";
-    assert!(shim.content.contains(navigation), "the shim should leave navigations alone with: {navigation}");
+    let begins = "if (!ROUTES.fetchEarly || request.method !== 'GET') return false;";
+    assert!(shim.content.contains(begins), "the shim should test the method with: {begins}");
+    // What the browser loads (`hands_over`) by the same rule, with a destination, navigations too.
+    assert!(routes.hands_over("GET", "document", "/", &[]) && !routes.hands_over("GET", "", "/", &[]));
+    for rule in [
+        "return request.mode !== 'navigate' && beginsWithTheNetwork(request);",
+        "return request.destination !== '' && beginsWithTheNetwork(request);",
+    ] {
+        assert!(shim.content.contains(rule), "the shim should have the rule: {rule}");
+    }
     assert!(is_cachet_header(STRATEGY_HEADER) && is_cachet_header("x-cachet-anything"));
     assert!(!is_cachet_header("x-cachetx") && !is_cachet_header("x-sw-other"));
     let sw_config = files.iter().find(|file| file.path == "cachet-sw-config.js").unwrap();

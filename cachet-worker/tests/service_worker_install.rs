@@ -39,3 +39,31 @@ fn the_failure_check_given_to_install_with_is_the_one_the_sw_runs() {
     assert!(is_auth_failure(&rule, &answer(401), b""), "which keeps the rule");
     assert!(!is_auth_failure(&rule, &answer(403), br#"{"reason":"forbidden"}"#));
 }
+
+/// A plugin of the app's that says nothing about answers: it may change them (the default).
+struct Shaper;
+impl cachet_core::engine::Plugin<Response> for Shaper {}
+
+/// What the engine tells the shim when it keeps the build's wasm (`handsOver()`).
+fn hands_over() -> bool {
+    use wasm_bindgen::JsCast;
+    let engine = js_sys::Reflect::get(&js_sys::global(), &"__cachet_engine".into()).unwrap();
+    let hands_over: js_sys::Function =
+        js_sys::Reflect::get(&engine, &"handsOver".into()).unwrap().unchecked_into();
+    hands_over.call0(&engine).unwrap().as_bool().unwrap()
+}
+
+#[wasm_bindgen_test]
+fn navigations_are_handed_over_unless_a_plugin_of_the_apps_may_change_network_answers() {
+    use cachet_worker::sw::Options;
+    Options::new().install();
+    assert!(hands_over(), "no plugin of the app's");
+    // A plugin that only keeps answers out of the store changes no answer.
+    Options::new().plugin(cachet_core::engine::CacheControl::strict()).install();
+    assert!(hands_over(), "CacheControl::strict()");
+    // One that may change them keeps every navigation to the engine (and the console says why).
+    Options::new().plugin(cachet_core::engine::CacheControl::strict()).plugin(Shaper).install();
+    assert!(!hands_over(), "a plugin that may change answers");
+    // As the other tests of this binary expect it.
+    Options::new().install();
+}

@@ -12,6 +12,15 @@
 //! engine's network step takes that answer (`cachet-worker`'s `WorkerNetwork`), as it takes a
 //! navigation's preload: the request is sent once, and a stopped worker's start and the network's time
 //! overlap. Everything else waits for the engine, which decides first.
+//!
+//! Such a request that the browser makes for a document, a script, a stylesheet... ([`SwRoutes::hands_over`])
+//! is answered by the shim itself when what was sent (a navigation's preload, another's early send)
+//! brings a 2xx answer and no plugin of the app's may change network answers (the engine says so at
+//! install: `Plugin::shapes_network_answers`): the page gets that answer as it streams in, marked
+//! `X-Cachet-Source: network` as the engine marks it, and the engine, once loaded, runs the request's
+//! job on a copy (stored as network-first stores it).
+//! Any other answer (none, a failure, a status other than 2xx) is the engine's, as before: a 5xx may be
+//! answered from the store (stale-if-error), a failure from the store or the app shell.
 
 use serde::Serialize;
 
@@ -47,20 +56,37 @@ impl SwRoutes {
         }
     }
 
-    /// Whether the shim sends a routed request early, handing the answer to the engine (the module
-    /// docs): `method` `GET`, not a `navigation` (`Request.mode` `navigate`: the browser sends it
-    /// itself, as navigation preload, where it has that), `path` (no query string) routed and not a
-    /// GraphQL endpoint (a GraphQL `GET` is a query, classified by the engine), none of `header_names`
-    /// (lower case) cachet's own ([`crate::protocol::headers::is_cachet_header`]: a strategy, tags or the
-    /// auth marker change what the engine does first), and [`SwRoutes::fetch_early`]. The shim runs this
-    /// rule in JavaScript.
-    pub fn fetches_early(&self, method: &str, navigation: bool, path: &str, header_names: &[&str]) -> bool {
+    /// Whether a routed request's job begins with the network whatever the engine reads: `method` `GET`,
+    /// `path` (no query string) routed and not a GraphQL endpoint (a GraphQL `GET` is a query,
+    /// classified by the engine), none of `header_names` (lower case) cachet's own
+    /// ([`crate::protocol::headers::is_cachet_header`]: a strategy, tags or the auth marker change what
+    /// the engine does first), and [`SwRoutes::fetch_early`]. The shim runs this rule in JavaScript
+    /// (`beginsWithTheNetwork`), under the two below.
+    fn begins_with_the_network(&self, method: &str, path: &str, header_names: &[&str]) -> bool {
         self.fetch_early
             && method == "GET"
-            && !navigation
             && self.routes(method, path)
             && !self.graphql_endpoints.iter().any(|endpoint| endpoint == path)
             && !header_names.iter().any(|name| crate::protocol::headers::is_cachet_header(name))
+    }
+
+    /// Whether the shim sends a routed request early, handing the answer to the engine (the module
+    /// docs): its job begins with the network, and it is not a `navigation` (`Request.mode` `navigate`:
+    /// the browser sends it itself, as navigation preload, where it has that).
+    pub fn fetches_early(&self, method: &str, navigation: bool, path: &str, header_names: &[&str]) -> bool {
+        !navigation && self.begins_with_the_network(method, path, header_names)
+    }
+
+    /// Whether the shim may hand a request's 2xx answer (a navigation's preload, another's early send) to
+    /// the page before the engine runs (the module docs): its job begins with the network (network-first
+    /// or network-only gives a 2xx network answer as it is), and the browser makes it for a document, a
+    /// script, a stylesheet, an image... (`destination`, `Request.destination`, not empty): no code reads
+    /// its headers, so the page loses nothing the engine would have marked on it (`X-Cachet-Not-Stored`
+    /// is on the console and in the devtools). A `fetch()` or an XHR (no destination) waits for the
+    /// engine. The shim runs this rule in JavaScript, and only while the engine said at install that no
+    /// plugin of the app's may change network answers.
+    pub fn hands_over(&self, method: &str, destination: &str, path: &str, header_names: &[&str]) -> bool {
+        !destination.is_empty() && self.begins_with_the_network(method, path, header_names)
     }
 }
 
@@ -157,5 +183,42 @@ mod tests {
         let network_only =
             Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
         assert!(network_only.sw_routes().fetch_early);
+    }
+
+    #[test]
+    fn only_what_the_browser_loads_and_begins_with_the_network_is_handed_over() {
+        let config = Config::from_json_str(
+            r#"{"features":{"auth":{"enabled":true},"graphql":{"enabled":true,"endpoints":["/graphql"]}}}"#,
+        )
+        .unwrap_or_default();
+        let routes = config.sw_routes();
+        let table: [(&str, &str, &str, &[&str], bool); 11] = [
+            ("GET", "document", "/", &[], true),
+            ("GET", "document", "/todos/3", &["accept"], true),
+            ("GET", "script", "/app.js", &[], true),
+            ("GET", "style", "/app.css", &[], true),
+            ("GET", "", "/app.js", &[], false),
+            ("GET", "script", "/app.js", &["x-sw-strategy"], false),
+            ("GET", "script", "/app.js", &["x-cachet-tags"], false),
+            ("POST", "document", "/", &[], false),
+            ("GET", "document", "/graphql", &[], false),
+            ("GET", "document", "/api/login", &[], false),
+            ("GET", "image", "/api/login/avatar.png", &[], false),
+        ];
+        for (method, destination, path, headers, handed) in table {
+            let hands_over = routes.hands_over(method, destination, path, headers);
+            assert_eq!(hands_over, handed, "{method} {destination:?} {path} {headers:?}");
+        }
+        for default in ["cache-first", "stale-while-revalidate", "cache-only", "cache-and-network"] {
+            let config = Config::from_json_str(&format!(r#"{{"strategy":{{"default":"{default}"}}}}"#))
+                .unwrap_or_default();
+            assert!(
+                !config.sw_routes().hands_over("GET", "document", "/", &[]),
+                "{default}: a lookup comes first"
+            );
+        }
+        let network_only =
+            Config::from_json_str(r#"{"strategy":{"default":"network-only"}}"#).unwrap_or_default();
+        assert!(network_only.sw_routes().hands_over("GET", "script", "/app.js", &[]));
     }
 }

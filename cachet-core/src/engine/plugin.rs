@@ -130,6 +130,15 @@ pub trait Plugin<R: 'static> {
     fn handler_will_respond(&self, _call: &Call<'_>, response: R, _source: Source) -> R {
         response
     }
+
+    /// Whether this plugin may change a network answer the page gets (`request_will_fetch`'s headers, a
+    /// retry asked by `fetch_did_succeed`, `handler_will_respond`): `true` unless it says otherwise.
+    /// While no plugin of the app's says `true`, the worker's shim hands a 2xx network answer of what the
+    /// browser loads (a navigation, a script...) to the page without waiting for the engine ([`crate::config::SwRoutes::hands_over`]); the
+    /// engine still runs on a copy, with every hook, and stores it.
+    fn shapes_network_answers(&self) -> bool {
+        true
+    }
 }
 
 /// The plugins one request runs with, in order.
@@ -163,5 +172,10 @@ impl CacheControl {
 impl<R: Message + 'static> Plugin<R> for CacheControl {
     fn cache_will_update(&self, _call: &Call<'_>, fetched: &Fetched<R>) -> bool {
         !fetched.cache_control.as_deref().is_some_and(|value| self.forbids(value))
+    }
+
+    /// It only keeps answers out of the store.
+    fn shapes_network_answers(&self) -> bool {
+        false
     }
 }

@@ -5,9 +5,9 @@
 //!
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
-//! | `install` | `install()` | nothing yet beyond loading the wasm (the shim caches the wasm itself) |
+//! | `install` | `handsOver()` | whether the shim may hand a 2xx network answer of what the browser loads (a navigation's preload, a script's early send) to the page before the engine runs (`cachet_core::config::SwRoutes::hands_over`): `false` when a plugin of the app's may change network answers (said on the console); the shim keeps the answer with the build's wasm, and reads it as it starts |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
-//! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes |
+//! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop) |
 //! | `message` | `message(event)` | carries out a page's request (see `messages`) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see `queue`) |
 //! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
@@ -191,6 +191,10 @@ pub fn install() {
     set("sync", sync.as_ref());
     set("push", push.as_ref());
     set("build", &JsValue::from_str(&build));
+    // Asked by the shim when it keeps the build's wasm (at install, or after the copy was lost).
+    let hands_over = Closure::<dyn Fn() -> bool>::new(hands_over);
+    set("handsOver", hands_over.as_ref());
+    hands_over.forget();
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
     fetch.forget();
@@ -198,6 +202,22 @@ pub fn install() {
     sync.forget();
     push.forget();
     let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
+}
+
+/// Whether the shim may hand a 2xx network answer of what the browser loads to the page before the
+/// engine runs (`cachet_core::config::SwRoutes::hands_over`, which the shim checks per request): not while a
+/// plugin of the app's may change network answers (`Plugin::shapes_network_answers`), said on the
+/// console, as navigations then wait for the engine.
+fn hands_over() -> bool {
+    if plugins::app_shapes_network_answers() {
+        web_sys::console::info_1(
+            &"cachet: navigations and the page's files wait for the engine: a plugin of the app's may change network answers \
+              (Plugin::shapes_network_answers)"
+                .into(),
+        );
+        return false;
+    }
+    true
 }
 
 /// [`install`], with the app's auth-failure check (SPEC §5.5): give it the function the page client got

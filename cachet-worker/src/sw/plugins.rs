@@ -64,6 +64,17 @@ thread_local! {
     static INSTALLED: RefCell<Option<Plugins<Response>>> = const { RefCell::new(None) };
 }
 
+/// Whether an installed plugin of the app's may change a network answer the page gets
+/// (`Plugin::shapes_network_answers`): then the shim hands no navigation over before the engine runs.
+pub(crate) fn app_shapes_network_answers() -> bool {
+    INSTALLED.with(|installed| {
+        installed
+            .borrow()
+            .as_ref()
+            .is_some_and(|plugins| plugins.iter().any(|plugin| plugin.shapes_network_answers()))
+    })
+}
+
 /// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (none when the
 /// engine was installed without [`Options`]).
 pub(crate) fn for_request(auth: Option<AuthRetry>) -> Plugins<Response> {

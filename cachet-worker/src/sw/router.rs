@@ -38,10 +38,11 @@ pub(crate) async fn handle_fetch(
     });
     let request = event.request();
     // A navigation's preload by the browser, or the shim's early send of a request whose job begins with
-    // the network: either is the network step's answer (`engine::WorkerNetwork`), never a second send.
-    let preload = match request.mode() == web_sys::RequestMode::Navigate {
-        true => navigation_preload(event),
-        false => early,
+    // the network: either is the network step's answer (`engine::WorkerNetwork`), never a second send. A
+    // navigation the shim handed over comes with its copy of the preloaded answer (`early`).
+    let preload = match (request.mode() == web_sys::RequestMode::Navigate, early) {
+        (true, None) => navigation_preload(event),
+        (_, early) => early,
     };
     let client_id = event.client_id().unwrap_or_default();
     let (url, navigation, get) =

@@ -52,6 +52,9 @@ pub struct AppState {
     pub graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
     /// Sends server pushes ([`crate::push`]).
     pub pusher: crate::push::Pusher,
+    /// The static path whose requests are held unanswered until released (test hooks
+    /// `/__test/hold-static`, `/__test/release-static`), or `None`.
+    pub held_static: Arc<tokio::sync::watch::Sender<Option<String>>>,
 }
 
 impl FromRef<AppState> for Arc<Counters> {
@@ -78,6 +81,7 @@ impl AppState {
             static_files: StaticFiles::new(config.static_dir.as_deref()),
             idempotency: Arc::default(),
             graphql_delay_ms: Arc::default(),
+            held_static: Arc::new(tokio::sync::watch::Sender::new(None)),
         })
     }
 }
@@ -112,6 +116,7 @@ async fn hello(State(state): State<AppState>) -> Json<serde_json::Value> {
 }
 
 async fn fallback(State(state): State<AppState>, request: Request) -> Response {
+    test_hooks::while_held(&state, request.uri().path()).await;
     state.static_files.serve(request).await
 }
 

@@ -22,6 +22,8 @@ pub fn routes() -> Router<AppState> {
         .route("/__test/fail-graphql", post(fail_graphql))
         .route("/__test/next-graphql", post(next_graphql))
         .route("/__test/slow-graphql", post(slow_graphql))
+        .route("/__test/hold-static", post(hold_static))
+        .route("/__test/release-static", post(release_static))
         .route("/__test/counts", get(counts))
         .route("/__test/reset", post(reset))
 }
@@ -194,6 +196,36 @@ pub async fn delay_graphql_answer(state: &AppState) {
     if ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
+}
+
+/// `POST /__test/hold-static?path=/file`: from now on a request for the static `path` is held
+/// unanswered (at most 60 s) until `/__test/release-static`.
+async fn hold_static(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    let Some((_, path)) = pairs.into_iter().find(|(key, _)| key == "path") else {
+        return Err(ApiError::bad_request("missing query parameter `path`"));
+    };
+    state.held_static.send_replace(Some(path.clone()));
+    Ok(Json(json!({ "held": path })))
+}
+
+/// `POST /__test/release-static`: answers the held requests and holds no more.
+async fn release_static(State(state): State<AppState>) -> StatusCode {
+    state.held_static.send_replace(None);
+    StatusCode::NO_CONTENT
+}
+
+/// Waits while `path` is the held static path ([`hold_static`]), at most 60 s.
+pub async fn while_held(state: &AppState, path: &str) {
+    let mut held = state.held_static.subscribe();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        held.wait_for(|held| held.as_deref() != Some(path)),
+    )
+    .await;
 }
 
 async fn counts(State(state): State<AppState>) -> impl IntoResponse {

@@ -4,6 +4,11 @@
 //! fetched one is (network-first, the default for a GET): with the server gone, the same navigation is
 //! served the stored page.
 //!
+//! Where the preload brings a 2xx answer and the navigation's job begins with the network (network-first
+//! by default), the shim hands that answer to the page without waiting for the engine, as it does for
+//! the scripts, stylesheets and images the page loads (`cachet_core::config::SwRoutes::hands_over`); the
+//! engine, once loaded, runs the job on a copy and stores it.
+//!
 //! Other requests whose job begins with the network (a GET without cachet's headers, network-first by
 //! default) are sent by the shim as the event arrives, and the engine takes that answer: the same, sent
 //! once, stored; a request that names a strategy waits for the engine.
@@ -37,12 +42,95 @@ async fn a_navigation_gets_its_preloaded_answer_the_server_asked_once_and_it_is_
         "the navigation reached the server once, as the browser's preload ({before:?} then {after:?})"
     );
 
-    // Stored from the preloaded answer: offline, the preload fails and the stored page is served.
+    // Stored from the preloaded answer (the engine's work on a copy, once the page's requests are over):
+    // offline, the preload fails and the stored page is served.
+    let stored = format!(
+        "caches.match({}).then((hit) => done(hit !== undefined));",
+        json!(format!("{}/", harness.url()))
+    );
+    until(&harness, "the page stored", &stored).await?;
     harness.stop_server().await;
     harness.stop_service_workers().await?;
     harness.client.goto(&format!("{}/", harness.url())).await?;
     harness.open_controlled_here().await?;
     assert_eq!(harness.run_async("done(document.title);").await?, title);
+    Ok(())
+}
+
+/// Waits (every 20 ms, at most 10 s) until `ready` (a script calling `done` with a boolean) is true.
+async fn until(harness: &Harness, what: &str, ready: &str) -> Result<()> {
+    let started = std::time::Instant::now();
+    while harness.run_async(ready).await? != json!(true) {
+        anyhow::ensure!(started.elapsed() < std::time::Duration::from_secs(10), "not after 10 s: {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+// The barrier: the engine cannot load (the server holds its wasm, and the shim's copy is gone), and the
+// navigation is answered all the same, by its preload, and a script it loads by the shim's early send;
+// once the wasm is released, the engine stores both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_and_then_stored() -> Result<()>
+{
+    let mut harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    // The shim's copy of the wasm dropped (the record next to it, that this build hands over, kept).
+    let dropped = "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+        .map((name) => caches.open(name).then((cache) => cache.delete(new URL('/cachet-sw_bg.wasm', location.href).href)))))
+        .then((gone) => done(gone));";
+    assert_eq!(harness.run_async(dropped).await?, json!([true]), "the shim's copy of the wasm");
+    // The page as the opening navigation stored it, dropped.
+    let page = format!("{}{}", harness.url(), cachet_e2e::BARE_PAGE);
+    let forget = format!(
+        "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.delete({})))))
+           .then(() => done(true));",
+        json!(page)
+    );
+    harness.run_async(&forget).await?;
+    let wasm = "GET /cachet-sw_bg.wasm";
+    harness.test_hook("/__test/hold-static?path=/cachet-sw_bg.wasm").await?;
+    harness.stop_service_workers_until_stopped().await?;
+    let before = (harness.count(wasm), harness.count("preload GET /__bare.html"));
+    // Bounded: without the hand-over the navigation would wait for the engine, held 60 s by the server.
+    tokio::time::timeout(std::time::Duration::from_secs(20), harness.client.goto(&page))
+        .await
+        .map_err(|_| anyhow::anyhow!("the navigation waited for the engine"))??;
+    assert_eq!(harness.run_async("done(document.title);").await?, json!("bare"));
+    assert_eq!(harness.run_async("done(navigator.serviceWorker.controller !== null);").await?, json!(true));
+    assert_eq!(harness.count("preload GET /__bare.html") - before.1, 1, "answered by its preload");
+    // The worker was started for it, and its engine is waiting for the wasm (still held now).
+    let started = std::time::Instant::now();
+    while harness.count(wasm) == before.0 {
+        anyhow::ensure!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the engine never asked for its wasm"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // A script the page loads (a destination: no code reads its headers) is answered the same way, by
+    // the shim's early send, while the engine still cannot load.
+    let script = format!("{}/cachet-sw-config.js", harness.url());
+    let load = format!(
+        "const script = document.createElement('script'); script.src = {};
+         script.onload = () => done(true); script.onerror = () => done(false); document.head.append(script);",
+        json!(script)
+    );
+    let loaded = tokio::time::timeout(std::time::Duration::from_secs(20), harness.run_async(&load))
+        .await
+        .map_err(|_| anyhow::anyhow!("the script waited for the engine"))??;
+    assert_eq!(loaded, json!(true), "the script loaded");
+    let stored = |url: &str| format!("caches.match({}).then((hit) => done(hit !== undefined));", json!(url));
+    assert_eq!(harness.run_async(&stored(&page)).await?, json!(false), "not stored before the engine runs");
+    harness.test_hook("/__test/release-static").await?;
+
+    // Once loaded, the engine runs each job on its copy: both are stored, and the page is served offline.
+    until(&harness, "the handed page stored by the engine", &stored(&page)).await?;
+    until(&harness, "the handed script stored by the engine", &stored(&script)).await?;
+    harness.stop_server().await;
+    harness.stop_service_workers_until_stopped().await?;
+    harness.client.goto(&page).await?;
+    assert_eq!(harness.run_async("done(document.title);").await?, json!("bare"), "offline: the stored page");
     Ok(())
 }
 
