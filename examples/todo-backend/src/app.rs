@@ -55,6 +55,9 @@ pub struct AppState {
     /// The static path whose requests are held unanswered until released (test hooks
     /// `/__test/hold-static`, `/__test/release-static`), or `None`.
     pub held_static: Arc<tokio::sync::watch::Sender<Option<String>>>,
+    /// The static path answered `503` until released (test hooks `/__test/fail-static`,
+    /// `/__test/release-static`), or `None`.
+    pub failed_static: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl FromRef<AppState> for Arc<Counters> {
@@ -82,6 +85,7 @@ impl AppState {
             idempotency: Arc::default(),
             graphql_delay_ms: Arc::default(),
             held_static: Arc::new(tokio::sync::watch::Sender::new(None)),
+            failed_static: Arc::default(),
         })
     }
 }
@@ -117,6 +121,9 @@ async fn hello(State(state): State<AppState>) -> Json<serde_json::Value> {
 
 async fn fallback(State(state): State<AppState>, request: Request) -> Response {
     test_hooks::while_held(&state, request.uri().path()).await;
+    if test_hooks::failed(&state, request.uri().path()) {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
     state.static_files.serve(request).await
 }
 

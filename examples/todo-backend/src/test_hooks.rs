@@ -24,6 +24,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__test/slow-graphql", post(slow_graphql))
         .route("/__test/hold-static", post(hold_static))
         .route("/__test/release-static", post(release_static))
+        .route("/__test/fail-static", post(fail_static))
         .route("/__test/counts", get(counts))
         .route("/__test/reset", post(reset))
 }
@@ -212,9 +213,29 @@ async fn hold_static(
     Ok(Json(json!({ "held": path })))
 }
 
-/// `POST /__test/release-static`: answers the held requests and holds no more.
+/// `POST /__test/fail-static?path=/file`: from now on a request for the static `path` is answered `503`
+/// until `/__test/release-static`.
+async fn fail_static(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    let Some((_, path)) = pairs.into_iter().find(|(key, _)| key == "path") else {
+        return Err(ApiError::bad_request("missing query parameter `path`"));
+    };
+    *state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(path.clone());
+    Ok(Json(json!({ "failed": path })))
+}
+
+/// Whether `path` is the static path answered `503` ([`fail_static`]).
+pub fn failed(state: &AppState, path: &str) -> bool {
+    state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_deref() == Some(path)
+}
+
+/// `POST /__test/release-static`: answers the held requests, holds and fails no more.
 async fn release_static(State(state): State<AppState>) -> StatusCode {
     state.held_static.send_replace(None);
+    *state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     StatusCode::NO_CONTENT
 }
 

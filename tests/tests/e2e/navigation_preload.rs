@@ -177,3 +177,34 @@ async fn a_get_that_begins_with_the_network_is_sent_once_as_the_worker_starts_an
     assert_eq!(offline["source"], json!("cache"), "{offline}");
     Ok(())
 }
+
+// Where the engine cannot load (the server fails its wasm, the shim's copy gone), a routed POST (a
+// GraphQL query) goes to the network as if there were no worker: it reaches the server whole, and its
+// answer is the page's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_reaches_the_server_whole_when_the_engine_cannot_load() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    let dropped =
+        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+        .map((name) => caches.delete(name)))).then((gone) => done(gone.length));";
+    assert_eq!(harness.run_async(dropped).await?, json!(1), "the shim's copy of the wasm");
+    harness.test_hook("/__test/fail-static?path=/cachet-sw_bg.wasm").await?;
+    harness.stop_service_workers_until_stopped().await?;
+    let before = (harness.count("POST /graphql"), harness.count("GET /cachet-sw_bg.wasm"));
+    let query = "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'},
+        body: JSON.stringify({query: 'query GetTodos { todos { id title } }'})})
+      .then(async (r) => { const text = await r.text();
+                           done({status: r.status, source: r.headers.get('x-cachet-source'), body: text}); },
+            (e) => done(String(e)));";
+    let answer = harness.run_async(query).await?;
+    // Straight from the server: no `X-Cachet-Source`; its answer to the query it got whole.
+    assert_eq!((&answer["status"], &answer["source"]), (&json!(200), &json!(null)), "{answer}");
+    let body: serde_json::Value = serde_json::from_str(answer["body"].as_str().unwrap_or_default())?;
+    assert!(body["data"]["todos"].is_array(), "the query arrived whole: {body}");
+    assert_eq!(harness.count("POST /graphql") - before.0, 1, "sent once");
+    assert!(harness.count("GET /cachet-sw_bg.wasm") > before.1, "the engine tried to load, and failed");
+    harness.test_hook("/__test/release-static").await?;
+    Ok(())
+}
