@@ -39,10 +39,10 @@ async function wasmSource() {
   return fetched;
 }
 
-// Whether this build's engine lets the shim hand a navigation's preloaded answer to the page before the
-// engine runs (the engine's `handsOver()`: no plugin of the app's may change network answers), kept next
-// to the build's wasm when the wasm is kept (at install, or after the copy was lost) and read as the
-// script is evaluated. No record: navigations wait for the engine, as they always may.
+// Whether this build's engine lets the shim hand what the browser loads to the page before the engine
+// runs (`handOver`; the engine's `handsOver()`: no plugin of the app's may change network answers), kept
+// next to the build's wasm when the wasm is kept (at install, or after the copy was lost) and read as
+// the script is evaluated. No record: every routed request waits for the engine, as it always may.
 const HANDS_OVER_URL = new URL('./cachet-sw-hands-over', self.location).href;
 async function keepHandsOver(engine) {
   const cache = await caches.open(WASM_CACHE);
@@ -226,8 +226,8 @@ function storeHandedWhenQuiet() {
 // `sent` (a navigation's preload, sent by the browser as the worker started, or the early send), when it
 // is a 2xx, marked `X-Cachet-Source: network` as the engine marks a network answer
 // (cachet_core::protocol::headers); the engine runs the request's job on a copy and stores it as
-// network-first does, once the page's burst of requests has passed (`storeHandedWhenQuiet`). Anything else (nothing sent, a failure,
-// another status, not allowed) is the engine's, as every routed request is.
+// network-first does, once the page's burst of requests has passed (`storeHandedWhenQuiet`). Anything
+// else (nothing sent, a failure, another status, not allowed) is the engine's, as every routed request is.
 async function handOver(event, sent) {
   const given = event.request.mode === 'navigate' ? undefined : sent; // a navigation's: the preload
   if (!(await handsOverKept)) return answer(event, given);

@@ -199,16 +199,20 @@ pub async fn delay_graphql_answer(state: &AppState) {
     }
 }
 
+/// The query parameter `path` of a static-file hook.
+fn path_parameter(query: Option<&str>) -> Result<String, ApiError> {
+    let pairs = query_pairs(query);
+    let path = pairs.into_iter().find(|(key, _)| key == "path").map(|(_, path)| path);
+    path.ok_or_else(|| ApiError::bad_request("missing query parameter `path`"))
+}
+
 /// `POST /__test/hold-static?path=/file`: from now on a request for the static `path` is held
 /// unanswered (at most 60 s) until `/__test/release-static`.
 async fn hold_static(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let pairs = query_pairs(query.as_deref());
-    let Some((_, path)) = pairs.into_iter().find(|(key, _)| key == "path") else {
-        return Err(ApiError::bad_request("missing query parameter `path`"));
-    };
+    let path = path_parameter(query.as_deref())?;
     state.held_static.send_replace(Some(path.clone()));
     Ok(Json(json!({ "held": path })))
 }
@@ -219,10 +223,7 @@ async fn fail_static(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let pairs = query_pairs(query.as_deref());
-    let Some((_, path)) = pairs.into_iter().find(|(key, _)| key == "path") else {
-        return Err(ApiError::bad_request("missing query parameter `path`"));
-    };
+    let path = path_parameter(query.as_deref())?;
     *state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(path.clone());
     Ok(Json(json!({ "failed": path })))
 }
