@@ -222,7 +222,7 @@ fn bundles_are_copied_only_when_asked_for_and_a_missing_build_is_named() {
 #[test]
 fn the_shims_early_send_rule_names_cachets_headers_as_the_core_does() {
     // `fetchesEarly` in the shim tests a header name as `is_cachet_header` does.
-    use cachet_core::protocol::headers::{is_cachet_header, STRATEGY_HEADER};
+    use cachet_core::protocol::headers::{is_cachet_header, SOURCE_HEADER, STRATEGY_HEADER};
     let config = cachet_core::config::Config::from_json_str("{}").unwrap();
     let files = cachet_cli::generated_files(&config);
     let shim = files.iter().find(|file| file.path == cachet_cli::SW_SHIM_PATH).unwrap();
@@ -241,6 +241,12 @@ fn the_shims_early_send_rule_names_cachets_headers_as_the_core_does() {
     ] {
         assert!(shim.content.contains(rule), "the shim should have the rule: {rule}");
     }
+    // A handed answer is marked as the engine marks a network answer (cachet_core::protocol::headers).
+    let mark = format!("headers.set('{SOURCE_HEADER}', 'network');");
+    assert!(shim.content.contains(&mark), "the shim should mark a handed answer with: {mark}");
+    // The hand-over record is read only where a request can be handed over.
+    let gate = "const handsOverKept = ROUTES.fetchEarly";
+    assert!(shim.content.contains(gate), "the shim should read the record only with: {gate}");
     assert!(is_cachet_header(STRATEGY_HEADER) && is_cachet_header("x-cachet-anything"));
     assert!(!is_cachet_header("x-cachetx") && !is_cachet_header("x-sw-other"));
     let sw_config = files.iter().find(|file| file.path == "cachet-sw-config.js").unwrap();

@@ -43,15 +43,17 @@ async function wasmSource() {
 // Whether this build's engine lets the shim hand what the browser loads to the page before the engine
 // runs (`handOver`; the engine's `handsOver()`: no plugin of the app's may change network answers), kept
 // next to the build's wasm when the wasm is kept (at install, or after the copy was lost) and read as
-// the script is evaluated. No record: every routed request waits for the engine, as it always may.
+// the script is evaluated (only where a request can be handed over: ROUTES.fetchEarly, the config's
+// default strategy begins with the network). No record: every routed request waits for the engine.
 const HANDS_OVER_URL = new URL('./cachet-sw-hands-over', self.location).href;
 async function keepHandsOver(engine) {
   const cache = await caches.open(WASM_CACHE);
   if (engine.handsOver()) await cache.put(HANDS_OVER_URL, new Response('1'));
   else await cache.delete(HANDS_OVER_URL);
 }
-const handsOverKept = caches.match(HANDS_OVER_URL, { cacheName: WASM_CACHE })
-  .then((kept) => kept !== undefined, () => false);
+const handsOverKept = ROUTES.fetchEarly
+  ? caches.match(HANDS_OVER_URL, { cacheName: WASM_CACHE }).then((kept) => kept !== undefined, () => false)
+  : Promise.resolve(false);
 
 // The app shell: the build's own files (`self.CACHET_PRECACHE`, listed by the build-stamp hook), kept
 // at install as one set named after the build, as Workbox precaches. The engine answers from it when the
