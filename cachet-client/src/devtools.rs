@@ -31,7 +31,7 @@ impl Client {
         let Some(worker) = link.service_worker().await else {
             return Err(Error::NoServiceWorker);
         };
-        link.exchange(&worker, make).await
+        link.exchange(&worker, make, None).await
     }
 
     /// One page of what the Service Worker holds, as `query` filters it: entries (request, tags, size,

@@ -93,21 +93,23 @@ impl WorkerLink {
         message: PageToSw,
     ) -> Result<String, Error> {
         let asked = message.type_name();
-        match self.exchange_message(worker, request_id, message).await? {
+        match self.exchange_message(worker, request_id, message, self.timeout).await? {
             SwToPage::Ack { .. } => Ok(String::new()),
             SwToPage::Config { config, .. } => Ok(config),
             other => Err(Error::ServiceWorkerAnswer { asked, answered: other.type_name() }),
         }
     }
 
-    /// Sends the message `make(request_id)` to `worker` and awaits its answer, a `nack` as an error.
+    /// Sends the message `make(request_id)` to `worker` and awaits its answer, a `nack` as an error, at
+    /// most `timeout` (`None`: the link's own).
     pub(crate) async fn exchange(
         &self,
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
+        timeout: Option<Duration>,
     ) -> Result<SwToPage, Error> {
         let (request_id, message) = self.numbered(make);
-        self.exchange_message(worker, request_id, message).await
+        self.exchange_message(worker, request_id, message, timeout.unwrap_or(self.timeout)).await
     }
 
     /// The next request id, and the message `make` builds with it.
@@ -122,6 +124,7 @@ impl WorkerLink {
         worker: &ServiceWorker,
         request_id: u64,
         message: PageToSw,
+        timeout: Duration,
     ) -> Result<SwToPage, Error> {
         let (sender, answer) = oneshot::channel();
         self.pending.borrow_mut().push((request_id, sender));
@@ -129,17 +132,16 @@ impl WorkerLink {
             self.take(request_id);
             return Err(Error::js("ServiceWorker.postMessage", error));
         }
-        let outcome = with_timeout(self.timeout, answer).await;
+        let outcome = with_timeout(timeout, answer).await;
         self.take(request_id);
         match outcome {
             Some(Ok(SwToPage::Nack { message: reason, .. })) => {
                 Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
             }
             Some(Ok(answer)) => Ok(answer),
-            Some(Err(_)) | None => Err(Error::ServiceWorkerSilent {
-                asked: message.type_name(),
-                waited_ms: millis(self.timeout),
-            }),
+            Some(Err(_)) | None => {
+                Err(Error::ServiceWorkerSilent { asked: message.type_name(), waited_ms: millis(timeout) })
+            }
         }
     }
 

@@ -137,6 +137,7 @@ impl Inner {
             SwToPage::Ack { request_id }
             | SwToPage::Nack { request_id, .. }
             | SwToPage::Config { request_id, .. }
+            | SwToPage::QueueAlarm { request_id, .. }
             | SwToPage::Snapshot { request_id, .. } => self.transport.link.settle(request_id, message),
             SwToPage::RefreshRequest { id, failed } => {
                 let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {

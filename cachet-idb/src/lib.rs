@@ -123,42 +123,6 @@ pub async fn open(
     Ok(database)
 }
 
-/// The record at `key` of `store` in the database `name`, when that database exists; the connection is
-/// closed at once. Never creates nor upgrades the database: an open that would create it (the browser
-/// asks for an upgrade from version 0) is aborted in its upgrade, which the browser rolls back, and reads
-/// as no record. What a page reads of its Service Worker's database, whose layout only the worker
-/// writes; without [`open`]'s upgrade code or `indexedDB.databases()`.
-pub async fn read_existing(name: &str, store: &str, key: JsValue) -> Result<Option<JsValue>, JsValue> {
-    let request = factory()?.open(name)?;
-    let absent = std::rc::Rc::new(std::cell::Cell::new(false));
-    let abort = wasm_bindgen::closure::Closure::<dyn FnMut()>::new({
-        let (request, absent) = (request.clone(), absent.clone());
-        move || {
-            absent.set(true);
-            if let Some(transaction) = request.transaction() {
-                let _ = transaction.abort();
-            }
-        }
-    });
-    request.set_onupgradeneeded(Some(abort.as_ref().unchecked_ref()));
-    let opened = settled(&request).await;
-    request.set_onupgradeneeded(None);
-    if absent.get() {
-        return Ok(None);
-    }
-    let database: IdbDatabase = opened?.unchecked_into();
-    // Closed at once when a deletion (the user clearing the site's data) or another open waits for it,
-    // as `open` does: neither waits for this read.
-    let close =
-        js_sys::Reflect::get(&database, &"close".into())?.unchecked_into::<Function>().bind0(&database);
-    database.set_onversionchange(Some(&close));
-    let read =
-        async { transaction(&database, &[store], TransactionMode::Readonly)?.store(store)?.get(key).await };
-    let record = read.await;
-    database.close();
-    record
-}
-
 /// The upgrade of [`open`]: `layout` applied to the database being opened.
 fn apply(request: &web_sys::IdbOpenDbRequest, layout: &[StoreLayout]) -> Result<(), JsValue> {
     let database: IdbDatabase = request.result()?.unchecked_into();

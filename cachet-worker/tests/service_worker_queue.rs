@@ -268,3 +268,61 @@ async fn a_bearer_replay_with_no_page_to_authorise_it_waits_without_costing_an_a
     assert_eq!(background.borrow().len(), 0, "no worker timer: a page's alarm or the next trigger retries");
     queue_store::clear().await.unwrap();
 }
+
+/// The page's queue alarm asks the worker (`queue-alarm-request`), which answers by the core's rule on
+/// the queue it stored and replays after its answer when the head is due.
+#[wasm_bindgen_test]
+async fn a_pages_queue_alarm_is_answered_by_the_core_rule_on_the_stored_queue() {
+    use cachet_core::machines::queue::ALARM_RECHECK_MS;
+    use cachet_core::protocol::{PageToSw, SwToPage};
+    use cachet_worker::sw::messages::{reply, Reply};
+    queue_store::clear().await.unwrap();
+    let config = Rc::new(Config::default());
+    let ask = |request_id: u64, online: bool| {
+        let config = config.clone();
+        async move { reply(PageToSw::QueueAlarmRequest { request_id, online }, &config, &|_| {}).await }
+    };
+    let answered = |reply: Reply| match reply {
+        Reply::Answer(SwToPage::QueueAlarm { request_id, check_at }) => (request_id, check_at, false),
+        Reply::AnswerThenReplay(SwToPage::QueueAlarm { request_id, check_at }) => {
+            (request_id, check_at, true)
+        }
+        _ => panic!("expected a queue-alarm answer"),
+    };
+    assert_eq!(answered(ask(1, true).await), (1, None, false), "nothing queued: asked again on an event");
+
+    enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    let set_head = |due_at: u64| async move {
+        queue_store::update(QueueBounds::default(), &|mut state| {
+            state.online = true;
+            state.items[0].next_attempt_at = due_at;
+            (state, Vec::new())
+        })
+        .await
+        .unwrap();
+    };
+    let later = js_sys::Date::now() as u64 + 3_600_000;
+    set_head(later).await;
+    assert_eq!(answered(ask(2, true).await), (2, Some(later), false), "due later: asked again then");
+    assert_eq!(answered(ask(3, false).await), (3, None, false), "the page is offline: its online event asks");
+
+    set_head(0).await;
+    let before = js_sys::Date::now() as u64;
+    let (request_id, check_at, replays) = answered(ask(4, true).await);
+    assert!(replays && request_id == 4, "due: the worker replays after its answer");
+    let check_at = check_at.unwrap();
+    assert!(
+        check_at >= before + ALARM_RECHECK_MS && check_at <= js_sys::Date::now() as u64 + ALARM_RECHECK_MS
+    );
+
+    // A record that does not decode is refused, naming it, and stays as it was.
+    put_raw(&JsValue::from_str("{not json")).await;
+    match ask(5, true).await {
+        Reply::Answer(SwToPage::Nack { request_id: 5, message }) => {
+            assert!(message.contains("mutation queue"), "{message}");
+        }
+        _ => panic!("expected a nack naming the queue"),
+    }
+    assert!(queue_store::load(QueueBounds::default()).await.is_err(), "nothing changed");
+    queue_store::clear().await.unwrap();
+}

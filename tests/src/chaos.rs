@@ -106,7 +106,7 @@ pub fn queue_summary(stored: &Value) -> String {
     format!("{} items{in_flight}, {} dead letters", count("items"), count("deadLetters"))
 }
 
-/// Posts `replay-queue` to the page's controller (as the client's queue alarm does).
+/// Posts `replay-queue` to the page's controller (as the client's queue alarm's question does when the head is due).
 pub async fn ask_for_replay(harness: &Harness) -> Result<()> {
     harness
         .run_async(

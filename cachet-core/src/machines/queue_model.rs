@@ -282,28 +282,7 @@ pub enum QueueEffect {
     Refused(Refusal),
 }
 
-/// [`QueueState::alarm`] straight from the stored text, reading only what it needs (the head's
-/// `nextAttemptAt` and `online`): what a page runs, so that it does not carry the whole decoder. A text
-/// that lacks them is [`crate::Error::StoredState`] naming the field.
-pub fn alarm_from_json(text: &str, now: u64, browser_online: bool) -> Result<Alarm, crate::Error> {
-    let wrong = |message: String| crate::Error::StoredState { what: "mutation queue", message };
-    let value = crate::json::from_str(text).map_err(|error| wrong(error.to_string()))?;
-    let items = value.get("items").and_then(crate::json::Value::as_array);
-    let items = items.ok_or_else(|| wrong("items: expected an array".to_owned()))?;
-    let head_due_at = match items.first() {
-        None => None,
-        Some(head) => Some(
-            head.get("nextAttemptAt")
-                .and_then(crate::json::Value::as_u64)
-                .ok_or_else(|| wrong("items[0].nextAttemptAt: expected a whole number".to_owned()))?,
-        ),
-    };
-    let online = value.get("online").and_then(crate::json::Value::as_bool);
-    let online = online.ok_or_else(|| wrong("online: expected true or false".to_owned()))?;
-    Ok(alarm_of(head_due_at, online, now, browser_online))
-}
-
-/// The one rule behind [`QueueState::alarm`] and [`alarm_from_json`].
+/// The rule of [`QueueState::alarm`].
 pub(super) fn alarm_of(
     head_due_at: Option<u64>,
     queue_online: bool,

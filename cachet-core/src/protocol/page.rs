@@ -82,6 +82,17 @@ pub enum PageToSw {
     },
     /// Try to replay the mutation queue now.
     ReplayQueue,
+    /// The page's queue alarm (one tab's: the holder of the Web Lock `cachet-queue-alarm`) asks when
+    /// the mutation queue's head is next due: answered by [`SwToPage::QueueAlarm`], by the core's rule
+    /// ([`crate::machines::queue::QueueState::alarm`]) on the queue the worker stored; when the head is
+    /// due, the worker then replays it, as after [`PageToSw::ReplayQueue`]. The message starts a stopped
+    /// worker, whose own timers die with it: the page keeps the schedule.
+    QueueAlarmRequest {
+        /// Correlates the answer.
+        request_id: u64,
+        /// The page's `navigator.onLine`.
+        online: bool,
+    },
     /// The answers this page stored before the worker controlled it, for the worker to keep as it would
     /// have ([`crate::handover`]); acked once handled (entries it refuses are named on its console),
     /// nacked whole when there are more than [`crate::handover::MAX_ENTRIES`].
@@ -132,6 +143,14 @@ pub enum SwToPage {
         config: String,
         /// The worker's build (`CACHET_BUILD`).
         build: String,
+    },
+    /// The answer to [`PageToSw::QueueAlarmRequest`]: when to ask again at the latest.
+    QueueAlarm {
+        /// The request's id.
+        request_id: u64,
+        /// Unix ms ([`crate::machines::queue::Alarm::check_at`]); `null`: only when an event (a queue
+        /// broadcast, the browser going online) says the queue may have changed.
+        check_at: Option<u64>,
     },
     /// A request was carried out.
     Ack {

@@ -364,6 +364,9 @@ impl PageToSw {
                 PageToSw::InvalidateTags { request_id: f.u64(ID)?, tags: f.strings("tags")? }
             }
             "replay-queue" => PageToSw::ReplayQueue,
+            "queue-alarm-request" => {
+                PageToSw::QueueAlarmRequest { request_id: f.u64(ID)?, online: f.bool("online")? }
+            }
             "hand-over" => PageToSw::HandOver { request_id: f.u64(ID)?, entries: f.entries("entries")? },
             _ => return unknown(kind),
         })
@@ -395,6 +398,9 @@ impl SwToPage {
                 config: f.string("config")?,
                 build: f.string("build")?,
             },
+            "queue-alarm" => {
+                SwToPage::QueueAlarm { request_id: f.u64(ID)?, check_at: f.option_u64("checkAt")? }
+            }
             "ack" => SwToPage::Ack { request_id: f.u64(ID)? },
             "nack" => SwToPage::Nack { request_id: f.u64(ID)?, message: f.string("message")? },
             _ => return unknown(kind),
@@ -569,6 +575,10 @@ impl PageToSw {
                 message(&mut text, "invalidate-tags").number(ID, *request_id).strings("tags", tags).end()
             }
             PageToSw::ReplayQueue => message(&mut text, "replay-queue").end(),
+            PageToSw::QueueAlarmRequest { request_id, online } => message(&mut text, "queue-alarm-request")
+                .number(ID, *request_id)
+                .boolean("online", *online)
+                .end(),
             PageToSw::HandOver { request_id, entries } => {
                 let mut object = message(&mut text, "hand-over");
                 crate::json::write_list(
@@ -737,6 +747,10 @@ impl SwToPage {
                 .number("requestId", *request_id)
                 .string("config", config)
                 .string("build", build)
+                .end(),
+            SwToPage::QueueAlarm { request_id, check_at } => message(&mut text, "queue-alarm")
+                .number("requestId", *request_id)
+                .option_number("checkAt", *check_at)
                 .end(),
             SwToPage::Ack { request_id } => message(&mut text, "ack").number("requestId", *request_id).end(),
             SwToPage::Nack { request_id, message: why } => {

@@ -56,6 +56,8 @@ fn every_message() -> Vec<PageToSw> {
         PageToSw::DropEntries { request_id: 6, urls: vec!["https://app.test/a".into()] },
         PageToSw::InvalidateTags { request_id: 7, tags: vec!["todos".into(), "todo:1".into()] },
         PageToSw::ReplayQueue,
+        PageToSw::QueueAlarmRequest { request_id: 9, online: false },
+        PageToSw::QueueAlarmRequest { request_id: 9, online: true },
         PageToSw::HandOver { request_id: 8, entries: vec![entry(), entry()] },
     ]
 }
@@ -98,6 +100,8 @@ fn every_event_answer_and_agent_message_round_trips_through_both_decoders() {
         SwToPage::RefreshRequest { id: 1, failed: Some("ab".into()) },
         SwToPage::Snapshot { request_id: 2, snapshot: json!({"entries": [1, {"a": null}]}).into() },
         SwToPage::Config { request_id: 3, config: "{}".into(), build: String::new() },
+        SwToPage::QueueAlarm { request_id: 6, check_at: None },
+        SwToPage::QueueAlarm { request_id: 6, check_at: Some(u64::MAX) },
         SwToPage::Ack { request_id: 4 },
         SwToPage::Nack { request_id: 5, message: "no".into() },
     ]);
@@ -171,7 +175,7 @@ fn envelope_faults_are_named_as_before() {
 }
 
 /// Every `type` of the six enums, and one nobody knows.
-const TYPES: [&str; 36] = [
+const TYPES: [&str; 38] = [
     "invalidate",
     "clear-all",
     "connectivity-changed",
@@ -183,11 +187,13 @@ const TYPES: [&str; 36] = [
     "drop-entries",
     "invalidate-tags",
     "replay-queue",
+    "queue-alarm-request",
     "hand-over",
     "refresh-reply",
     "refresh-request",
     "snapshot",
     "config",
+    "queue-alarm",
     "ack",
     "nack",
     "activated",
@@ -210,7 +216,7 @@ const TYPES: [&str; 36] = [
     "from-the-future",
 ];
 /// Every field name of the six enums.
-const FIELDS: [&str; 29] = [
+const FIELDS: [&str; 30] = [
     "refetch",
     "requestId",
     "online",
@@ -240,6 +246,7 @@ const FIELDS: [&str; 29] = [
     "subscriptions",
     "event",
     "status",
+    "checkAt",
 ];
 
 fn scalar() -> impl Strategy<Value = Value> {

@@ -445,18 +445,12 @@ fn protocol_messages() {
     });
 }
 
-/// The stored mutation queue, torn and corrupted; the page's short reader of the same record (its
-/// queue alarm) agrees with the whole decoder.
+/// The stored mutation queue, torn and corrupted.
 #[test]
 fn queue_records() {
     fuzz("queue_records", input(queue_seeds()), |text| {
-        let alarm = cachet_core::machines::queue::alarm_from_json(&text, 5_000, true);
-        if let Err(error) = &alarm {
-            names_record(error, "mutation queue");
-        }
         match QueueState::from_json_as_written(&text) {
             Ok(state) => {
-                assert_eq!(alarm, Ok(state.alarm(5_000, true)));
                 assert_eq!(QueueState::from_json_as_written(&state.to_json()), Ok(state));
                 Outcome::Accepted
             }

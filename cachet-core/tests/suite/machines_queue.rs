@@ -3,8 +3,8 @@
 
 use cachet_core::config::QueueBounds;
 use cachet_core::machines::queue::{
-    alarm_from_json, idempotency_key, Alarm, DeadLetterReason, QueueEffect, QueueEvent, QueueState,
-    QueuedRequest, Refusal, SendFailure, ALARM_RECHECK_MS, IDEMPOTENCY_KEY_HEADER,
+    idempotency_key, Alarm, DeadLetterReason, QueueEffect, QueueEvent, QueueState, QueuedRequest, Refusal,
+    SendFailure, ALARM_RECHECK_MS, IDEMPOTENCY_KEY_HEADER,
 };
 use cachet_core::protocol::SwEvent;
 
@@ -569,35 +569,6 @@ fn the_alarm_wakes_the_worker_while_the_head_is_due() {
         backing_off.alarm(530, true),
         Alarm { wake_now: true, check_at: Some(530 + ALARM_RECHECK_MS) }
     );
-}
-
-#[test]
-fn the_page_reads_the_same_alarm_from_the_stored_text() {
-    for state in varied_states() {
-        let text = state.to_json();
-        for now in [0, 1, 7, 500, 10_000, u64::MAX] {
-            for browser_online in [true, false] {
-                assert_eq!(
-                    alarm_from_json(&text, now, browser_online).as_ref(),
-                    Ok(&state.alarm(now, browser_online)),
-                    "{text} at {now}"
-                );
-            }
-        }
-    }
-    for (text, expected) in [
-        ("{", "unexpected end of the text"),
-        (r#"{"online": true}"#, "items: expected an array"),
-        (r#"{"items": [{}], "online": true}"#, "items[0].nextAttemptAt: expected a whole number"),
-        (r#"{"items": [], "online": "yes"}"#, "online: expected true or false"),
-    ] {
-        match alarm_from_json(text, 0, true) {
-            Err(cachet_core::Error::StoredState { what: "mutation queue", message }) => {
-                assert!(message.contains(expected), "{message} lacks {expected}");
-            }
-            other => panic!("{text}: {other:?}"),
-        }
-    }
 }
 
 #[test]

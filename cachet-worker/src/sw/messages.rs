@@ -8,6 +8,7 @@
 //! | `set-identity {requestId, partition, authorization?}` | persists the signed-in user and the fingerprint of their `Authorization` (`cachet_core::partition`), acks; an unusable partition is nacked |
 //! | `config-request {requestId}` | answers `config {requestId, config, build}`: the config this worker runs on |
 //! | `connectivity-changed {online}`, `replay-queue` | feeds the offline mutation queue (see [`super::queue`]); no answer |
+//! | `queue-alarm-request {requestId, online}` | answers `queue-alarm {requestId, checkAt}` by the core's rule on the stored queue (`QueueState::alarm`), then replays when the head is due; nacks a queue it cannot read |
 //! | `snapshot-request {requestId, query}` | answers `snapshot {requestId, snapshot}`: one page of what it holds (`snapshot`) |
 //! | `retry-dead-letters {requestId, ids}`, `discard-dead-letters {requestId, ids}` | acts on dead letters (`dead_letters`), acks (then a retry replays), nacks an unknown id |
 //! | `drop-entries {requestId, urls}` | removes those entries from cachet's caches and the index, acks |
@@ -53,7 +54,6 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
     };
     let (answer_with, then_replay) = match reply(message, config, &background).await {
         Reply::Answer(reply) => (Some(reply), None),
-        #[cfg(feature = "devtools")]
         Reply::AnswerThenReplay(reply) => (Some(reply), Some(Trigger::Online)),
         Reply::Replay(trigger) => (None, Some(trigger)),
         Reply::Unknown => {
@@ -75,8 +75,7 @@ pub(crate) async fn handle_message(event: &ExtendableMessageEvent, config: &Rc<C
 pub enum Reply {
     /// Answer the page that sent it.
     Answer(SwToPage),
-    /// Answer it, then replay the mutation queue (dead letters were put back).
-    #[cfg(feature = "devtools")]
+    /// Answer it, then replay the mutation queue (dead letters were put back; the head is due).
     AnswerThenReplay(SwToPage),
     /// Feed the mutation queue; its events are broadcast, so nothing is answered.
     Replay(Trigger),
@@ -103,6 +102,7 @@ pub async fn reply(message: PageToSw, config: &Rc<Config>, background: &dyn Fn(j
             return Reply::Replay(if online { Trigger::Online } else { Trigger::Offline });
         }
         PageToSw::ReplayQueue => return Reply::Replay(Trigger::Online),
+        PageToSw::QueueAlarmRequest { request_id, online } => return queue_alarm(request_id, online, config).await,
         #[cfg(feature = "devtools")]
         PageToSw::SnapshotRequest { request_id, query } => {
             let snapshot = snapshot::take(&query, config).await.to_value();
@@ -147,6 +147,24 @@ fn acknowledgement(request_id: u64, outcome: Result<(), Error>) -> SwToPage {
     match outcome {
         Ok(()) => SwToPage::Ack { request_id },
         Err(error) => SwToPage::Nack { request_id, message: error.to_string() },
+    }
+}
+
+/// The answer to a page's queue alarm: when it should ask again, by the core's rule on the stored queue
+/// (`QueueState::alarm`), and a replay after the answer when the head is due. A queue that cannot be
+/// read is refused, naming why (the page asks again later; the next write of the queue salvages it).
+async fn queue_alarm(request_id: u64, online: bool, config: &Config) -> Reply {
+    match queue_store::load(config.queue).await {
+        Ok(state) => {
+            let alarm = state.alarm(super::clock::now_ms(), online);
+            let answer = SwToPage::QueueAlarm { request_id, check_at: alarm.check_at };
+            if alarm.wake_now {
+                Reply::AnswerThenReplay(answer)
+            } else {
+                Reply::Answer(answer)
+            }
+        }
+        Err(error) => Reply::Answer(acknowledgement(request_id, Err(error))),
     }
 }
 
