@@ -261,7 +261,7 @@ impl Host for WorkerHost {
     /// stale-while-revalidate re-fetch. A lookup that waits for a store still running
     /// (`cachet_core::engine::commit`) drives it itself, and does not wait for that.
     fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
-        super::http::after_answer(&*self.background, super::http::AFTER_ANSWER_MS, Box::pin(async move {
+        super::http::after_answer(&*self.background, Box::pin(async move {
             work.await;
             Ok(JsValue::UNDEFINED)
         }));

@@ -177,31 +177,21 @@ pub(crate) async fn timer(delay_ms: u64) -> Result<(), Error> {
 }
 
 /// Runs `work` in `background` (`waitUntil`) once the answer an event's handler returned is in
-/// `respondWith`'s hands, `delay_ms` after it ([`AFTER_ANSWER_MS`] for the answer's own work: the store
-/// of a network answer, a revalidation; [`UPKEEP_AFTER_MS`] for upkeep: marking an entry used, the
-/// queue's start replay, the sweep). Spawned work otherwise runs its first steps, and the first compile
-/// of its code, in the microtasks before the answer's (BENCHMARKS.md, session 19: 2.4 ms of a cold hit).
+/// `respondWith`'s hands, a task after this one: the background work of an answer (marking its entry
+/// used, the queue's start replay, the sweep, the store of a network answer, a revalidation) begins
+/// after it. Spawned work otherwise runs its first steps, and the first compile of its code, in the
+/// microtasks before the answer's (BENCHMARKS.md, session 19: 2.4 ms of a cold hit).
 /// One instance of its state machine for every caller (`work` boxed).
 pub(crate) fn after_answer(
     background: &dyn Fn(Promise),
-    delay_ms: u64,
     work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>,
 ) {
     background(wasm_bindgen_futures::future_to_promise(async move {
         // A timer that cannot be set (never in a worker) only makes the work begin at once.
-        let _ = timer(delay_ms).await;
+        let _ = timer(0).await;
         work.await
     }));
 }
-
-/// The answer's own background work begins a task after the answer ([`after_answer`]).
-pub(crate) const AFTER_ANSWER_MS: u64 = 0;
-
-/// Upkeep begins this long after an answer ([`after_answer`]): run at once, it held the thread while
-/// the browser handed a cold hit's answer to the page (a stopped worker's first hit: the page had its
-/// body 2.3 ms after `respondWith` settled, 1.4 ms with the upkeep later, as with Workbox; BENCHMARKS.md,
-/// session 26). Nothing reads its effect sooner: a stopped worker loses at most a mark of use.
-pub(crate) const UPKEEP_AFTER_MS: u64 = 50;
 
 /// Awaits a browser promise, turning a rejection into a typed error.
 pub async fn await_js(operation: &'static str, promise: Promise) -> Result<JsValue, Error> {

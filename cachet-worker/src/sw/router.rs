@@ -56,7 +56,6 @@ pub(crate) async fn handle_fetch(
     let (config, later) = (config.clone(), background.clone());
     super::http::after_answer(
         &*background,
-        super::http::UPKEEP_AFTER_MS,
         Box::pin(async move {
             super::queue::start_once(&config, &*later);
             super::sweep::start_once(&*later);

@@ -122,7 +122,7 @@ impl Store<Response, Error> for CacheStore {
     fn used(&self, entry: &EntryKey, now: u64) {
         if touch_due(&entry.url, now) {
             let (index, url) = (self.index.clone(), entry.url.clone());
-            super::http::after_answer(&*self.background, super::http::UPKEEP_AFTER_MS, Box::pin(async move {
+            super::http::after_answer(&*self.background, Box::pin(async move {
                 index.touch(&url, now).await.map_err(JsValue::from)?;
                 Ok(JsValue::UNDEFINED)
             }));
