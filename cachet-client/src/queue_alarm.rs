@@ -60,13 +60,14 @@ pub(crate) fn start(transport: Weak<Transport>) {
                 }));
             }
         }
-        let mut reported = false;
+        let (mut reported, mut scheduled) = (false, false);
         while let Some(client) = transport.upgrade() {
             let check_at = match ask(&client.link, window.navigator().on_line()).await {
                 Ok(check_at) => check_at,
-                // Stopped while it answered (the browser stops an idle worker at will): asked again
-                // at once, which starts it again; the question waited ASK_WITHIN first.
-                Err(Error::ServiceWorkerSilent { .. }) => Some(now_ms()),
+                // Stopped while it answered (the browser stops an idle worker at will): asked again at
+                // once (which starts it again; the question waited ASK_WITHIN first) when the last answer
+                // had a time, the queue then having work; else at the next event, as that answer said.
+                Err(Error::ServiceWorkerSilent { .. }) => scheduled.then(now_ms),
                 Err(error) => {
                     if !std::mem::replace(&mut reported, true) {
                         web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
@@ -74,6 +75,7 @@ pub(crate) fn start(transport: Weak<Transport>) {
                     Some(now_ms() + 10 * ALARM_RECHECK_MS)
                 }
             };
+            scheduled = check_at.is_some();
             drop(client);
             let changed = changes.next();
             match check_at {

@@ -645,3 +645,20 @@ async fn the_start_pass_leaves_a_fresh_record_without_entry_for_its_entry_may_st
     assert_eq!(urls_tagged(&index, &tag).await, [fresh], "the old record healed, the fresh one kept");
     assert!(!report.complete, "a record left as landing leaves the pass incomplete");
 }
+
+/// The start-up pass reads cachet's caches without creating one: a clear-all that deleted them while a
+/// pass ran would otherwise find them back, empty.
+#[wasm_bindgen_test]
+async fn the_start_pass_creates_no_cache_that_is_not_there() {
+    use cachet_core::engine::key::CACHES;
+    use cachet_worker::sw::sweep::sweep;
+    let storage = cachet_worker::sw::store::cache_storage().unwrap();
+    for name in CACHES {
+        JsFuture::from(storage.delete(name)).await.unwrap();
+    }
+    sweep(None).await.unwrap();
+    for name in CACHES {
+        let there = JsFuture::from(storage.has(name)).await.unwrap();
+        assert!(!there.is_truthy(), "{name} created by the pass");
+    }
+}

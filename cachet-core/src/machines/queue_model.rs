@@ -293,7 +293,11 @@ pub(super) fn alarm_of(
     match head_due_at {
         None => Alarm { wake_now: false, check_at: None },
         Some(_) if !browser_online => Alarm { wake_now: false, check_at: None },
-        Some(_) if !queue_online => Alarm { wake_now: false, check_at: recheck },
+        // The queue met no network: a trigger (the browser online, a page's `replay-queue`, the worker's
+        // start, Background Sync) brings it back, each followed by a broadcast the page hears. Asking
+        // again every second would start a stopped worker every second (session 26: the page asks the
+        // worker; it used to read the queue itself).
+        Some(_) if !queue_online => Alarm { wake_now: false, check_at: None },
         Some(due_at) if due_at > now => Alarm { wake_now: false, check_at: Some(due_at) },
         Some(_) => Alarm { wake_now: true, check_at: recheck },
     }

@@ -25,7 +25,7 @@ use wasm_bindgen::JsValue;
 
 use super::generations;
 use super::http::await_js;
-use super::store::{exclusive_writes, forget_entries, open_cache};
+use super::store::{cache_storage, exclusive_writes, forget_entries, open_cache};
 use super::tag_index::{self, Indexed};
 use crate::Error;
 
@@ -126,6 +126,11 @@ pub async fn sweep(tags: Option<&[String]>) -> Result<SweepReport, Error> {
     for name in CACHES.into_iter().filter(|_| tags.is_none()) {
         for record in records.iter().filter(|record| record.cache == name) {
             recorded.add(&key(name, &record.url));
+        }
+        // A cache that is not there holds no entry, and is not created (`caches.open` would create it):
+        // a clear-all may have just deleted it (RELIABILITY.md).
+        if !await_js("caches.has", cache_storage()?.has(name)).await?.is_truthy() {
+            continue;
         }
         let cache = open_cache(name).await?;
         let keys = js_sys::Array::from(&await_js("cache.keys", cache.keys()).await?);
