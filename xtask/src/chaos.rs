@@ -29,14 +29,16 @@ const DESCRIPTIONS: [(&str, &str, &str); 5] = [
         "`tests/tests/e2e/chaos_killed_mid_write.rs`. One tab, cookie auth. Each run interrupts one write, in \
          turn a store (24 distinct GraphQL documents at once), an invalidation (a mutation whose tags \
          cover the stored entries), a clear-all and a queue replay (4 mutations queued while the server \
-         was down, the server applying each 40 ms before answering): the worker is stopped (CDP \
+         was down, the replay kicked once the head's backoff is due, the server applying each 40 ms \
+         before answering): the worker is stopped (CDP \
          `ServiceWorker.stopAllWorkers`) 0 to 119 ms after the write began, then the tab is reloaded and \
          the caches and the entry index are read in the page. Checked after each run: no cache entry \
          without its index record (it would escape invalidation); counted: index records left without \
          their entry (a miss, harmless; the next invalidation of their tags, eviction or store of their \
          URL drops or rewrites them), summed over the runs of each write (a record left by one run counts \
          again in the next runs until something drops it), which one completed clear-all at the end must \
-         leave at 0. At the \
+         leave at 0. Before each clear-all (which purges the queue by design) the queue must have \
+         drained by itself within 15 s (the reloads' worker start and page alarm). At the \
          end the queue is replayed to its end: every queued mutation applied, none twice (the server's \
          table).",
     ),

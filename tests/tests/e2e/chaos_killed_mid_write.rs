@@ -2,7 +2,9 @@
 //! Chromium stops an idle worker or one being replaced) at a random moment during one of its writes,
 //! then the tab is reloaded. The writes, in turn: a store (a burst of distinct GraphQL queries), an
 //! invalidation (a mutation whose tags cover the stored entries), a clear-all, and a queue replay
-//! (mutations queued while the server was down, replayed once it is back).
+//! (mutations queued while the server was down, replayed once it is back: kicked when the head is due,
+//! so that the stop lands in the replay). Before each clear-all, which purges the queue by design, the
+//! queue must have drained by itself (the reloads' worker start and page alarm), within 15 s.
 //!
 //! After each run, read in the page: no cache entry without its index record (such an entry would
 //! escape invalidation and serve stale data); index records without their entry are counted (a stopped
@@ -28,6 +30,18 @@ use todo_backend::AuthMode;
 const BURST: usize = 24;
 /// Mutations queued for a replay run.
 const QUEUED: usize = 4;
+
+/// Waits, in the page, until the stored queue's head is due (`nextAttemptAt`), reading the queue as
+/// the Service Worker stored it (without waking it).
+const HEAD_DUE: &str = "const open = indexedDB.open('cachet');
+   open.onerror = () => done(String(open.error));
+   open.onsuccess = () => {
+     const db = open.result;
+     const request = db.transaction('queue').objectStore('queue').get('state');
+     request.onsuccess = () => { db.close();
+       const head = JSON.parse(request.result || 'null')?.items?.[0];
+       setTimeout(() => done(true), head ? Math.max(0, head.nextAttemptAt - Date.now()) : 0); };
+   };";
 
 /// Sends `BURST` distinct `GetTodos` documents (each its own cache entry, tagged `todos`), not awaited.
 fn burst(run: usize) -> String {
@@ -92,6 +106,10 @@ async fn a_worker_stopped_mid_write_leaves_a_consistent_store_and_loses_no_mutat
             }
             queued_titles.extend(titles);
             harness.restart_server().await?;
+            // The first send met no network, so the head waits out its backoff (about a second): kicked
+            // before it is due, the replay would begin after the stop, in a later run. Kicked once it is
+            // due, the stop below lands in the replay itself.
+            harness.run_async(HEAD_DUE).await?;
             // Applied at once, answered 40 ms later: the stop may fall between the two.
             harness.slow_graphql(40);
         }
@@ -107,6 +125,17 @@ async fn a_worker_stopped_mid_write_leaves_a_consistent_store_and_loses_no_mutat
             ),
             Write::Replay => "navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'replay-queue'})); done(true);".to_owned(),
         };
+        if let Write::ClearAll = write {
+            // A clear-all purges the queue by design (a user's queued writes go with their data): the
+            // earlier runs' replays, each interrupted by a stop, must have delivered everything by now,
+            // with no help but the reloads' (the worker's start replay, the page's queue alarm).
+            let stored = stored_queue_once_empty(&harness, 15_000).await?;
+            if !stored.is_null() && queue_summary(&stored) != "0 items, 0 dead letters" {
+                bail!(
+                    "run {run}: the queue did not drain within 15 s after its replay was stopped: {stored}"
+                );
+            }
+        }
         let delay = random.below(120);
         harness.run_async(&kick).await?;
         tokio::time::sleep(Duration::from_millis(delay)).await;
