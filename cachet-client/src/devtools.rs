@@ -20,12 +20,13 @@
 //! # Ok(()) }
 //! ```
 
-use cachet_core::protocol::{DeadLetterView, Message, PageToSw, SnapshotQuery, StateSnapshot, SwToPage};
+use cachet_core::protocol::{DeadLetterView, PageToSw, SnapshotQuery, StateSnapshot, SwToPage};
 
+use crate::link::Answered;
 use crate::{Client, Error};
 
 impl Client {
-    async fn devtools_call(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<SwToPage, Error> {
+    async fn devtools_call(&self, make: impl FnOnce(u64) -> PageToSw) -> Result<Answered, Error> {
         self.inner.ready().await;
         let link = &self.inner.transport.link;
         let Some(worker) = link.service_worker().await else {
@@ -38,14 +39,13 @@ impl Client {
     /// times, strategy), the tag index, the queue and its dead letters, the identity (never a token), the
     /// config in force. Ask again with `after: snapshot.entries.next` for the next page.
     pub async fn devtools_snapshot(&self, query: SnapshotQuery) -> Result<StateSnapshot, Error> {
-        match self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await? {
+        let answered =
+            self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await?;
+        match answered.answer {
             SwToPage::Snapshot { snapshot, .. } => StateSnapshot::from_value(snapshot).map_err(|error| {
                 Error::Decode { what: "the service worker's snapshot".to_owned(), message: error.to_string() }
             }),
-            other => Err(Error::ServiceWorkerAnswer {
-                asked: "snapshot-request".to_owned(),
-                answered: other.type_name(),
-            }),
+            _ => Err(answered.unexpected()),
         }
     }
 

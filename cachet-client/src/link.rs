@@ -92,11 +92,11 @@ impl WorkerLink {
         request_id: u64,
         message: PageToSw,
     ) -> Result<String, Error> {
-        let asked = message.type_name();
-        match self.exchange_message(worker, request_id, message, self.timeout).await? {
+        let answered = self.exchange_message(worker, request_id, message, self.timeout).await?;
+        match answered.answer {
             SwToPage::Ack { .. } => Ok(String::new()),
             SwToPage::Config { config, .. } => Ok(config),
-            other => Err(Error::ServiceWorkerAnswer { asked, answered: other.type_name() }),
+            _ => Err(answered.unexpected()),
         }
     }
 
@@ -107,7 +107,7 @@ impl WorkerLink {
         worker: &ServiceWorker,
         make: impl FnOnce(u64) -> PageToSw,
         timeout: Option<Duration>,
-    ) -> Result<SwToPage, Error> {
+    ) -> Result<Answered, Error> {
         let (request_id, message) = self.numbered(make);
         self.exchange_message(worker, request_id, message, timeout.unwrap_or(self.timeout)).await
     }
@@ -125,7 +125,7 @@ impl WorkerLink {
         request_id: u64,
         message: PageToSw,
         timeout: Duration,
-    ) -> Result<SwToPage, Error> {
+    ) -> Result<Answered, Error> {
         let (sender, answer) = oneshot::channel();
         self.pending.borrow_mut().push((request_id, sender));
         if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
@@ -138,7 +138,7 @@ impl WorkerLink {
             Some(Ok(SwToPage::Nack { message: reason, .. })) => {
                 Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
             }
-            Some(Ok(answer)) => Ok(answer),
+            Some(Ok(answer)) => Ok(Answered { asked: message.type_name(), answer }),
             Some(Err(_)) | None => {
                 Err(Error::ServiceWorkerSilent { asked: message.type_name(), waited_ms: millis(timeout) })
             }
@@ -164,5 +164,20 @@ impl WorkerLink {
         let mut pending = self.pending.borrow_mut();
         let at = pending.iter().position(|(id, _)| *id == request_id)?;
         Some(pending.swap_remove(at).1)
+    }
+}
+
+/// The Service Worker's answer to a message, with the message's wire name.
+pub(crate) struct Answered {
+    /// The message's `type`.
+    asked: String,
+    /// The answer.
+    pub(crate) answer: SwToPage,
+}
+
+impl Answered {
+    /// The error for an answer of a kind the message does not expect: one place for every exchange.
+    pub(crate) fn unexpected(self) -> Error {
+        Error::ServiceWorkerAnswer { asked: self.asked, answered: self.answer.type_name() }
     }
 }

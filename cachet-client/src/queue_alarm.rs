@@ -16,8 +16,8 @@
 
 use std::rc::Weak;
 
-use cachet_core::machines::queue::ALARM_RECHECK_MS;
-use cachet_core::protocol::{Message, PageToSw, SwToPage};
+use cachet_core::machines::queue::{ask_again_after_silence, ALARM_RECHECK_MS};
+use cachet_core::protocol::{PageToSw, SwToPage};
 use futures::channel::mpsc;
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -60,14 +60,13 @@ pub(crate) fn start(transport: Weak<Transport>) {
                 }));
             }
         }
-        let (mut reported, mut scheduled) = (false, false);
+        let (mut reported, mut last) = (false, None);
         while let Some(client) = transport.upgrade() {
             let check_at = match ask(&client.link, window.navigator().on_line()).await {
                 Ok(check_at) => check_at,
-                // Stopped while it answered (the browser stops an idle worker at will): asked again at
-                // once (which starts it again; the question waited ASK_WITHIN first) when the last answer
-                // had a time, the queue then having work; else at the next event, as that answer said.
-                Err(Error::ServiceWorkerSilent { .. }) => scheduled.then(now_ms),
+                // Stopped while it answered (the browser stops an idle worker at will; the question
+                // waited ASK_WITHIN): the core's rule.
+                Err(Error::ServiceWorkerSilent { .. }) => ask_again_after_silence(last, now_ms()),
                 Err(error) => {
                     if !std::mem::replace(&mut reported, true) {
                         web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
@@ -75,7 +74,7 @@ pub(crate) fn start(transport: Weak<Transport>) {
                     Some(now_ms() + 10 * ALARM_RECHECK_MS)
                 }
             };
-            scheduled = check_at.is_some();
+            last = check_at;
             drop(client);
             let changed = changes.next();
             match check_at {
@@ -105,11 +104,9 @@ async fn ask(link: &WorkerLink, online: bool) -> Result<Option<u64>, Error> {
         return Ok(None);
     };
     let asked = |request_id| PageToSw::QueueAlarmRequest { request_id, online };
-    match link.exchange(&worker, asked, Some(ASK_WITHIN)).await? {
+    let answered = link.exchange(&worker, asked, Some(ASK_WITHIN)).await?;
+    match answered.answer {
         SwToPage::QueueAlarm { check_at, .. } => Ok(check_at),
-        other => Err(Error::ServiceWorkerAnswer {
-            asked: "queue-alarm-request".into(),
-            answered: other.type_name(),
-        }),
+        _ => Err(answered.unexpected()),
     }
 }

@@ -32,9 +32,10 @@
 //!   kept), stored with it and sent with every replay of it: delivery is at least once, and exactly once
 //!   where the server answers a repeated key with its first answer and applies nothing.
 //! - **The alarm.** The Service Worker's wake-up timer dies with it. A page keeps the schedule instead:
-//!   [`QueueState::alarm`] says, from the stored state, when a page must post `replay-queue` to wake the
-//!   worker (the head is due: now, and again every [`ALARM_RECHECK_MS`] while it stays due, since a
-//!   worker stopped mid-send leaves it due) and when to read the queue again.
+//!   [`QueueState::alarm`] says, from the stored state, when the worker a page asks must replay (the head
+//!   is due: now, and again every [`ALARM_RECHECK_MS`] while it stays due, since a worker stopped mid-send
+//!   leaves it due) and when the page must ask again; [`ask_again_after_silence`] says when a page asks
+//!   again after a question the worker never answered.
 //! - **Backoff** after the n-th failed send: `d = min(backoffMaxMs, backoffBaseMs * 2^(n-1))`, then
 //!   "equal jitter": a delay in `[d/2, d]` chosen by the caller's random `u32`
 //!   (`d/2 + (d - d/2) * random / u32::MAX`). The reducer reads no clock and no random source.
@@ -82,7 +83,7 @@ impl QueueState {
     /// |---|---|---|
     /// | no items | no | on an event |
     /// | the browser is offline | no | on an event (its `online` event) |
-    /// | the queue is offline (its last send found no network) | no: the page's `online` event, a worker start or Background Sync resumes it, so no timer burns attempts while the network is away | in [`ALARM_RECHECK_MS`] |
+    /// | the queue is offline (its last send found no network) | no: the page's `online` event, a worker start or Background Sync resumes it, so no timer burns attempts while the network is away | on an event (asked of the worker, a look every second would start a stopped worker every second) |
     /// | the head is due later | no | when it is due |
     /// | the head is due (or in flight: its worker may have been stopped) | yes | in [`ALARM_RECHECK_MS`] |
     ///

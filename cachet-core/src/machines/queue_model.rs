@@ -282,6 +282,15 @@ pub enum QueueEffect {
     Refused(Refusal),
 }
 
+/// When a page asks the worker again about the queue after a question it never answered (the worker was
+/// stopped while it answered), given the time the last answer asked to be asked again at (`None`: no time,
+/// or no answer yet): at once when the last answer had a time, the queue then having work that a stopped
+/// worker will not do; else not before the next event, as that answer said (asking again would start a
+/// stopped worker for nothing).
+pub fn ask_again_after_silence(last_check_at: Option<u64>, now: u64) -> Option<u64> {
+    last_check_at.map(|_| now)
+}
+
 /// The rule of [`QueueState::alarm`].
 pub(super) fn alarm_of(
     head_due_at: Option<u64>,

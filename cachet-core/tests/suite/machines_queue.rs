@@ -3,8 +3,8 @@
 
 use cachet_core::config::QueueBounds;
 use cachet_core::machines::queue::{
-    idempotency_key, Alarm, DeadLetterReason, QueueEffect, QueueEvent, QueueState, QueuedRequest, Refusal,
-    SendFailure, ALARM_RECHECK_MS, IDEMPOTENCY_KEY_HEADER,
+    ask_again_after_silence, idempotency_key, Alarm, DeadLetterReason, QueueEffect, QueueEvent, QueueState,
+    QueuedRequest, Refusal, SendFailure, ALARM_RECHECK_MS, IDEMPOTENCY_KEY_HEADER,
 };
 use cachet_core::protocol::SwEvent;
 
@@ -569,6 +569,12 @@ fn the_alarm_wakes_the_worker_while_the_head_is_due() {
         backing_off.alarm(530, true),
         Alarm { wake_now: true, check_at: Some(530 + ALARM_RECHECK_MS) }
     );
+}
+
+#[test]
+fn a_question_the_worker_never_answered_is_asked_again_only_when_the_queue_had_work() {
+    assert_eq!(ask_again_after_silence(Some(900), 100), Some(100), "the last answer had a time: at once");
+    assert_eq!(ask_again_after_silence(None, 100), None, "no time (or no answer yet): at the next event");
 }
 
 #[test]
