@@ -138,7 +138,7 @@ impl WorkerLink {
             Some(Ok(SwToPage::Nack { message: reason, .. })) => {
                 Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
             }
-            Some(Ok(answer)) => Ok(Answered { asked: message.type_name(), answer }),
+            Some(Ok(answer)) => Ok(Answered { asked: message, answer }),
             Some(Err(_)) | None => {
                 Err(Error::ServiceWorkerSilent { asked: message.type_name(), waited_ms: millis(timeout) })
             }
@@ -167,10 +167,10 @@ impl WorkerLink {
     }
 }
 
-/// The Service Worker's answer to a message, with the message's wire name.
+/// The Service Worker's answer to a message, with the message.
 pub(crate) struct Answered {
-    /// The message's `type`.
-    asked: String,
+    /// The message.
+    asked: PageToSw,
     /// The answer.
     pub(crate) answer: SwToPage,
 }
@@ -178,6 +178,6 @@ pub(crate) struct Answered {
 impl Answered {
     /// The error for an answer of a kind the message does not expect: one place for every exchange.
     pub(crate) fn unexpected(self) -> Error {
-        Error::ServiceWorkerAnswer { asked: self.asked, answered: self.answer.type_name() }
+        Error::ServiceWorkerAnswer { asked: self.asked.type_name(), answered: self.answer.kind().to_owned() }
     }
 }

@@ -1,7 +1,7 @@
 //! The hooks' link to cachet's agent hub: typed [`AgentRequest`]s out, [`AgentResponse`]s in, protocol wire
 //! text in between (see `cachet_worker::agent` for why), whichever [`AgentMode`] the provider runs.
 //!
-//! The provider holds one [`AgentLink`] (in a crate-private context); each hook opens its own
+//! The provider holds one [`AgentLink`] (in its context, crate-private); each hook opens its own
 //! [`AgentBridge`] from it with [`use_agent_bridge`], so a hook never knows where the hub runs:
 //!
 //! - [`AgentMode::Worker`]: the link holds the yew-agent worker (spawned as `ReactorProvider` does:
@@ -58,6 +58,12 @@ enum LinkKind {
     },
     #[cfg(feature = "in-page-agent")]
     InPage,
+}
+
+impl std::fmt::Debug for AgentLink {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("AgentLink")
+    }
 }
 
 impl PartialEq for AgentLink {
@@ -120,17 +126,13 @@ fn responses_of(bridge: Rc<RefCell<ReactorBridge<CachetAgent>>>) -> LocalBoxStre
 /// stream, and so its end of the bridge, is dropped then.
 fn pump(
     responses: LocalBoxStream<'static, String>,
-    mut closed: oneshot::Receiver<()>,
+    closed: oneshot::Receiver<()>,
     on_wire: impl Fn(String) + 'static,
 ) {
-    let mut responses = responses.fuse();
+    // `take_until` rather than `select!` in a loop: the same end, a fraction of the page's wasm.
+    let mut responses = responses.take_until(closed);
     wasm_bindgen_futures::spawn_local(async move {
-        loop {
-            let wire = futures::select! {
-                wire = responses.next() => wire,
-                _ = closed => None,
-            };
-            let Some(wire) = wire else { break };
+        while let Some(wire) = responses.next().await {
             on_wire(wire);
         }
     });
@@ -161,9 +163,13 @@ pub(crate) fn use_agent_bridge<F>(on_response: F) -> AgentBridge
 where
     F: Fn(AgentResponse) + 'static,
 {
-    let link = use_context::<AgentLink>()
-        .unwrap_or_else(|| panic!("cachet's hooks must be used inside <CachetProvider>"));
-    let on_response: Rc<dyn Fn(AgentResponse)> = Rc::new(on_response);
+    let link = crate::provider::use_cachet_context("cachet's hooks").link;
+    use_bridge_of(link, Rc::new(on_response))
+}
+
+/// [`use_agent_bridge`] on `link` (the provider's own, which its context does not give to itself).
+#[hook]
+pub(crate) fn use_bridge_of(link: AgentLink, on_response: Rc<dyn Fn(AgentResponse)>) -> AgentBridge {
     let current = use_mut_ref(|| on_response.clone());
     *current.borrow_mut() = on_response;
     let bridge = use_memo(link, |link| {

@@ -8,7 +8,7 @@ use cachet_core::protocol::AgentRequest;
 use implicit_clone::unsync::IString;
 use yew::prelude::*;
 
-use crate::agent_bridge::{use_agent_bridge, AgentLink, AgentMode};
+use crate::agent_bridge::{use_bridge_of, AgentLink, AgentMode};
 use crate::{register_service_worker, Error};
 
 /// Where the Service Worker registration stands.
@@ -41,6 +41,9 @@ pub struct CachetContext {
     pub registration: SwRegistration,
     /// The page client every hook executes through.
     pub client: Client,
+    /// The way to the agent hub, shared by every hook's bridge: in this one context rather than a
+    /// second provider of its own (a `ContextProvider` is a component of its own in the page's wasm).
+    pub(crate) link: AgentLink,
 }
 
 /// Properties of [`CachetProvider`].
@@ -123,13 +126,15 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
         use_memo((props.agent, props.agent_path.clone(), props.agent_module), |(mode, path, module)| {
             AgentLink::new(*mode, path, *module)
         });
-    let context = CachetContext { registration: (*registration).clone(), client: (*client).clone() };
+    use_auth_relay(&client, &link);
+    let context = CachetContext {
+        registration: (*registration).clone(),
+        client: (*client).clone(),
+        link: (*link).clone(),
+    };
     html! {
         <ContextProvider<CachetContext> {context}>
-            <ContextProvider<AgentLink> context={(*link).clone()}>
-                <AuthRelay />
-                { props.children.clone() }
-            </ContextProvider<AgentLink>>
+            { props.children.clone() }
         </ContextProvider<CachetContext>>
     }
 }
@@ -144,11 +149,11 @@ pub(crate) fn use_cachet_context(hook: &'static str) -> CachetContext {
 
 /// Reports the page client's auth state to the agent: once restored, and on every change made here or
 /// in another tab (the client hears those over the `cachet-auth` channel). The agent tells every hook.
-#[function_component]
-fn AuthRelay() -> Html {
-    let client = use_cachet_context("AuthRelay").client;
-    let bridge = use_agent_bridge(|_| {});
-    use_effect_with(client, move |client| {
+/// A hook of the provider's, not a component of its own (a component is code of its own in the page).
+#[hook]
+fn use_auth_relay(client: &Client, link: &AgentLink) {
+    let bridge = use_bridge_of(link.clone(), Rc::new(|_| {}));
+    use_effect_with(client.clone(), move |client| {
         let report = {
             let client = client.clone();
             Rc::new(move || {
@@ -169,5 +174,4 @@ fn AuthRelay() -> Html {
         });
         move || drop(subscription)
     });
-    html! {}
 }

@@ -166,6 +166,21 @@ pub enum SwToPage {
     },
 }
 
+impl SwToPage {
+    /// The answer's wire `type` ([`super::Message::type_name`] without writing the answer: a page, which
+    /// never sends one, names an answer it did not expect without linking the answers' encoder).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SwToPage::RefreshRequest { .. } => "refresh-request",
+            SwToPage::Snapshot { .. } => "snapshot",
+            SwToPage::Config { .. } => "config",
+            SwToPage::QueueAlarm { .. } => "queue-alarm",
+            SwToPage::Ack { .. } => "ack",
+            SwToPage::Nack { .. } => "nack",
+        }
+    }
+}
+
 /// The page's reply on the `MessagePort` of a [`SwToPage::RefreshRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]

@@ -95,7 +95,7 @@ fn round_trips<M: Message + PartialEq + std::fmt::Debug + Clone>(messages: Vec<M
 fn every_event_answer_and_agent_message_round_trips_through_both_decoders() {
     let events = every_event();
     round_trips(events.clone());
-    round_trips(vec![
+    let answers = vec![
         SwToPage::RefreshRequest { id: 1, failed: None },
         SwToPage::RefreshRequest { id: 1, failed: Some("ab".into()) },
         SwToPage::Snapshot { request_id: 2, snapshot: json!({"entries": [1, {"a": null}]}).into() },
@@ -104,7 +104,11 @@ fn every_event_answer_and_agent_message_round_trips_through_both_decoders() {
         SwToPage::QueueAlarm { request_id: 6, check_at: Some(u64::MAX) },
         SwToPage::Ack { request_id: 4 },
         SwToPage::Nack { request_id: 5, message: "no".into() },
-    ]);
+    ];
+    for answer in &answers {
+        assert_eq!(answer.kind(), answer.type_name(), "the kind is the wire type");
+    }
+    round_trips(answers);
     round_trips(vec![
         AgentRequest::Subscribe { subscription: 1, tags: vec!["t".into()] },
         AgentRequest::Unsubscribe { subscription: 1 },
