@@ -732,31 +732,30 @@ impl SwToPage {
     /// The message as wire JSON.
     pub(super) fn encode(&self) -> String {
         let mut text = String::new();
+        // The `type` is the answer's `kind`: its names are written in one place.
+        let mut object = message(&mut text, self.kind());
         match self {
-            SwToPage::RefreshRequest { id, failed } => message(&mut text, "refresh-request")
-                .number("id", *id)
-                .option("failed", failed.as_deref())
-                .end(),
+            SwToPage::RefreshRequest { id, failed } => {
+                object.number("id", *id).option("failed", failed.as_deref());
+            }
             SwToPage::Snapshot { request_id, snapshot } => {
-                let mut object = message(&mut text, "snapshot");
                 object.number("requestId", *request_id);
                 crate::json::write(object.member("snapshot"), snapshot);
-                object.end()
             }
-            SwToPage::Config { request_id, config, build } => message(&mut text, "config")
-                .number("requestId", *request_id)
-                .string("config", config)
-                .string("build", build)
-                .end(),
-            SwToPage::QueueAlarm { request_id, check_at } => message(&mut text, "queue-alarm")
-                .number("requestId", *request_id)
-                .option_number("checkAt", *check_at)
-                .end(),
-            SwToPage::Ack { request_id } => message(&mut text, "ack").number("requestId", *request_id).end(),
+            SwToPage::Config { request_id, config, build } => {
+                object.number("requestId", *request_id).string("config", config).string("build", build);
+            }
+            SwToPage::QueueAlarm { request_id, check_at } => {
+                object.number("requestId", *request_id).option_number("checkAt", *check_at);
+            }
+            SwToPage::Ack { request_id } => {
+                object.number("requestId", *request_id);
+            }
             SwToPage::Nack { request_id, message: why } => {
-                message(&mut text, "nack").number("requestId", *request_id).string("message", why).end()
+                object.number("requestId", *request_id).string("message", why);
             }
         }
+        object.end();
         text
     }
 }

@@ -106,7 +106,9 @@ fn every_event_answer_and_agent_message_round_trips_through_both_decoders() {
         SwToPage::Nack { request_id: 5, message: "no".into() },
     ];
     for answer in &answers {
-        assert_eq!(answer.kind(), answer.type_name(), "the kind is the wire type");
+        // serde's tag is the oracle (the hand-written encoder writes `kind` as the type).
+        let tag = serde_json::to_value(answer).map(|value| value["type"].clone()).unwrap_or_default();
+        assert_eq!(tag, json!(answer.kind()), "the kind is the wire type");
     }
     round_trips(answers);
     round_trips(vec![
