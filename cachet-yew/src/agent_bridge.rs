@@ -2,7 +2,7 @@
 //! text in between (see `cachet_worker::agent` for why), whichever [`AgentMode`] the provider runs.
 //!
 //! The provider holds one [`AgentLink`] (in its context, crate-private); each hook opens its own
-//! [`AgentBridge`] from it with [`use_agent_bridge`], so a hook never knows where the hub runs:
+//! [`AgentBridge`] from it with `crate::provider::use_agent_bridge`, so a hook never knows where the hub runs:
 //!
 //! - [`AgentMode::Worker`]: the link holds the yew-agent worker (spawned as `ReactorProvider` does:
 //!   at once, one held bridge) and every hook's bridge is a fork of it, i.e. one reactor instance in
@@ -154,20 +154,8 @@ impl AgentBridge {
     }
 }
 
-/// Opens this component's bridge; `on_response` (refreshed every render) hears every response.
-///
-/// # Panics
-/// Outside `<CachetProvider>`.
-#[hook]
-pub(crate) fn use_agent_bridge<F>(on_response: F) -> AgentBridge
-where
-    F: Fn(AgentResponse) + 'static,
-{
-    let link = crate::provider::use_cachet_context("cachet's hooks").link;
-    use_bridge_of(link, Rc::new(on_response))
-}
-
-/// [`use_agent_bridge`] on `link` (the provider's own, which its context does not give to itself).
+/// Opens this component's bridge on `link` (the provider's: `crate::provider::use_agent_bridge` takes it
+/// from the context); `on_response` (refreshed every render) hears every response.
 #[hook]
 pub(crate) fn use_bridge_of(link: AgentLink, on_response: Rc<dyn Fn(AgentResponse)>) -> AgentBridge {
     let current = use_mut_ref(|| on_response.clone());

@@ -4,11 +4,11 @@
 use std::rc::Rc;
 
 use cachet_client::{Client, ClientEvent, Config};
-use cachet_core::protocol::AgentRequest;
+use cachet_core::protocol::{AgentRequest, AgentResponse};
 use implicit_clone::unsync::IString;
 use yew::prelude::*;
 
-use crate::agent_bridge::{use_bridge_of, AgentLink, AgentMode};
+use crate::agent_bridge::{use_bridge_of, AgentBridge, AgentLink, AgentMode};
 use crate::{register_service_worker, Error};
 
 /// Where the Service Worker registration stands.
@@ -145,6 +145,20 @@ pub(crate) fn use_cachet_context(hook: &'static str) -> CachetContext {
     use_context::<CachetContext>().unwrap_or_else(|| {
         panic!("{hook} must be used inside <CachetProvider>: wrap your app's root in <CachetProvider>")
     })
+}
+
+/// Opens this component's bridge to the agent hub, on the provider's link; `on_response` (refreshed every
+/// render) hears every response.
+///
+/// # Panics
+/// Outside `<CachetProvider>`.
+#[hook]
+pub(crate) fn use_agent_bridge<F>(on_response: F) -> AgentBridge
+where
+    F: Fn(AgentResponse) + 'static,
+{
+    let link = use_cachet_context("cachet's hooks").link;
+    use_bridge_of(link, Rc::new(on_response))
 }
 
 /// Reports the page client's auth state to the agent: once restored, and on every change made here or

@@ -4,7 +4,7 @@ use cachet_client::{AuthData, Error};
 use cachet_core::protocol::AgentResponse;
 use yew::prelude::*;
 
-use crate::agent_bridge::use_agent_bridge;
+use crate::provider::use_agent_bridge;
 use crate::provider::use_cachet_context;
 
 /// The handle of [`use_cachet_auth`]: `{ authenticated, auth, online, set_auth, clear_auth }`; `set_auth`

@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use serde::de::DeserializeOwned;
 use yew::prelude::*;
 
-use crate::agent_bridge::use_agent_bridge;
+use crate::provider::use_agent_bridge;
 use crate::provider::use_cachet_context;
 use crate::query::{decode_as, DataRequest, Decode, Driver, RefetchOptions, UseCachetQueryHandle};
 

@@ -3,7 +3,7 @@
 use cachet_core::protocol::{AgentRequest, AgentResponse, SwEvent};
 use yew::prelude::*;
 
-use crate::agent_bridge::use_agent_bridge;
+use crate::provider::use_agent_bridge;
 use crate::provider::use_cachet_context;
 
 /// The latest event the Service Worker broadcast since this component mounted (`None` before the first),
