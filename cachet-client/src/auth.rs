@@ -20,40 +20,52 @@ impl Client {
     /// every other tab.
     ///
     /// The auth is kept even when the Service Worker does not answer; the error then says so.
-    pub async fn set_auth(&self, auth: AuthData) -> Result<(), Error> {
-        self.inner.ready().await;
-        self.inner.session.set_auth(auth).await
+    #[inline(never)]
+    pub fn set_auth<'a>(&'a self, auth: AuthData) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.inner.session.set_auth(auth).await
+        })
     }
 
     /// `getAuth()`: the adapter's `get_auth`, else the auth in memory, else the persisted record (user
     /// and expiry, no token), else the adapter's `fetch_user` (the server's `/api/me`). Auth found by the
     /// adapter or the server becomes the current auth when there is none (quietly: no event fires).
-    pub async fn get_auth(&self) -> Result<Option<AuthData>, Error> {
-        self.inner.ready().await;
-        self.inner.session.get_auth().await
+    #[inline(never)]
+    pub fn get_auth<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, Result<Option<AuthData>, Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.inner.session.get_auth().await
+        })
     }
 
     /// `clearAuth()`: purges memory auth, the persisted record, the in-page cache, every cachet cache and
     /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, ends this
     /// browser's push subscription ([`Client::unsubscribe_push`]), and logs out every other tab
     /// (`clear`). Every step runs even when one fails; the first failure is returned.
-    pub async fn clear_auth(&self) -> Result<(), Error> {
-        self.inner.ready().await;
-        // The push subscription belongs to the user who made it; a failure is said on the console,
-        // never in the way of the purge.
-        if let Err(error) = self.unsubscribe_push().await {
-            web_sys::console::warn_1(
-                &format!("cachet: clearAuth could not end the push subscription: {error}").into(),
-            );
-        }
-        self.inner.session.clear_auth().await
+    #[inline(never)]
+    pub fn clear_auth<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            // The push subscription belongs to the user who made it; a failure is said on the console,
+            // never in the way of the purge.
+            if let Err(error) = self.unsubscribe_push().await {
+                web_sys::console::warn_1(
+                    &format!("cachet: clearAuth could not end the push subscription: {error}").into(),
+                );
+            }
+            self.inner.session.clear_auth().await
+        })
     }
 
     /// `clearMemoryAuth()`: forgets the auth held in memory; IndexedDB, the caches and the other tabs are
     /// untouched.
-    pub async fn clear_memory_auth(&self) {
-        self.inner.ready().await;
-        self.inner.session.clear_memory_auth().await;
+    #[inline(never)]
+    pub fn clear_memory_auth<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.inner.session.clear_memory_auth().await;
+        })
     }
 
     /// `isAuthValid()`: auth is held in memory and its `expires_at` (if any) is in the future.
@@ -66,15 +78,25 @@ impl Client {
     /// tabs and requests share it). `Ok(None)` without auth or when the server ended the session; cookie
     /// auth is returned as it is (the server manages its lifetime). An `Err` is a refresh that could not
     /// be carried out (for example offline): the auth stays.
-    pub async fn ensure_valid_auth(&self) -> Result<Option<AuthData>, Error> {
-        self.inner.ready().await;
-        self.inner.session.ensure_valid_auth().await
+    #[inline(never)]
+    pub fn ensure_valid_auth<'a>(
+        &'a self,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Option<AuthData>, Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.inner.session.ensure_valid_auth().await
+        })
     }
 
     /// Refreshes now, whatever the expiry (the same single flight as `ensure_valid_auth`).
-    pub async fn refresh_auth(&self) -> Result<Option<AuthData>, Error> {
-        self.inner.ready().await;
-        self.inner.session.refresh_auth().await
+    #[inline(never)]
+    pub fn refresh_auth<'a>(
+        &'a self,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Option<AuthData>, Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.inner.session.refresh_auth().await
+        })
     }
 
     /// The adapter's headers for the current auth (`Authorization: Bearer <token>` in bearer mode).

@@ -139,16 +139,22 @@ impl Client {
     }
 
     /// Resolves once the client restored the persisted auth (every async call waits for it anyway).
-    pub async fn ready(&self) {
-        self.inner.ready().await;
+    #[inline(never)]
+    pub fn ready<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.inner.ready().await;
+        })
     }
 
     /// Resolves once the first step of the client's start is done: a purge an earlier page began and
     /// could not finish (a [`Client::clear_auth`] the Service Worker never acknowledged: the page closed,
     /// the worker stopped) is finished, so that nothing read from the caches after it is what the purge
     /// was asked to remove. Earlier than [`Client::ready`]: it waits for no config and no session restore.
-    pub async fn purge_settled(&self) {
-        self.inner.purge_settled().await;
+    #[inline(never)]
+    pub fn purge_settled<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.inner.purge_settled().await;
+        })
     }
 
     /// Whether a Service Worker controls the page (requests then go through it).
@@ -175,8 +181,11 @@ impl Client {
     /// after it was given, a stale-while-revalidate re-fetch with its store and its `cache-updated`
     /// (work started meanwhile is waited for too). With a Service Worker in control that work runs in
     /// the worker, and this resolves at once. For tests and for code that must read what was stored.
-    pub async fn settled(&self) {
-        self.inner.transport.background.settled().await;
+    #[inline(never)]
+    pub fn settled<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.inner.transport.background.settled().await;
+        })
     }
 
     /// `isAuthUrl(url)`: whether `url` (absolute or relative to the page) is at or under an auth route of
@@ -191,9 +200,12 @@ impl Client {
     }
 
     /// `getAuthState()`: `{ authenticated, auth, online }`, once the persisted auth is restored.
-    pub async fn get_auth_state(&self) -> AuthSnapshot {
-        self.inner.ready().await;
-        self.auth_state()
+    #[inline(never)]
+    pub fn get_auth_state<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, AuthSnapshot> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            self.auth_state()
+        })
     }
 
     /// The auth state now, without waiting for the restore.
@@ -203,9 +215,16 @@ impl Client {
 
     /// `invalidateByTag(tags)`: removes every cached entry carrying one of `tags`, here and in the Service
     /// Worker's cache (awaited), and fires `cache-invalidated` in every tab.
-    pub async fn invalidate_by_tag(&self, tags: &[&str]) -> Result<(), Error> {
-        let tags = crate::checks::checked_tags(tags.iter().map(|tag| (*tag).to_owned()).collect(), "tags")?;
-        self.inner.ready().await;
-        self.inner.invalidate_everywhere(&tags).await
+    #[inline(never)]
+    pub fn invalidate_by_tag<'a>(
+        &'a self,
+        tags: &'a [&str],
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            let tags =
+                crate::checks::checked_tags(tags.iter().map(|tag| (*tag).to_owned()).collect(), "tags")?;
+            self.inner.ready().await;
+            self.inner.invalidate_everywhere(&tags).await
+        })
     }
 }

@@ -38,40 +38,72 @@ impl Client {
     /// One page of what the Service Worker holds, as `query` filters it: entries (request, tags, size,
     /// times, strategy), the tag index, the queue and its dead letters, the identity (never a token), the
     /// config in force. Ask again with `after: snapshot.entries.next` for the next page.
-    pub async fn devtools_snapshot(&self, query: SnapshotQuery) -> Result<StateSnapshot, Error> {
-        let answered =
-            self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await?;
-        match answered.answer {
-            SwToPage::Snapshot { snapshot, .. } => StateSnapshot::from_value(snapshot).map_err(|error| {
-                Error::Decode { what: "the service worker's snapshot".to_owned(), message: error.to_string() }
-            }),
-            _ => Err(answered.unexpected()),
-        }
+    #[inline(never)]
+    pub fn devtools_snapshot<'a>(
+        &'a self,
+        query: SnapshotQuery,
+    ) -> futures::future::LocalBoxFuture<'a, Result<StateSnapshot, Error>> {
+        Box::pin(async move {
+            let answered =
+                self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await?;
+            match answered.answer {
+                SwToPage::Snapshot { snapshot, .. } => {
+                    StateSnapshot::from_value(snapshot).map_err(|error| Error::Decode {
+                        what: "the service worker's snapshot".to_owned(),
+                        message: error.to_string(),
+                    })
+                }
+                _ => Err(answered.unexpected()),
+            }
+        })
     }
 
     /// The mutations the queue gave up, oldest first, with why.
-    pub async fn dead_letters(&self) -> Result<Vec<DeadLetterView>, Error> {
-        let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
-        Ok(self.devtools_snapshot(query).await?.queue.dead_letters)
+    #[inline(never)]
+    pub fn dead_letters<'a>(
+        &'a self,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Vec<DeadLetterView>, Error>> {
+        Box::pin(async move {
+            let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
+            Ok(self.devtools_snapshot(query).await?.queue.dead_letters)
+        })
     }
 
     /// Puts the dead letters `ids` back at the end of the queue, in the order they were given up, and
     /// replays it. Refused whole, changing nothing, when one of `ids` is not a dead letter.
-    pub async fn retry_dead_letters(&self, ids: &[u64]) -> Result<(), Error> {
-        let ids = ids.to_vec();
-        self.devtools_call(|request_id| PageToSw::RetryDeadLetters { request_id, ids }).await.map(drop)
+    #[inline(never)]
+    pub fn retry_dead_letters<'a>(
+        &'a self,
+        ids: &'a [u64],
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            let ids = ids.to_vec();
+            self.devtools_call(|request_id| PageToSw::RetryDeadLetters { request_id, ids }).await.map(drop)
+        })
     }
 
     /// Deletes the dead letters `ids`. Refused whole, changing nothing, when one is not a dead letter.
-    pub async fn discard_dead_letters(&self, ids: &[u64]) -> Result<(), Error> {
-        let ids = ids.to_vec();
-        self.devtools_call(|request_id| PageToSw::DiscardDeadLetters { request_id, ids }).await.map(drop)
+    #[inline(never)]
+    pub fn discard_dead_letters<'a>(
+        &'a self,
+        ids: &'a [u64],
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            let ids = ids.to_vec();
+            self.devtools_call(|request_id| PageToSw::DiscardDeadLetters { request_id, ids }).await.map(drop)
+        })
     }
 
     /// Removes the entries at these cache URLs ([`cachet_core::protocol::EntryView::url`]).
-    pub async fn drop_entries(&self, urls: &[String]) -> Result<(), Error> {
-        let urls = urls.to_vec();
-        self.devtools_call(|request_id| PageToSw::DropEntries { request_id, urls }).await.map(drop)
+    #[inline(never)]
+    pub fn drop_entries<'a>(
+        &'a self,
+        urls: &'a [String],
+    ) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            let urls = urls.to_vec();
+            self.devtools_call(|request_id| PageToSw::DropEntries { request_id, urls }).await.map(drop)
+        })
     }
 
     /// Asks the Service Worker to replay the mutation queue now (`replay-queue`); no answer.
@@ -81,9 +113,12 @@ impl Client {
 
     /// Empties every cachet cache, the entry index and the queue (`clear-all`), keeping the signed-in
     /// user: the worker is told who is signed in again at once, so their requests stay in their partition.
-    pub async fn clear_caches(&self) -> Result<(), Error> {
-        self.inner.transport.cache.borrow_mut().clear();
-        self.devtools_call(|request_id| PageToSw::ClearAll { request_id }).await?;
-        self.inner.session.sync_identity().await
+    #[inline(never)]
+    pub fn clear_caches<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
+        Box::pin(async move {
+            self.inner.transport.cache.borrow_mut().clear();
+            self.devtools_call(|request_id| PageToSw::ClearAll { request_id }).await?;
+            self.inner.session.sync_identity().await
+        })
     }
 }

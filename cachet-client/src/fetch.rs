@@ -95,34 +95,41 @@ impl Client {
     /// page, else answers it in the page with the same rules (see [`crate::pipeline`]). With
     /// `auth: true`, an auth failure is refreshed and retried once; when that does not help, the failing
     /// answer is returned. Concurrent identical GETs share one request.
-    pub async fn fetch_with_cache(&self, url: &str, options: FetchOptions) -> Result<FetchResult, Error> {
-        let FetchOptions { method, headers, body, auth, strategy, tags } = options;
-        let mut request = HttpRequest {
-            method: method.map(|method| method.to_ascii_uppercase()).unwrap_or_else(|| "GET".to_owned()),
-            url: url.to_owned(),
-            headers,
-            body,
-            ..HttpRequest::default()
-        };
-        if let Some(strategy) = strategy {
-            request.set_header(STRATEGY_HEADER, strategy.as_str());
-        }
-        if let Some(tags) = tags {
-            request.set_header(TAGS_HEADER, &format_tag_list(&checked_tags(tags, "tags")?));
-        }
-        self.inner.ready().await;
-        if auth {
-            crate::checks::refuse_when_off(
-                &self.inner.config(),
-                "fetchWithCache with { auth: true }",
-                true,
-                false,
-            )?;
-            request.set_header(AUTH_HEADER, "1");
-        }
-        let answer = self.inner.execute(request, auth).await?;
-        let stale = answer.stale();
-        Ok(FetchResult { response: answer.response, from_cache: answer.from_cache, stale })
+    #[inline(never)]
+    pub fn fetch_with_cache<'a>(
+        &'a self,
+        url: &'a str,
+        options: FetchOptions,
+    ) -> futures::future::LocalBoxFuture<'a, Result<FetchResult, Error>> {
+        Box::pin(async move {
+            let FetchOptions { method, headers, body, auth, strategy, tags } = options;
+            let mut request = HttpRequest {
+                method: method.map(|method| method.to_ascii_uppercase()).unwrap_or_else(|| "GET".to_owned()),
+                url: url.to_owned(),
+                headers,
+                body,
+                ..HttpRequest::default()
+            };
+            if let Some(strategy) = strategy {
+                request.set_header(STRATEGY_HEADER, strategy.as_str());
+            }
+            if let Some(tags) = tags {
+                request.set_header(TAGS_HEADER, &format_tag_list(&checked_tags(tags, "tags")?));
+            }
+            self.inner.ready().await;
+            if auth {
+                crate::checks::refuse_when_off(
+                    &self.inner.config(),
+                    "fetchWithCache with { auth: true }",
+                    true,
+                    false,
+                )?;
+                request.set_header(AUTH_HEADER, "1");
+            }
+            let answer = self.inner.execute(request, auth).await?;
+            let stale = answer.stale();
+            Ok(FetchResult { response: answer.response, from_cache: answer.from_cache, stale })
+        })
     }
 
     /// THE auth-failure check (`isAuthFailureResponse`): `features.auth.failure` of the config (default:

@@ -95,78 +95,90 @@ impl GqlOptions {
 
 impl Client {
     /// `fetchWithGql`: one GraphQL call, the result returned whole (GraphQL `errors` included).
-    pub async fn fetch_with_gql(
-        &self,
-        query: &str,
+    #[inline(never)]
+    pub fn fetch_with_gql<'a>(
+        &'a self,
+        query: &'a str,
         variables: Option<Value>,
-        options: &GqlOptions,
-    ) -> Result<GqlResponse, Error> {
-        // The config may follow the Service Worker's once the client is ready: decide on that one.
-        self.inner.ready().await;
-        let config = self.inner.config();
-        // Never degrade to a request without what was asked for: an auth query sent unmarked, a mutation
-        // to queue sent where no worker queues it.
-        if options.auth {
-            refuse_when_off(&config, "queryGql / mutateGql / fetchWithGql with { auth: true }", true, true)?;
-        }
-        if options.queue_offline {
-            refuse_when_off(&config, "mutateGql with { queueOffline: true }", false, true)?;
-        }
-        let endpoints = &config.features.graphql.endpoints;
-        let endpoint = endpoints.get(options.endpoint_index).ok_or_else(|| Error::NoSuchEndpoint {
-            index: options.endpoint_index,
-            endpoints: endpoints.clone(),
-        })?;
-        let mut body = json!({ "query": query });
-        if let Some(variables) = variables.filter(|variables| !variables.is_null()) {
-            body["variables"] = variables;
-        }
-        if let Some(name) = &options.operation_name {
-            body["operationName"] = json!(name);
-        }
-        let mut request = HttpRequest {
-            method: "POST".to_owned(),
-            url: endpoint.clone(),
-            body: Some(body.to_string().into_bytes()),
-            ..HttpRequest::default()
-        };
-        request.set_header("Content-Type", "application/json");
-        request.set_header("Accept", "application/json");
-        if let Some(strategy) = options.strategy {
-            request.set_header(STRATEGY_HEADER, strategy.as_str());
-        }
-        if let Some(tags) = &options.tags {
-            request.set_header(TAGS_HEADER, &format_tag_list(&checked_tags(tags.clone(), "tags")?));
-        }
-        if !options.invalidate.is_empty() {
-            let invalidate = checked_tags(options.invalidate.clone(), "invalidate")?;
-            request.set_header(INVALIDATE_HEADER, &format_tag_list(&invalidate));
-        }
-        if options.queue_offline {
-            request.set_header(QUEUE_OFFLINE_HEADER, "1");
-        }
-        if options.auth {
-            request.set_header(AUTH_HEADER, "1");
-        }
-        let answer = self.inner.execute(request, options.auth).await?;
-        let stale = answer.stale();
-        let response = answer.response;
-        let url = if response.url.is_empty() { endpoint.clone() } else { response.url.clone() };
-        if self.inner.transport.is_auth_failure(&response) {
-            return Err(Error::Unauthorized { url, status: response.status });
-        }
-        if let Some(reason) = not_queued(&response) {
-            return Err(Error::NotQueued { url, reason });
-        }
-        if !response.ok() {
-            return Err(Error::Http { url, status: response.status, body: truncate(&response.text(), 2048) });
-        }
-        let result: Value = serde_json::from_slice(&response.body).map_err(|error| Error::Decode {
-            what: format!("the GraphQL result of {url}"),
-            message: error.to_string(),
-        })?;
-        let queued = response.header(QUEUED_HEADER).and_then(|id| id.trim().parse().ok());
-        Ok(GqlResponse { result, from_cache: answer.from_cache, stale, status: response.status, queued })
+        options: &'a GqlOptions,
+    ) -> futures::future::LocalBoxFuture<'a, Result<GqlResponse, Error>> {
+        Box::pin(async move {
+            // The config may follow the Service Worker's once the client is ready: decide on that one.
+            self.inner.ready().await;
+            let config = self.inner.config();
+            // Never degrade to a request without what was asked for: an auth query sent unmarked, a mutation
+            // to queue sent where no worker queues it.
+            if options.auth {
+                refuse_when_off(
+                    &config,
+                    "queryGql / mutateGql / fetchWithGql with { auth: true }",
+                    true,
+                    true,
+                )?;
+            }
+            if options.queue_offline {
+                refuse_when_off(&config, "mutateGql with { queueOffline: true }", false, true)?;
+            }
+            let endpoints = &config.features.graphql.endpoints;
+            let endpoint = endpoints.get(options.endpoint_index).ok_or_else(|| Error::NoSuchEndpoint {
+                index: options.endpoint_index,
+                endpoints: endpoints.clone(),
+            })?;
+            let mut body = json!({ "query": query });
+            if let Some(variables) = variables.filter(|variables| !variables.is_null()) {
+                body["variables"] = variables;
+            }
+            if let Some(name) = &options.operation_name {
+                body["operationName"] = json!(name);
+            }
+            let mut request = HttpRequest {
+                method: "POST".to_owned(),
+                url: endpoint.clone(),
+                body: Some(body.to_string().into_bytes()),
+                ..HttpRequest::default()
+            };
+            request.set_header("Content-Type", "application/json");
+            request.set_header("Accept", "application/json");
+            if let Some(strategy) = options.strategy {
+                request.set_header(STRATEGY_HEADER, strategy.as_str());
+            }
+            if let Some(tags) = &options.tags {
+                request.set_header(TAGS_HEADER, &format_tag_list(&checked_tags(tags.clone(), "tags")?));
+            }
+            if !options.invalidate.is_empty() {
+                let invalidate = checked_tags(options.invalidate.clone(), "invalidate")?;
+                request.set_header(INVALIDATE_HEADER, &format_tag_list(&invalidate));
+            }
+            if options.queue_offline {
+                request.set_header(QUEUE_OFFLINE_HEADER, "1");
+            }
+            if options.auth {
+                request.set_header(AUTH_HEADER, "1");
+            }
+            let answer = self.inner.execute(request, options.auth).await?;
+            let stale = answer.stale();
+            let response = answer.response;
+            let url = if response.url.is_empty() { endpoint.clone() } else { response.url.clone() };
+            if self.inner.transport.is_auth_failure(&response) {
+                return Err(Error::Unauthorized { url, status: response.status });
+            }
+            if let Some(reason) = not_queued(&response) {
+                return Err(Error::NotQueued { url, reason });
+            }
+            if !response.ok() {
+                return Err(Error::Http {
+                    url,
+                    status: response.status,
+                    body: truncate(&response.text(), 2048),
+                });
+            }
+            let result: Value = serde_json::from_slice(&response.body).map_err(|error| Error::Decode {
+                what: format!("the GraphQL result of {url}"),
+                message: error.to_string(),
+            })?;
+            let queued = response.header(QUEUED_HEADER).and_then(|id| id.trim().parse().ok());
+            Ok(GqlResponse { result, from_cache: answer.from_cache, stale, status: response.status, queued })
+        })
     }
 
     /// `queryGql(query, variables, options)`: `data` decoded as `T`, and whether it came from a cache.

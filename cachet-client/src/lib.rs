@@ -32,6 +32,15 @@
 //! `sw-auth-state-change` with the same type ([`tabs`]). One refresh serves every tab: it runs under the
 //! Web Lock `cachet-refresh`, and its result is shared over the `cachet-auth` channel ([`refresh`]).
 //!
+//! # Boxed futures
+//!
+//! The async methods of [`Client`] return their future boxed ([`futures::future::LocalBoxFuture`]),
+//! made by a function that is not inlined: a crate that awaits one (cachet-yew, cachet-api, an app)
+//! then polls it through its vtable, made here, instead of instantiating the client's state machines a
+//! second time in its own code (without shared generics, which stable Rust lacks, every crate that
+//! polls a state machine gets its own copy: 5.8 KB of the API's gzipped wasm, 16.8 KB of the example
+//! app's; BENCHMARKS.md, session 27). Awaiting them reads as with `async fn`.
+//!
 //! # What is persisted
 //!
 //! The user and the expiry, in IndexedDB, never the token ([`auth_data`]).

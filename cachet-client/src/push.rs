@@ -43,56 +43,72 @@ impl Client {
     /// subscription as JSON (`{endpoint, expirationTime, keys: {p256dh, auth}}`) for the app to send to
     /// its server. An existing subscription made with the same key is returned as it is; one made with
     /// another key is replaced.
-    pub async fn subscribe_push(&self, vapid_key: &str) -> Result<Value, Error> {
-        self.inner.ready().await;
-        push_allowed(&self.inner.config())?;
-        let key = vapid_public_key(vapid_key)?;
-        let manager = push_manager().await?;
-        if let Some(existing) = current(&manager).await? {
-            if application_server_key(&existing).as_deref() == Some(&key[..]) {
-                return subscription_json(&existing);
+    #[inline(never)]
+    pub fn subscribe_push<'a>(
+        &'a self,
+        vapid_key: &'a str,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Value, Error>> {
+        Box::pin(async move {
+            self.inner.ready().await;
+            push_allowed(&self.inner.config())?;
+            let key = vapid_public_key(vapid_key)?;
+            let manager = push_manager().await?;
+            if let Some(existing) = current(&manager).await? {
+                if application_server_key(&existing).as_deref() == Some(&key[..]) {
+                    return subscription_json(&existing);
+                }
+                unsubscribe(&existing).await?;
             }
-            unsubscribe(&existing).await?;
-        }
-        let options = PushSubscriptionOptionsInit::new();
-        options.set_user_visible_only(true);
-        options.set_application_server_key(&js_sys::Uint8Array::from(&key[..]).into());
-        let subscribe = manager.subscribe_with_options(&options).map_err(unavailable)?;
-        // With notification permission and no reachable push service, Chromium's `subscribe` never
-        // settles (seen in headless Chromium): give up after a bound, saying so.
-        let subscription = with_timeout(SUBSCRIBE_TIMEOUT, JsFuture::from(subscribe))
-            .await
-            .ok_or_else(|| Error::PushUnavailable {
-                name: "TimeoutError".into(),
-                message: format!(
-                    "pushManager.subscribe did not settle within {} s: the browser's push service is unreachable",
-                    SUBSCRIBE_TIMEOUT.as_secs()
-                ),
-            })?
-            .map_err(unavailable)?;
-        subscription_json(&subscription.unchecked_into())
+            let options = PushSubscriptionOptionsInit::new();
+            options.set_user_visible_only(true);
+            options.set_application_server_key(&js_sys::Uint8Array::from(&key[..]).into());
+            let subscribe = manager.subscribe_with_options(&options).map_err(unavailable)?;
+            // With notification permission and no reachable push service, Chromium's `subscribe` never
+            // settles (seen in headless Chromium): give up after a bound, saying so.
+            let subscription = with_timeout(SUBSCRIBE_TIMEOUT, JsFuture::from(subscribe))
+                .await
+                .ok_or_else(|| Error::PushUnavailable {
+                    name: "TimeoutError".into(),
+                    message: format!(
+                        "pushManager.subscribe did not settle within {} s: the browser's push service is unreachable",
+                        SUBSCRIBE_TIMEOUT.as_secs()
+                    ),
+                })?
+                .map_err(unavailable)?;
+            subscription_json(&subscription.unchecked_into())
+        })
     }
 
     /// `unsubscribePush()`: ends this browser's subscription; returns it (for the app to tell its
     /// server), or `None` when there was none.
-    pub async fn unsubscribe_push(&self) -> Result<Option<Value>, Error> {
-        let Ok(manager) = push_manager().await else {
-            return Ok(None);
-        };
-        let Some(subscription) = current(&manager).await? else {
-            return Ok(None);
-        };
-        let json = subscription_json(&subscription)?;
-        unsubscribe(&subscription).await?;
-        Ok(Some(json))
+    #[inline(never)]
+    pub fn unsubscribe_push<'a>(
+        &'a self,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Option<Value>, Error>> {
+        Box::pin(async move {
+            let Ok(manager) = push_manager().await else {
+                return Ok(None);
+            };
+            let Some(subscription) = current(&manager).await? else {
+                return Ok(None);
+            };
+            let json = subscription_json(&subscription)?;
+            unsubscribe(&subscription).await?;
+            Ok(Some(json))
+        })
     }
 
     /// `getPushSubscription()`: this browser's subscription as JSON, `None` when there is none.
-    pub async fn push_subscription(&self) -> Result<Option<Value>, Error> {
-        let Ok(manager) = push_manager().await else {
-            return Ok(None);
-        };
-        current(&manager).await?.as_ref().map(subscription_json).transpose()
+    #[inline(never)]
+    pub fn push_subscription<'a>(
+        &'a self,
+    ) -> futures::future::LocalBoxFuture<'a, Result<Option<Value>, Error>> {
+        Box::pin(async move {
+            let Ok(manager) = push_manager().await else {
+                return Ok(None);
+            };
+            current(&manager).await?.as_ref().map(subscription_json).transpose()
+        })
     }
 }
 
