@@ -36,11 +36,12 @@ pub(super) fn invalid(path: &str, message: String) -> ConfigError {
 
 /// `value` shown the way the error messages quote it: compact JSON, cut at 40 characters.
 pub(super) fn show(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text,
+    let mut text = value.to_string();
+    if let Some((cut, _)) = text.char_indices().nth(40) {
+        text.truncate(cut); // not sliced: see tags::derive::invalidation_tags
+        text.push_str("...");
     }
+    text
 }
 
 impl<'a> Object<'a> {

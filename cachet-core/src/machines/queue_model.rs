@@ -73,8 +73,16 @@ pub fn not_queued_body(reason: NotQueued, detail: &str) -> String {
 /// The `Idempotency-Key` made from 128 random bits: a UUID (version 4, variant 1) in lower-case hex.
 pub fn idempotency_key(random: u128) -> String {
     let bits = (random & !(0xf << 76) & !(0b11 << 62)) | (0x4 << 76) | (0b10 << 62);
-    let hex = format!("{bits:032x}");
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    // Each group formatted on its own rather than cut out of one string (see tags::derive).
+    let group = |shift: u32, bits_wide: u32| (bits >> shift) & ((1 << bits_wide) - 1);
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        group(96, 32),
+        group(80, 16),
+        group(64, 16),
+        group(48, 16),
+        group(0, 48)
+    )
 }
 
 /// How often a page wakes the Service Worker while the head of the queue is due ([`QueueState::alarm`]):

@@ -79,7 +79,10 @@ pub fn normalize_tag(raw: &str) -> Result<String, TagError> {
         while !tag.is_char_boundary(cut) {
             cut -= 1;
         }
-        return Err(TagError::TooLong { tag: tag[..cut].to_owned(), len: tag.len() });
+        let len = tag.len();
+        let mut tag = tag;
+        tag.truncate(cut); // at a char boundary (above); not sliced: see derive::invalidation_tags
+        return Err(TagError::TooLong { tag, len });
     }
     if let Some(character) = tag.chars().find(|character| !is_tag_char(*character)) {
         return Err(TagError::InvalidCharacter { tag, character });
