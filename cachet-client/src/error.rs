@@ -32,14 +32,15 @@ pub enum Error {
         /// The body as text (at most 2 KiB, cut on a character boundary), for diagnostics.
         body: String,
     },
-    /// A `queueOffline` mutation that could be neither sent nor queued: the Service Worker answered 507
-    /// with `X-Cachet-Not-Queued` (the queue is full, the browser's storage is full, or the queue could
-    /// not be written). Nothing was kept and nothing was sent: retry it later, or tell the user.
-    #[error("not queued, not sent: {url} ({})", reason.as_str())]
+    /// A `queueOffline` mutation that could not be queued: the Service Worker answered 507 with
+    /// `X-Cachet-Not-Queued` (the queue is full, the browser's storage is full, or the queue could not
+    /// be written: nothing was kept and nothing was sent; or the worker is built without the queue and
+    /// the send failed). Retry it later, or tell the user.
+    #[error("not queued: {url} ({})", reason.as_str())]
     NotQueued {
         /// The request URL.
         url: String,
-        /// Why: `queue-full`, `storage-full` or `unwritable`.
+        /// Why: `queue-full`, `storage-full`, `unwritable` or `queue-not-built`.
         reason: cachet_core::machines::queue::NotQueued,
     },
     /// The answer is an auth failure (by `features.auth.failure` of the config) and refreshing did not

@@ -1,6 +1,8 @@
 //! A worker built without its optional cargo features (`cargo test -p cachet-worker` builds it so):
-//! the devtools' messages are refused by name, so that a panel says what to turn on, and the messages
-//! every worker carries out still are.
+//! the devtools' messages are refused by name, so that a panel says what to turn on; without the
+//! offline queue, a mutation asked to be queued whose send fails is answered with the 507 that names the
+//! missing queue, and a page's queue alarm is told there is nothing to ask about; the messages every
+//! worker carries out still are.
 #![allow(clippy::unwrap_used)]
 
 // The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
@@ -66,5 +68,58 @@ async fn the_messages_every_worker_carries_out_are_answered() {
             panic!("expected an ack, got {}", cachet_core::protocol::encode_message(&other))
         }
         _ => panic!("expected an answer"),
+    }
+}
+
+/// Built only where the `queue` feature is off (as `cargo xtask test` runs this crate's tests; an app
+/// gets the queue from cachet-kit's default features).
+#[cfg(not(feature = "queue"))]
+mod without_queue {
+    use super::*;
+    use cachet_core::config::QueueBounds;
+    use cachet_core::machines::queue::{NOT_QUEUED_HEADER, NOT_QUEUED_STATUS, QUEUE_OFFLINE_HEADER};
+    use cachet_worker::sw::queue_store;
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{Headers, Request, RequestInit};
+
+    /// Nothing listens on port 9 of 127.0.0.1: sending there is a network failure.
+    const UNREACHABLE_GRAPHQL: &str = "http://127.0.0.1:9/graphql";
+
+    #[wasm_bindgen_test]
+    async fn a_mutation_asked_to_be_queued_whose_send_fails_is_answered_not_queued_naming_the_missing_queue()
+    {
+        let mut config = Config::default();
+        config.features.graphql.enabled = true;
+        queue_store::clear().await.unwrap();
+        let headers = Headers::new().unwrap();
+        headers.set("content-type", "application/json").unwrap();
+        headers.set(QUEUE_OFFLINE_HEADER, "1").unwrap();
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_headers(&headers);
+        init.set_body(&r#"{"query":"mutation CreateTodo { createTodo(title: \"x\") { id } }"}"#.into());
+        let request = Request::new_with_str_and_init(UNREACHABLE_GRAPHQL, &init).unwrap();
+        let answer =
+            cachet_worker::sw::answer(request, String::new(), &config, Rc::new(|_| {})).await.unwrap();
+        assert_eq!(answer.status(), NOT_QUEUED_STATUS);
+        assert_eq!(answer.headers().get(NOT_QUEUED_HEADER).unwrap().as_deref(), Some("queue-not-built"));
+        let body = JsFuture::from(answer.text().unwrap()).await.unwrap().as_string().unwrap();
+        assert!(
+            body.contains("built without the offline queue") && body.contains("its send failed"),
+            "{body}"
+        );
+        let stored = queue_store::load(QueueBounds::default()).await.unwrap();
+        assert!(stored.items.is_empty(), "nothing was queued");
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_queue_alarm_is_told_there_is_no_time_to_ask_again() {
+        let config = Rc::new(Config::default());
+        match reply(PageToSw::QueueAlarmRequest { request_id: 5, online: true }, &config, &|_| {}).await {
+            Reply::Answer(SwToPage::QueueAlarm { request_id, check_at }) => {
+                assert_eq!((request_id, check_at), (5, None));
+            }
+            _ => panic!("expected a queue alarm with no time"),
+        }
     }
 }

@@ -1,4 +1,7 @@
 //! The offline mutation queue's storage and replay, run inside a real Service Worker in headless Chromium.
+//! The parts are driven directly (they are built either way); what reaches them through the engine's
+//! messages needs the `queue` feature (`cargo test -p cachet-worker --features queue`, as `cargo xtask
+//! test` runs it).
 #![allow(clippy::unwrap_used)]
 
 // The allocator cachet's worker binaries run on (`cachet generate` writes it): the tests run on it too.
@@ -270,7 +273,9 @@ async fn a_bearer_replay_with_no_page_to_authorise_it_waits_without_costing_an_a
 }
 
 /// The page's queue alarm asks the worker (`queue-alarm-request`), which answers by the core's rule on
-/// the queue it stored and replays after its answer when the head is due.
+/// the queue it stored and replays after its answer when the head is due (a worker with the `queue`
+/// feature: `cargo xtask test` runs these tests with it; without it, see `service_worker_features.rs`).
+#[cfg(feature = "queue")]
 #[wasm_bindgen_test]
 async fn a_pages_queue_alarm_is_answered_by_the_core_rule_on_the_stored_queue() {
     use cachet_core::machines::queue::ALARM_RECHECK_MS;

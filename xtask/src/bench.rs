@@ -6,9 +6,10 @@
 //! | tools | as `cargo xtask test` (wasm target, wasm-bindgen, trunk, wasm-opt, Chromium) |
 //! | npm | `npm ci --prefix bench`: Workbox 7, idb and esbuild, pinned in `bench/package-lock.json` |
 //! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` (the shim, the build stamp and the agent are served from there) |
-//! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
+//! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push`, no `queue` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | the worker with the queue | `bench-sw` again with `--features queue` into `bench/dist/bench-sw-queue/`: sizes only (the offline mutation queue, which cachet-kit turns on by default and the bench's app does not use) |
 //! | the persisted-query worker | `bench-sw` again with `--features persisted-queries` into `bench/dist/bench-sw-apq/`: what the persisted-query row runs, on an origin of its own with the bench's config plus an endpoint `/graphql-apq` whose queries go as hashes (the headline worker and its sizes are the one without) |
 //! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
@@ -64,7 +65,7 @@ pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> R
         || build_yew_apps(root, &path),
     )?;
     run::step(
-        "build the bench's cachet worker (bench-sw: no devtools, no push; release, wasm-opt -Oz)",
+        "build the bench's cachet worker (bench-sw: no devtools, no push, no queue; release, wasm-opt -Oz)",
         || build_bench_sw(root, &path),
     )?;
     run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
@@ -72,6 +73,9 @@ pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> R
         "build the bench's cachet worker with persisted queries (bench-sw --features persisted-queries)",
         || build_apq_sw(root, &path),
     )?;
+    run::step("build the bench's cachet worker with the offline queue (bench-sw --features queue)", || {
+        build_feature_sw(root, &path, BENCH_SW_QUEUE_DIR, "queue")
+    })?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
         if quick {
@@ -124,10 +128,18 @@ fn build_bench_sw(root: &Path, path: &OsStr) -> Result<()> {
     run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
 }
 
+/// The same worker with the `queue` feature: sizes only.
+pub const BENCH_SW_QUEUE_DIR: &str = "bench/dist/bench-sw-queue";
+
 /// [`build_bench_sw`] with the `persisted-queries` feature, into [`BENCH_SW_APQ_DIR`].
 fn build_apq_sw(root: &Path, path: &OsStr) -> Result<()> {
-    bindgen_bench_sw(root, path, &root.join(BENCH_SW_APQ_DIR), &["--features", "persisted-queries"])?;
-    let wasm = root.join(BENCH_SW_APQ_DIR).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
+    build_feature_sw(root, path, BENCH_SW_APQ_DIR, "persisted-queries")
+}
+
+/// [`build_bench_sw`] with `feature` of `bench-sw`, into `dir`.
+fn build_feature_sw(root: &Path, path: &OsStr, dir: &str, feature: &str) -> Result<()> {
+    bindgen_bench_sw(root, path, &root.join(dir), &["--features", feature])?;
+    let wasm = root.join(dir).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
     run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
 }
 

@@ -245,9 +245,10 @@ fn test(root: &std::path::Path) -> Result<()> {
         args.extend(["--", "-D", "warnings"]);
         run::cargo(&path, &args)
     })?;
-    // Alone, cachet-worker is built without its optional features (`devtools`, `push`), which the app
-    // above turns on: check that build too, as an app without them gets it. The libraries of cachet-client
-    // and cachet-yew likewise (`auth`, `in-page-agent`, which their own tests turn on).
+    // Alone, cachet-worker is built without its optional features (`devtools`, `push`, `queue`), which
+    // the app above turns on: check that build too, as an app without them gets it, and each one alone.
+    // The libraries of cachet-client and cachet-yew likewise (`auth`, `in-page-agent`, which their own
+    // tests turn on).
     run::step(
         "clippy (wasm32, cachet-worker, cachet-client and cachet-yew without their optional features)",
         || {
@@ -258,7 +259,7 @@ fn test(root: &std::path::Path) -> Result<()> {
             clippy(&["--all-targets", "-p", "cachet-worker"])?;
             // The library as an app links it: without `test-support` (which its tests turn on, and which
             // makes the engine's parts public), so that a part only the tests use is named dead code.
-            for features in ["", "devtools,push"] {
+            for features in ["", "devtools,push", "queue", "devtools,push,queue"] {
                 clippy(&["--lib", "-p", "cachet-worker", "--features", features])?;
             }
             clippy(&["--lib", "-p", "cachet-client", "-p", "cachet-yew"])?;
@@ -322,9 +323,30 @@ fn test(root: &std::path::Path) -> Result<()> {
                 "cachet-yew",
                 "-p",
                 "cachet-client",
+                // The queue as cachet-kit's default features have it: its messages through the engine.
+                "--features",
+                "cachet-worker/queue",
             ],
         )
     })?;
+    // A worker without the queue (an app that never queues a mutation): the stand-in's answers.
+    run::step(
+        "wasm-bindgen tests of cachet-worker without its optional features (headless Chromium)",
+        || {
+            run::cargo(
+                &path,
+                &[
+                    "test",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "-p",
+                    "cachet-worker",
+                    "--test",
+                    "service_worker_features",
+                ],
+            )
+        },
+    )?;
     // Alone, so that no other crate's tests turn on the features an app leaves out (cachet-client's own
     // tests need `auth`): what an app without auth gets.
     run::step("wasm-bindgen tests of cachet-kit without its optional features (headless Chromium)", || {

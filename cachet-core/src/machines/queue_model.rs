@@ -32,23 +32,30 @@ pub enum NotQueued {
     StorageFull,
     /// The queue's write failed for another reason (the database could not be opened, say).
     Unwritable,
+    /// The Service Worker is built without the offline queue (the `queue` cargo feature of cachet-kit
+    /// and cachet-worker is off), and the mutation's send failed: nothing could keep it.
+    NotBuilt,
 }
 
 impl NotQueued {
-    /// The value of [`NOT_QUEUED_HEADER`]: `queue-full`, `storage-full` or `unwritable`.
+    /// Every reason.
+    pub const ALL: [NotQueued; 4] =
+        [NotQueued::QueueFull, NotQueued::StorageFull, NotQueued::Unwritable, NotQueued::NotBuilt];
+
+    /// The value of [`NOT_QUEUED_HEADER`]: `queue-full`, `storage-full`, `unwritable` or
+    /// `queue-not-built`.
     pub fn as_str(self) -> &'static str {
         match self {
             NotQueued::QueueFull => "queue-full",
             NotQueued::StorageFull => "storage-full",
             NotQueued::Unwritable => "unwritable",
+            NotQueued::NotBuilt => "queue-not-built",
         }
     }
 
     /// The reason a [`NOT_QUEUED_HEADER`] value names; `None` for anything else.
     pub fn parse(value: &str) -> Option<Self> {
-        [NotQueued::QueueFull, NotQueued::StorageFull, NotQueued::Unwritable]
-            .into_iter()
-            .find(|reason| reason.as_str() == value.trim())
+        Self::ALL.into_iter().find(|reason| reason.as_str() == value.trim())
     }
 }
 
@@ -60,10 +67,15 @@ pub fn not_queued_body(reason: NotQueued, detail: &str) -> String {
         NotQueued::QueueFull => "the offline mutation queue is full (queue.maxItems)",
         NotQueued::StorageFull => "the browser's storage for this site is full",
         NotQueued::Unwritable => "the offline mutation queue could not be written",
+        NotQueued::NotBuilt => {
+            "this Service Worker is built without the offline queue (the `queue` feature of cachet-kit)"
+        }
     };
     let message = if detail.is_empty() { message.to_owned() } else { format!("{message}: {detail}") };
+    // Refused before any send, except by a worker without the queue: its send was tried, and failed.
+    let outcome = if reason == NotQueued::NotBuilt { "its send failed" } else { "not sent" };
     // By hand rather than through a JSON tree: a few hundred bytes less in the worker's wasm.
-    let message = crate::json::quoted(&format!("not queued, not sent: {message}"));
+    let message = crate::json::quoted(&format!("not queued, {outcome}: {message}"));
     format!(
         r#"{{"data":null,"errors":[{{"message":{message},"extensions":{{"cachet":{{"queued":false,"reason":"{}"}}}}}}]}}"#,
         reason.as_str()
@@ -346,7 +358,7 @@ mod tests {
 
     #[test]
     fn a_not_queued_reason_reads_back_from_its_header_value_and_nothing_else_does() {
-        for reason in [NotQueued::QueueFull, NotQueued::StorageFull, NotQueued::Unwritable] {
+        for reason in NotQueued::ALL {
             assert_eq!(NotQueued::parse(reason.as_str()), Some(reason));
             assert_eq!(NotQueued::parse(&format!(" {} ", reason.as_str())), Some(reason));
         }

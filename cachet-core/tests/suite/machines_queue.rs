@@ -287,10 +287,12 @@ fn the_queued_answer_body_is_a_graphql_result_naming_the_item() {
 #[test]
 fn the_not_queued_answer_body_is_a_graphql_error_naming_the_reason() {
     use cachet_core::machines::queue::{not_queued_body, NotQueued};
-    for (reason, name) in [
-        (NotQueued::QueueFull, "queue-full"),
-        (NotQueued::StorageFull, "storage-full"),
-        (NotQueued::Unwritable, "unwritable"),
+    for (reason, name, outcome) in [
+        (NotQueued::QueueFull, "queue-full", "not sent"),
+        (NotQueued::StorageFull, "storage-full", "not sent"),
+        (NotQueued::Unwritable, "unwritable", "not sent"),
+        // Only a worker without the queue has tried the send (it failed: that is the detail).
+        (NotQueued::NotBuilt, "queue-not-built", "its send failed"),
     ] {
         let body: serde_json::Value =
             serde_json::from_str(&not_queued_body(reason, "QuotaExceededError: \"x\"")).expect("valid JSON");
@@ -299,7 +301,8 @@ fn the_not_queued_answer_body_is_a_graphql_error_naming_the_reason() {
         assert_eq!(body["errors"][0]["extensions"]["cachet"]["reason"], name);
         let message = body["errors"][0]["message"].as_str().unwrap_or_default();
         assert!(
-            message.starts_with("not queued, not sent: ") && message.ends_with("QuotaExceededError: \"x\""),
+            message.starts_with(&format!("not queued, {outcome}: "))
+                && message.ends_with("QuotaExceededError: \"x\""),
             "{message}"
         );
     }

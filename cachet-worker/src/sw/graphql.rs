@@ -16,7 +16,9 @@ use std::rc::Rc;
 use cachet_core::classify::{GraphqlCall, RequestClass};
 use cachet_core::config::Config;
 use cachet_core::engine::plugin::{Call, Plugins};
-use cachet_core::engine::{mutate, Failed, Mutation, MutationStart};
+use cachet_core::engine::{mutate, Failed, Mutation};
+#[cfg(feature = "queue")]
+use cachet_core::engine::MutationStart;
 use cachet_core::protocol::headers::IDEMPOTENCY_KEY_HEADER;
 use js_sys::Promise;
 use web_sys::{Request, Response};
@@ -25,8 +27,8 @@ use super::clock::random_u128;
 use super::engine::WorkerNetwork;
 use super::http::{fetch_raw, with_header, without_cachet_headers};
 use super::invalidate::invalidate_everywhere;
-use super::queue;
-use super::queue_plugin::QueueOffline;
+#[cfg(feature = "queue")]
+use super::{queue, queue_plugin::QueueOffline};
 use crate::Error;
 
 /// Answers a GraphQL mutation or subscription the core classified as `call` (queries are the engine's
@@ -50,6 +52,7 @@ pub(crate) async fn handle(
         Some(key) => with_header(&request, &body, IDEMPOTENCY_KEY_HEADER, key)?.unwrap_or(request),
         None => request,
     };
+    #[cfg(feature = "queue")]
     if mutation.queue_offline {
         // Refused (full): the 507 that says so, rather than a live send that would overtake them.
         if mutation.start(queue::has_pending(config).await) == MutationStart::QueueBehind {
@@ -63,6 +66,11 @@ pub(crate) async fn handle(
             background.clone(),
         );
         plugins.insert(0, Rc::new(queue));
+    }
+    // No queue in this build: sent as any other, and a failed send says why it was not kept.
+    #[cfg(not(feature = "queue"))]
+    if mutation.queue_offline {
+        plugins.insert(0, Rc::new(super::queue_off::NotBuilt));
     }
     let url = request.url();
     let network = WorkerNetwork {

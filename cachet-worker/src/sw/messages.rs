@@ -31,10 +31,14 @@ use web_sys::{Client, ExtendableMessageEvent};
 use super::broadcast::broadcast;
 use super::http::await_js;
 use super::invalidate::invalidate_everywhere;
-use super::queue::{self, Trigger};
+#[cfg(feature = "queue")]
+use super::queue;
+use super::queue::Trigger;
 use super::store::{cache_storage, exclusive_writes, note_invalidation};
+#[cfg(all(feature = "devtools", feature = "queue"))]
+use super::dead_letters;
 #[cfg(feature = "devtools")]
-use super::{dead_letters, snapshot};
+use super::snapshot;
 use super::{handover, identity, queue_store, tag_index};
 use crate::Error;
 use cachet_core::engine::key::CACHES;
@@ -76,6 +80,7 @@ pub enum Reply {
     /// Answer the page that sent it.
     Answer(SwToPage),
     /// Answer it, then replay the mutation queue (dead letters were put back; the head is due).
+    #[cfg_attr(not(feature = "queue"), allow(dead_code))]
     AnswerThenReplay(SwToPage),
     /// Feed the mutation queue; its events are broadcast, so nothing is answered.
     Replay(Trigger),
@@ -102,22 +107,32 @@ pub async fn reply(message: PageToSw, config: &Rc<Config>, background: &dyn Fn(j
             return Reply::Replay(if online { Trigger::Online } else { Trigger::Offline });
         }
         PageToSw::ReplayQueue => return Reply::Replay(Trigger::Online),
+        #[cfg(feature = "queue")]
         PageToSw::QueueAlarmRequest { request_id, online } => return queue_alarm(request_id, online, config).await,
+        // No queue: nothing to ask about again.
+        #[cfg(not(feature = "queue"))]
+        PageToSw::QueueAlarmRequest { request_id, .. } => {
+            return Reply::Answer(SwToPage::QueueAlarm { request_id, check_at: None })
+        }
         #[cfg(feature = "devtools")]
         PageToSw::SnapshotRequest { request_id, query } => {
             let snapshot = snapshot::take(&query, config).await.to_value();
             return Reply::Answer(SwToPage::Snapshot { request_id, snapshot });
         }
-        #[cfg(feature = "devtools")]
+        #[cfg(all(feature = "devtools", feature = "queue"))]
         PageToSw::RetryDeadLetters { request_id, ids } => {
             let outcome = dead_letters::retry(ids, config).await;
             let retried = outcome.is_ok();
             let reply = acknowledgement(request_id, outcome);
             return if retried { Reply::AnswerThenReplay(reply) } else { Reply::Answer(reply) };
         }
-        #[cfg(feature = "devtools")]
+        #[cfg(all(feature = "devtools", feature = "queue"))]
         PageToSw::DiscardDeadLetters { request_id, ids } => {
             (request_id, dead_letters::discard(ids, config).await)
+        }
+        #[cfg(all(feature = "devtools", not(feature = "queue")))]
+        PageToSw::RetryDeadLetters { request_id, .. } | PageToSw::DiscardDeadLetters { request_id, .. } => {
+            (request_id, Err(Error::NotBuilt { what: "the offline queue's dead letters", feature: "queue" }))
         }
         #[cfg(feature = "devtools")]
         PageToSw::DropEntries { request_id, urls } => (request_id, snapshot::drop_entries(&urls).await),
@@ -153,6 +168,7 @@ fn acknowledgement(request_id: u64, outcome: Result<(), Error>) -> SwToPage {
 /// The answer to a page's queue alarm: when it should ask again, by the core's rule on the stored queue
 /// (`QueueState::alarm`), and a replay after the answer when the head is due. A queue that cannot be
 /// read is refused, naming why (the page asks again later; the next write of the queue salvages it).
+#[cfg(feature = "queue")]
 async fn queue_alarm(request_id: u64, online: bool, config: &Config) -> Reply {
     match queue_store::load(config.queue).await {
         Ok(state) => {
@@ -178,10 +194,15 @@ fn answer(event: &ExtendableMessageEvent, reply: &SwToPage) {
 }
 
 /// Feeds the mutation queue; its events are broadcast, so nothing is answered.
+/// Without the queue, nothing to feed: what an earlier build left queued is named once per instance
+/// (`queue_off::start_once`, which the message event runs).
 async fn replay(trigger: Trigger, config: &Rc<Config>, background: &dyn Fn(js_sys::Promise)) {
+    #[cfg(feature = "queue")]
     if let Err(error) = queue::replay(trigger, config, background).await {
         web_sys::console::error_1(&format!("cachet: replaying the mutation queue: {error}").into());
     }
+    #[cfg(not(feature = "queue"))]
+    let _ = (trigger, config, background);
 }
 
 /// [`clear_all`], then `clear-all-done {requestId}` to every page. A failed broadcast is reported, not

@@ -53,6 +53,8 @@ parts! {
     identity;
     invalidate;
     messages;
+    // Only reached through the engine with the `queue` feature (its tests drive them either way).
+    #[cfg_attr(not(feature = "queue"), allow(dead_code))]
     queue;
     queue_store;
     store;
@@ -61,7 +63,7 @@ parts! {
 }
 mod auth_retry;
 mod clock;
-#[cfg(feature = "devtools")]
+#[cfg(all(feature = "devtools", feature = "queue"))]
 mod dead_letters;
 mod http;
 mod page_auth;
@@ -69,7 +71,11 @@ mod persisted;
 mod plugins;
 #[cfg(feature = "push")]
 mod push;
+#[cfg(not(feature = "queue"))]
+mod queue_off;
+#[cfg(feature = "queue")]
 mod queue_plugin;
+#[cfg_attr(not(feature = "queue"), allow(dead_code))]
 mod queue_send;
 mod router;
 mod shell;
@@ -94,6 +100,15 @@ pub use {
     store::open_cache,
 };
 
+/// The queue's start trigger, once per worker instance ([`queue`]'s replay); in a build without the
+/// queue, the look for mutations an earlier build left queued (`queue_off`).
+pub(crate) fn start_queue(config: &std::rc::Rc<Config>, background: &dyn Fn(js_sys::Promise)) {
+    #[cfg(feature = "queue")]
+    queue::start_once(config, background);
+    #[cfg(not(feature = "queue"))]
+    queue_off::start_once(config, background);
+}
+
 /// The name of the global the shim calls into.
 pub const ENGINE_GLOBAL: &str = "__cachet_engine";
 
@@ -116,7 +131,7 @@ pub fn install() {
     let activate_config = config.clone();
     let activate = Closure::<dyn Fn() -> js_sys::Promise>::new(move || {
         // Not part of activation: the replay must not hold fetches back.
-        queue::start_once(&activate_config, &drop);
+        start_queue(&activate_config, &drop);
         let build = activate_build.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             // Entries of earlier versions' caches can no longer be named by any request: drop them.
@@ -151,7 +166,7 @@ pub fn install() {
     let message = Closure::<dyn Fn(ExtendableMessageEvent) -> js_sys::Promise>::new(
         move |event: ExtendableMessageEvent| {
             let config = message_config.clone();
-            queue::start_once(&config, &|promise| {
+            start_queue(&config, &|promise| {
                 let _ = event.wait_until(&promise);
             });
             wasm_bindgen_futures::future_to_promise(async move {
@@ -163,7 +178,7 @@ pub fn install() {
     let push_config = config.clone();
     let push = Closure::<dyn Fn(PushEvent) -> js_sys::Promise>::new(move |event: PushEvent| {
         let config = push_config.clone();
-        queue::start_once(&config, &|promise| {
+        start_queue(&config, &|promise| {
             let _ = event.wait_until(&promise);
         });
         wasm_bindgen_futures::future_to_promise(async move {
@@ -176,12 +191,17 @@ pub fn install() {
     });
     let sync = Closure::<dyn Fn(ExtendableEvent) -> js_sys::Promise>::new(move |event: ExtendableEvent| {
         let config = config.clone();
+        #[cfg(feature = "queue")]
         let last_chance = js_sys::Reflect::get(&event, &"lastChance".into()).is_ok_and(|v| v.is_truthy());
         wasm_bindgen_futures::future_to_promise(async move {
             let background = |promise: js_sys::Promise| {
                 let _ = event.wait_until(&promise);
             };
+            #[cfg(feature = "queue")]
             queue::sync(&config, last_chance, &background).await.map_err(JsValue::from)?;
+            // Registered only by a build with the queue: an earlier one's, for what it left queued.
+            #[cfg(not(feature = "queue"))]
+            start_queue(&config, &background);
             Ok(JsValue::UNDEFINED)
         })
     });

@@ -48,7 +48,7 @@ async fn a_live_send_whose_answer_was_lost_is_replayed_under_its_key_and_applied
     harness.stop_server().await;
     let answer = harness.run_async("window.sent.then(done);").await?;
     harness.restart_server().await?;
-    if answer["status"] == Value::from(200) {
+    if answer["status"] == 200 {
         // The browser sent it again under its key before the stop (above): answered from what was kept.
         assert_eq!(
             answer["replayed"],

@@ -42,6 +42,9 @@ pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
 /// The same worker with the `persisted-queries` feature: what the persisted-query row runs, and what
 /// the feature costs beside [`BENCH_SW_DIR`].
 pub const BENCH_SW_APQ_DIR: &str = "bench/dist/bench-sw-apq";
+/// The same worker with the `queue` feature (the offline mutation queue, which cachet-kit turns on by
+/// default and the bench's app does not use): what the queue costs beside [`BENCH_SW_DIR`] (size only).
+pub const BENCH_SW_QUEUE_DIR: &str = "bench/dist/bench-sw-queue";
 /// Where `cargo xtask bench` puts the two Yew apps.
 pub const YEW_APPS_DIR: &str = "bench/yew-size/dist";
 
@@ -54,6 +57,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         "bench/dist",
         BENCH_SW_DIR,
         BENCH_SW_APQ_DIR,
+        BENCH_SW_QUEUE_DIR,
         "bench/sw",
         &format!("{YEW_APPS_DIR}/bare"),
         &format!("{YEW_APPS_DIR}/with-cachet"),
