@@ -15,6 +15,9 @@
 //!   [`Client::clear_caches`] ([`devtools`]).
 //! - **Server push** (SPEC §5.8, cookie auth only): [`Client::subscribe_push`] with the server's VAPID
 //!   key hands the app the subscription for its server, [`Client::unsubscribe_push`]; see [`push`].
+//! - **Offline mutations** (`queueOffline`): the Service Worker keeps and replays them; with the cargo
+//!   feature `queue` (which cachet-kit's defaults turn on) one tab also wakes the worker when the queue's
+//!   head is due, for browsers without Background Sync (the queue alarm).
 //! - **Events**: the SPEC §6 events fire on `window` (`sw-auth-state-change`, `cache-invalidated`,
 //!   `cachet:cache-updated`), and Rust code subscribes with [`Client::subscribe`] or [`Client::events`].
 //!
@@ -96,6 +99,7 @@ mod memory_cache;
 mod page_engine;
 pub mod pipeline;
 pub mod push;
+#[cfg(feature = "queue")]
 mod queue_alarm;
 mod settings;
 mod transport;

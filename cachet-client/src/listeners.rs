@@ -10,7 +10,7 @@
 //! | `navigator.serviceWorker` | `message` | acks, nacks and answers to the link (`crate::link`); a `refresh-request` to the session, answered on its port |
 //! | | `controllerchange` | tells the new worker the connectivity and, when this tab holds auth, the user; then hands it the answers stored before it controlled the page ([`crate::handover`]) |
 //! | `window` | `online` / `offline` | `Online` / `Offline` to the auth machine, `connectivity-changed` to the SW |
-//! | the queue alarm ([`crate::queue_alarm`], one tab) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
+//! | the queue alarm (`queue_alarm`, one tab; cargo feature `queue`) | queue broadcasts, `online`, its timer | `replay-queue` to the SW when the stored queue's head is due |
 //!
 //! Start-up follows the worker's config, then the session restores the persisted record.
 
@@ -108,6 +108,7 @@ impl Inner {
             }));
         }
         *self.listeners.borrow_mut() = listeners;
+        #[cfg(feature = "queue")]
         crate::queue_alarm::start(Rc::downgrade(&self.transport));
     }
 

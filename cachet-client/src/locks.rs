@@ -8,60 +8,67 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use futures::channel::oneshot;
 use futures::future::{select, Either, LocalBoxFuture, Shared};
 use futures::FutureExt;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
 
-use crate::Error;
+/// The Web Lock itself: only the queue alarm's tab (`queue`) and the auth refresh (`auth`) take one.
+#[cfg(any(feature = "queue", feature = "auth"))]
+mod web_lock {
+    use futures::channel::oneshot;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
 
-/// Holds an exclusive Web Lock until dropped.
-#[derive(Debug)]
-pub(crate) struct LockGuard {
-    release: Option<oneshot::Sender<()>>,
-}
+    use crate::Error;
 
-impl Drop for LockGuard {
-    fn drop(&mut self) {
-        if let Some(release) = self.release.take() {
-            let _ = release.send(());
+    /// Holds an exclusive Web Lock until dropped (the queue alarm's tab, the auth refresh).
+    #[derive(Debug)]
+    pub(crate) struct LockGuard {
+        release: Option<oneshot::Sender<()>>,
+    }
+
+    impl Drop for LockGuard {
+        fn drop(&mut self) {
+            if let Some(release) = self.release.take() {
+                let _ = release.send(());
+            }
+        }
+    }
+
+    /// Waits for the exclusive lock `name` of the origin; `Ok(None)` when Web Locks are not available.
+    pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
+        let Some(window) = web_sys::window() else {
+            return Ok(None);
+        };
+        let locks = js_sys::Reflect::get(&window.navigator(), &"locks".into()).unwrap_or(JsValue::UNDEFINED);
+        if locks.is_undefined() || locks.is_null() {
+            return Ok(None);
+        }
+        let request = js_sys::Reflect::get(&locks, &"request".into())
+            .ok()
+            .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
+            .ok_or(Error::Unsupported { api: "navigator.locks.request" })?;
+        let (acquired_sender, acquired) = oneshot::channel::<()>();
+        let (release, released) = oneshot::channel::<()>();
+        // The lock is held until the promise the callback returns settles: until the guard is dropped.
+        let callback = Closure::once_into_js(move |_lock: JsValue| -> js_sys::Promise {
+            let _ = acquired_sender.send(());
+            wasm_bindgen_futures::future_to_promise(async move {
+                let _ = released.await;
+                Ok(JsValue::UNDEFINED)
+            })
+        });
+        request
+            .call2(&locks, &JsValue::from_str(name), &callback)
+            .map_err(|e| Error::js("navigator.locks.request", e))?;
+        match acquired.await {
+            Ok(()) => Ok(Some(LockGuard { release: Some(release) })),
+            // The browser dropped the callback without calling it: treat the lock as unavailable.
+            Err(_) => Ok(None),
         }
     }
 }
-
-/// Waits for the exclusive lock `name` of the origin; `Ok(None)` when Web Locks are not available.
-pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
-    let Some(window) = web_sys::window() else {
-        return Ok(None);
-    };
-    let locks = js_sys::Reflect::get(&window.navigator(), &"locks".into()).unwrap_or(JsValue::UNDEFINED);
-    if locks.is_undefined() || locks.is_null() {
-        return Ok(None);
-    }
-    let request = js_sys::Reflect::get(&locks, &"request".into())
-        .ok()
-        .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
-        .ok_or(Error::Unsupported { api: "navigator.locks.request" })?;
-    let (acquired_sender, acquired) = oneshot::channel::<()>();
-    let (release, released) = oneshot::channel::<()>();
-    // The lock is held until the promise the callback returns settles: until the guard is dropped.
-    let callback = Closure::once_into_js(move |_lock: JsValue| -> js_sys::Promise {
-        let _ = acquired_sender.send(());
-        wasm_bindgen_futures::future_to_promise(async move {
-            let _ = released.await;
-            Ok(JsValue::UNDEFINED)
-        })
-    });
-    request
-        .call2(&locks, &JsValue::from_str(name), &callback)
-        .map_err(|e| Error::js("navigator.locks.request", e))?;
-    match acquired.await {
-        Ok(()) => Ok(Some(LockGuard { release: Some(release) })),
-        // The browser dropped the callback without calling it: treat the lock as unavailable.
-        Err(_) => Ok(None),
-    }
-}
+#[cfg(any(feature = "queue", feature = "auth"))]
+pub(crate) use web_lock::acquire;
 
 /// Runs `future` for at most `limit`; `None` when time ran out first.
 pub(crate) async fn with_timeout<T>(

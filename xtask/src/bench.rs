@@ -8,7 +8,7 @@
 //! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` (the shim, the build stamp and the agent are served from there) |
 //! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push`, no `queue` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
-//! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
+//! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `with-cachet` again with `--features queue` into `with-cachet-queue/` (the page's queue alarm, which cachet-kit's defaults turn on: sizes only), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
 //! | the worker with the queue | `bench-sw` again with `--features queue` into `bench/dist/bench-sw-queue/`: sizes only (the offline mutation queue, which cachet-kit turns on by default and the bench's app does not use) |
 //! | the persisted-query worker | `bench-sw` again with `--features persisted-queries` into `bench/dist/bench-sw-apq/`: what the persisted-query row runs, on an origin of its own with the bench's config plus an endpoint `/graphql-apq` whose queries go as hashes (the headline worker and its sizes are the one without) |
 //! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
@@ -104,7 +104,26 @@ fn build_yew_apps(root: &Path, path: &OsStr) -> Result<()> {
         run::command(path, "wasm-opt", &["-Oz", "-g", &bindgen_wasm, "-o", &named])?;
         run::command(path, "wasm-opt", &["-Oz", &bindgen_wasm, "-o", &bindgen_wasm])?;
     }
-    Ok(())
+    // The app again with the page's queue alarm (`queue`, which cachet-kit's defaults turn on): sizes only.
+    let app = "with-cachet";
+    run::cargo(
+        path,
+        &[
+            "build",
+            "--release",
+            "--target",
+            WASM_TARGET,
+            "-p",
+            "bench-yew-size",
+            "--bin",
+            app,
+            "--features",
+            "queue",
+        ],
+    )?;
+    let out_dir = root.join("bench/yew-size/dist/with-cachet-queue");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    bindgen_and_optimize(root, path, app, &out_dir)
 }
 
 /// wasm-bindgen (`--target web`) and `wasm-opt -Oz` of the cargo-built `app` into `out_dir`.

@@ -31,6 +31,8 @@ pub struct Sizes {
     pub api_wasm: Option<u64>,
     /// The bench's bare Yew app and the same app with cachet-yew (wasm + glue), gzipped, when built.
     pub yew_apps: Option<(u64, u64)>,
+    /// The app with cachet-yew and its queue alarm (`queue`, cachet-kit's default), gzipped, when built.
+    pub yew_app_with_queue: Option<u64>,
 }
 
 /// The files of cachet's Service Worker in `dist/`.
@@ -61,6 +63,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         "bench/sw",
         &format!("{YEW_APPS_DIR}/bare"),
         &format!("{YEW_APPS_DIR}/with-cachet"),
+        &format!("{YEW_APPS_DIR}/with-cachet-queue"),
     ] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
         let mut names: Vec<String> = entries
@@ -108,6 +111,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         (0, _) | (_, 0) => None,
         (bare, with_cachet) => Some((bare, with_cachet)),
     };
+    let yew_app_with_queue = Some(app("with-cachet-queue")).filter(|size| *size > 0);
     let api_wasm = gzipped_sum(&["dist/cachet/cachet-api_bg.wasm".to_owned()]).ok();
     Ok(Sizes {
         artifacts,
@@ -116,6 +120,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         example_service_worker_wasm,
         api_wasm,
         yew_apps,
+        yew_app_with_queue,
     })
 }
 
