@@ -14,7 +14,7 @@
 //! | [`serde`], [`serde_json`] | | what the generated modules use, so the app needs no dependency of its own for them |
 //!
 //! Features: `yew` (default), `queue` (default: the worker's offline mutation queue; an app that never
-//! queues a mutation sets `default-features = false` and keeps `yew`, about 15 KB less gzipped wasm in
+//! queues a mutation sets `default-features = false` and keeps `yew`, about 14 KB less gzipped wasm in
 //! its worker), `devtools` (the panel in debug builds), `devtools-always` (in release
 //! builds too), `auth` (the page client's auth: a config with `features.auth` on needs it), `push` (the
 //! worker's push handler), `persisted-queries` (the worker's persisted-query negotiation: a config

@@ -113,6 +113,32 @@ mod without_queue {
     }
 
     #[wasm_bindgen_test]
+    async fn what_an_earlier_build_left_queued_is_counted_for_the_console() {
+        use cachet_core::machines::queue::{QueueEvent, QueuedRequest};
+        use cachet_worker::sw::queue_off::stranded;
+        queue_store::clear().await.unwrap();
+        assert_eq!(stranded(QueueBounds::default()).await.unwrap(), None, "an empty queue says nothing");
+        let request = QueuedRequest {
+            method: "POST".into(),
+            url: UNREACHABLE_GRAPHQL.into(),
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: r#"{"query":"mutation CreateTodo { createTodo(title: \"x\") { id } }"}"#.into(),
+            operation_name: Some("CreateTodo".into()),
+            invalidate: Vec::new(),
+        };
+        // Queued as a build with the queue would have (offline: nothing sent).
+        queue_store::update(QueueBounds::default(), &|state| {
+            let (state, _) = state.reduce(QueueEvent::Offline);
+            state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000, random: 7 })
+        })
+        .await
+        .unwrap();
+        let message = stranded(QueueBounds::default()).await.unwrap().unwrap();
+        assert!(message.contains("1 queued mutations and 0 dead letters"), "{message}");
+        queue_store::clear().await.unwrap();
+    }
+
+    #[wasm_bindgen_test]
     async fn a_queue_alarm_is_told_there_is_no_time_to_ask_again() {
         let config = Rc::new(Config::default());
         match reply(PageToSw::QueueAlarmRequest { request_id: 5, online: true }, &config, &|_| {}).await {

@@ -56,6 +56,9 @@ parts! {
     // Only reached through the engine with the `queue` feature (its tests drive them either way).
     #[cfg_attr(not(feature = "queue"), allow(dead_code))]
     queue;
+    // In the queue's place without the `queue` feature.
+    #[cfg(not(feature = "queue"))]
+    queue_off;
     queue_store;
     store;
     sweep;
@@ -71,8 +74,6 @@ mod persisted;
 mod plugins;
 #[cfg(feature = "push")]
 mod push;
-#[cfg(not(feature = "queue"))]
-mod queue_off;
 #[cfg(feature = "queue")]
 mod queue_plugin;
 #[cfg_attr(not(feature = "queue"), allow(dead_code))]

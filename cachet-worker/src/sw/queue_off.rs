@@ -1,6 +1,6 @@
 //! What stands in for the offline mutation queue in a worker built without it (the cargo feature
 //! `queue` off; cachet-kit turns it on by default). An app that never queues a mutation leaves it out:
-//! the queue's replay, its store's writes and its answers are about 15 KB of the worker's gzipped wasm.
+//! the queue's replay, its store's writes and its answers are about 14 KB of the worker's gzipped wasm.
 //!
 //! - A `queueOffline` mutation is sent as any other; when its send fails ([`NotBuilt`], an engine plugin
 //!   in the queue plugin's place), the page gets the 507 of a mutation not queued, reason
@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::fmt::Display;
 use std::rc::Rc;
 
-use cachet_core::config::Config;
+use cachet_core::config::{Config, QueueBounds};
 use cachet_core::engine::plugin::{Call, Later, Plugin};
 use cachet_core::machines::queue::NotQueued;
 use js_sys::Promise;
@@ -24,6 +24,7 @@ use web_sys::Response;
 
 use super::http::not_queued_answer;
 use super::queue_store;
+use crate::Error;
 
 /// In the queue plugin's place: answers a failed send with the 507 that says there is no queue.
 pub(crate) struct NotBuilt;
@@ -53,29 +54,33 @@ thread_local! {
 }
 
 /// Once per worker instance (the queue's start trigger in a build with it): says on the console how many
-/// mutations an earlier build left queued, which this build never sends.
+/// mutations an earlier build left queued ([`stranded`]), which this build never sends.
 pub(crate) fn start_once(config: &Rc<Config>, background: &dyn Fn(Promise)) {
     if LOOKED.with(|looked| looked.replace(true)) {
         return;
     }
     let bounds = config.queue;
     background(wasm_bindgen_futures::future_to_promise(async move {
-        match queue_store::load(bounds).await {
-            Ok(state) if !state.items.is_empty() || !state.dead_letters.is_empty() => {
-                web_sys::console::error_1(
-                    &format!(
-                        "cachet: {} queued mutations and {} dead letters wait in this site's storage, and \
-                         this Service Worker, built without the queue (the `queue` feature of cachet-kit), \
-                         never sends them",
-                        state.items.len(),
-                        state.dead_letters.len()
-                    )
-                    .into(),
-                );
-            }
-            Ok(_) => {}
+        match stranded(bounds).await {
+            Ok(None) => {}
+            Ok(Some(message)) => web_sys::console::error_1(&message.into()),
             Err(error) => web_sys::console::error_1(&format!("cachet: {error}").into()),
         }
         Ok(wasm_bindgen::JsValue::UNDEFINED)
     }));
+}
+
+/// What [`start_once`] says when an earlier build left mutations or dead letters in the stored queue;
+/// `None` when it holds none.
+pub async fn stranded(bounds: QueueBounds) -> Result<Option<String>, Error> {
+    let state = queue_store::load(bounds).await?;
+    if state.items.is_empty() && state.dead_letters.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "cachet: {} queued mutations and {} dead letters wait in this site's storage, and this Service \
+         Worker, built without the queue (the `queue` feature of cachet-kit), never sends them",
+        state.items.len(),
+        state.dead_letters.len()
+    )))
 }
