@@ -308,26 +308,11 @@ fn test(root: &std::path::Path) -> Result<()> {
     run::step("doc examples of cachet-yew compile (native, no_run)", || {
         run::cargo(&path, &["test", "--doc", "-p", "cachet-yew", "--features", "auth"])
     })?;
+    let wasm_test = ["test", "--target", "wasm32-unknown-unknown"];
     run::step("wasm-bindgen tests in headless Chromium (browser, dedicated worker, service worker)", || {
-        run::cargo(
-            &path,
-            &[
-                "test",
-                "--target",
-                "wasm32-unknown-unknown",
-                "-p",
-                "cachet-idb",
-                "-p",
-                "cachet-worker",
-                "-p",
-                "cachet-yew",
-                "-p",
-                "cachet-client",
-                // The queue as cachet-kit's default features have it: its messages through the engine.
-                "--features",
-                "cachet-worker/queue",
-            ],
-        )
+        let crates = ["-p", "cachet-idb", "-p", "cachet-worker", "-p", "cachet-yew", "-p", "cachet-client"];
+        // The queue as cachet-kit's default features have it: its messages through the engine.
+        run::cargo(&path, &[&wasm_test[..], &crates, &["--features", "cachet-worker/queue"]].concat())
     })?;
     // A worker without the queue (an app that never queues a mutation): the stand-in's answers.
     run::step(
@@ -335,22 +320,14 @@ fn test(root: &std::path::Path) -> Result<()> {
         || {
             run::cargo(
                 &path,
-                &[
-                    "test",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "-p",
-                    "cachet-worker",
-                    "--test",
-                    "service_worker_features",
-                ],
+                &[&wasm_test[..], &["-p", "cachet-worker", "--test", "service_worker_features"]].concat(),
             )
         },
     )?;
     // Alone, so that no other crate's tests turn on the features an app leaves out (cachet-client's own
     // tests need `auth`): what an app without auth gets.
     run::step("wasm-bindgen tests of cachet-kit without its optional features (headless Chromium)", || {
-        run::cargo(&path, &["test", "--target", "wasm32-unknown-unknown", "-p", "cachet-kit"])
+        run::cargo(&path, &[&wasm_test[..], &["-p", "cachet-kit"]].concat())
     })?;
     build_app(&path)?;
     // The interop matrix writes its rows here; stale ones of an earlier run must not reach docs/status.md.
