@@ -77,18 +77,24 @@ async fn client_signed_in(harness: &Harness, auth: &str, user: &str, resume: boo
     }
 }
 
+/// A page script's `readStoredQueue()`: the queue as the Service Worker stored it (its record parsed),
+/// `null` while the database holds no queue; read in the page, which does not wake the worker. The one
+/// reader of the stories' scripts.
+pub const READ_STORED_QUEUE: &str = "const readStoredQueue = () => new Promise((resolve, reject) => {
+   const open = indexedDB.open('cachet'); open.onerror = () => reject(open.error);
+   open.onsuccess = () => {
+     const db = open.result;
+     if (!db.objectStoreNames.contains('queue')) { db.close(); return resolve(null); }
+     const request = db.transaction('queue').objectStore('queue').get('state');
+     request.onsuccess = () => { db.close(); resolve(JSON.parse(request.result || 'null')); };
+   }; });";
+
 /// Reads, in the page (which does not wake the worker), the queue as the Service Worker stored it: at
 /// once, and again on each broadcast of the worker, until it holds no item or `wait_ms` passed.
 pub async fn stored_queue_once_empty(harness: &Harness, wait_ms: u64) -> Result<Value> {
     let script = format!(
-        "const read = () => new Promise((resolve, reject) => {{
-           const open = indexedDB.open('cachet'); open.onerror = () => reject(open.error);
-           open.onsuccess = () => {{
-             const db = open.result;
-             if (!db.objectStoreNames.contains('queue')) {{ db.close(); return resolve(null); }}
-             const request = db.transaction('queue').objectStore('queue').get('state');
-             request.onsuccess = () => {{ db.close(); resolve(JSON.parse(request.result || 'null')); }};
-           }}; }});
+        "{READ_STORED_QUEUE}
+         const read = readStoredQueue;
          const channel = new BroadcastChannel('cachet');
          const finish = (state) => {{ channel.close(); clearTimeout(timer); done(state); }};
          const check = () => read().then((state) => {{ if (state && state.items.length === 0) finish(state); }});

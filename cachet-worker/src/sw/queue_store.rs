@@ -35,8 +35,8 @@ use super::store::make_room;
 use crate::error::{commit, idb};
 use crate::Error;
 
-/// The queue's object store in the worker's database (out-of-line keys; pages read it too, for their
-/// queue alarm).
+/// The queue's object store in the worker's database (out-of-line keys). Only the worker reads it: a
+/// page's queue alarm asks the worker (`queue-alarm-request`).
 pub const STORE: &str = cachet_core::protocol::storage::QUEUE;
 /// The key of the queue's record.
 pub const STATE_KEY: &str = cachet_core::protocol::storage::QUEUE_KEY;

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use cachet_e2e::chaos::{
     ask_for_replay, consistency, queue_summary, runs, start_client, stored_queue_once_empty, Random,
+    READ_STORED_QUEUE,
 };
 use cachet_e2e::Harness;
 use serde_json::{json, Value};
@@ -33,15 +34,14 @@ const QUEUED: usize = 4;
 
 /// Waits, in the page, until the stored queue's head is due (`nextAttemptAt`), reading the queue as
 /// the Service Worker stored it (without waking it).
-const HEAD_DUE: &str = "const open = indexedDB.open('cachet');
-   open.onerror = () => done(String(open.error));
-   open.onsuccess = () => {
-     const db = open.result;
-     const request = db.transaction('queue').objectStore('queue').get('state');
-     request.onsuccess = () => { db.close();
-       const head = JSON.parse(request.result || 'null')?.items?.[0];
-       setTimeout(() => done(true), head ? Math.max(0, head.nextAttemptAt - Date.now()) : 0); };
-   };";
+fn head_due() -> String {
+    format!(
+        "{READ_STORED_QUEUE}
+         readStoredQueue().then((state) => {{ const head = state?.items?.[0];
+           setTimeout(() => done(true), head ? Math.max(0, head.nextAttemptAt - Date.now()) : 0); }},
+           (error) => done(String(error)));"
+    )
+}
 
 /// Sends `BURST` distinct `GetTodos` documents (each its own cache entry, tagged `todos`), not awaited.
 fn burst(run: usize) -> String {
@@ -109,7 +109,7 @@ async fn a_worker_stopped_mid_write_leaves_a_consistent_store_and_loses_no_mutat
             // The first send met no network, so the head waits out its backoff (about a second): kicked
             // before it is due, the replay would begin after the stop, in a later run. Kicked once it is
             // due, the stop below lands in the replay itself.
-            harness.run_async(HEAD_DUE).await?;
+            harness.run_async(&head_due()).await?;
             // Applied at once, answered 40 ms later: the stop may fall between the two.
             harness.slow_graphql(40);
         }
