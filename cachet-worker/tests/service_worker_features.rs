@@ -18,6 +18,8 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_service_worker);
 
+mod common;
+
 /// Built only where the feature is off (alone, as `cargo xtask test` runs this crate's tests).
 #[cfg(not(feature = "devtools"))]
 mod without_devtools {
@@ -75,15 +77,13 @@ async fn the_messages_every_worker_carries_out_are_answered() {
 /// gets the queue from cachet-kit's default features).
 #[cfg(not(feature = "queue"))]
 mod without_queue {
+    use super::common::{enqueue_offline, mutation, UNREACHABLE_GRAPHQL};
     use super::*;
     use cachet_core::config::QueueBounds;
     use cachet_core::machines::queue::{NOT_QUEUED_HEADER, NOT_QUEUED_STATUS, QUEUE_OFFLINE_HEADER};
     use cachet_worker::sw::queue_store;
     use wasm_bindgen_futures::JsFuture;
     use web_sys::{Headers, Request, RequestInit};
-
-    /// Nothing listens on port 9 of 127.0.0.1: sending there is a network failure.
-    const UNREACHABLE_GRAPHQL: &str = "http://127.0.0.1:9/graphql";
 
     #[wasm_bindgen_test]
     async fn a_mutation_asked_to_be_queued_whose_send_fails_is_answered_not_queued_naming_the_missing_queue()
@@ -114,25 +114,11 @@ mod without_queue {
 
     #[wasm_bindgen_test]
     async fn what_an_earlier_build_left_queued_is_counted_for_the_console() {
-        use cachet_core::machines::queue::{QueueEvent, QueuedRequest};
         use cachet_worker::sw::queue_off::stranded;
         queue_store::clear().await.unwrap();
         assert_eq!(stranded(QueueBounds::default()).await.unwrap(), None, "an empty queue says nothing");
-        let request = QueuedRequest {
-            method: "POST".into(),
-            url: UNREACHABLE_GRAPHQL.into(),
-            headers: vec![("content-type".into(), "application/json".into())],
-            body: r#"{"query":"mutation CreateTodo { createTodo(title: \"x\") { id } }"}"#.into(),
-            operation_name: Some("CreateTodo".into()),
-            invalidate: Vec::new(),
-        };
         // Queued as a build with the queue would have (offline: nothing sent).
-        queue_store::update(QueueBounds::default(), &|state| {
-            let (state, _) = state.reduce(QueueEvent::Offline);
-            state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000, random: 7 })
-        })
-        .await
-        .unwrap();
+        enqueue_offline(mutation("CreateTodo", UNREACHABLE_GRAPHQL)).await;
         let message = stranded(QueueBounds::default()).await.unwrap().unwrap();
         assert!(message.contains("1 queued mutations and 0 dead letters"), "{message}");
         queue_store::clear().await.unwrap();

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use cachet_core::config::{Config, QueueBounds};
-use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest, Refusal, IDEMPOTENCY_KEY_HEADER};
+use cachet_core::machines::queue::{QueueEffect, QueueEvent, Refusal, IDEMPOTENCY_KEY_HEADER};
 use cachet_core::protocol::storage::DATABASE;
 use cachet_core::protocol::SwEvent;
 use cachet_worker::sw::queue::{replay, Trigger};
@@ -27,40 +27,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_service_worker);
 
 mod common;
-use common::{listen_for_events, next_event};
-
-/// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
-const UNREACHABLE_URL: &str = "http://127.0.0.1:9/graphql";
-
-fn mutation(name: &str, url: &str) -> QueuedRequest {
-    QueuedRequest {
-        method: "POST".into(),
-        url: url.into(),
-        headers: vec![
-            ("content-type".into(), "application/json".into()),
-            ("x-cachet-auth".into(), "1".into()),
-        ],
-        body: format!(r#"{{"query":"mutation {name} {{ createTodo(title: \"x\") {{ id }} }}"}}"#),
-        operation_name: Some(name.into()),
-        invalidate: vec!["todo".into(), "todos".into()],
-    }
-}
-
-/// Queues `request` while offline (nothing is sent), as the engine does after a network failure.
-async fn enqueue_offline(request: QueuedRequest) -> u64 {
-    let effects = queue_store::update(QueueBounds::default(), &|state| {
-        let (state, _) = state.reduce(QueueEvent::Offline);
-        let random = u128::from(state.next_id);
-        state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000, random })
-    })
-    .await
-    .unwrap();
-    let queued = effects.iter().find_map(|effect| match effect {
-        QueueEffect::Announce(SwEvent::MutationQueued { id, .. }) => Some(*id),
-        _ => None,
-    });
-    queued.unwrap()
-}
+use common::{enqueue_offline, listen_for_events, mutation, next_event, UNREACHABLE_GRAPHQL};
 
 /// Writes `value` as the queue's record, bypassing cachet, as a corrupt write would leave it.
 async fn put_raw(value: &JsValue) {
@@ -209,7 +176,7 @@ async fn clear_all_purges_the_queue_dead_letters_and_set_aside_records() {
 async fn a_replay_without_network_backs_off_announces_and_waits_for_connectivity() {
     queue_store::clear().await.unwrap();
     let events = listen_for_events();
-    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_GRAPHQL)).await;
     let config = Rc::new(Config::default());
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
     let collector = background.clone();
@@ -240,7 +207,7 @@ async fn a_bearer_replay_with_no_page_to_authorise_it_waits_without_costing_an_a
     queue_store::clear().await.unwrap();
     let events = listen_for_events();
     // Marked `X-Cachet-Auth: 1` under bearer auth: the token lives in a page, and no page is controlled.
-    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    let id = enqueue_offline(mutation("CreateTodo", UNREACHABLE_GRAPHQL)).await;
     let config = Rc::new(
         Config::from_json_str(
             r#"{"features": {"auth": {"enabled": true, "type": "bearer"}, "graphql": {"enabled": true}}}"#,
@@ -296,7 +263,7 @@ async fn a_pages_queue_alarm_is_answered_by_the_core_rule_on_the_stored_queue() 
     };
     assert_eq!(answered(ask(1, true).await), (1, None, false), "nothing queued: asked again on an event");
 
-    enqueue_offline(mutation("CreateTodo", UNREACHABLE_URL)).await;
+    enqueue_offline(mutation("CreateTodo", UNREACHABLE_GRAPHQL)).await;
     let set_head = |due_at: u64| async move {
         queue_store::update(QueueBounds::default(), &|mut state| {
             state.online = true;

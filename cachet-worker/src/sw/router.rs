@@ -57,10 +57,7 @@ pub(crate) async fn handle_fetch(
     super::http::after_answer(
         &*background,
         Box::pin(async move {
-            #[cfg(feature = "queue")]
-            super::queue::start_once(&config, &*later);
-            #[cfg(not(feature = "queue"))]
-            super::queue_off::start_once(&config, &*later);
+            super::start_queue(&config, &*later);
             super::sweep::start_once(&*later);
             Ok(wasm_bindgen::JsValue::UNDEFINED)
         }),

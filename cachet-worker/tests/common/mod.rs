@@ -1,11 +1,15 @@
 //! Helpers shared by the Service Worker test binaries (`service_worker.rs`, `service_worker_queue.rs`,
-//! `service_worker_parity.rs`, `service_worker_migration.rs`, `service_worker_shim_database.rs`).
+//! `service_worker_parity.rs`, `service_worker_migration.rs`, `service_worker_shim_database.rs`,
+//! `service_worker_features.rs`).
 #![allow(dead_code)] // each test binary uses its part
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use cachet_core::config::QueueBounds;
+use cachet_core::machines::queue::{QueueEffect, QueueEvent, QueuedRequest};
 use cachet_core::protocol::{decode_sw_event, SwEvent, BROADCAST_CHANNEL};
+use cachet_worker::sw::queue_store;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -95,4 +99,38 @@ pub async fn database_names() -> Vec<String> {
         .iter()
         .filter_map(|info| js_sys::Reflect::get(&info, &"name".into()).ok()?.as_string())
         .collect()
+}
+
+/// Nothing listens on port 9 of 127.0.0.1: fetching it is a network error.
+pub const UNREACHABLE_GRAPHQL: &str = "http://127.0.0.1:9/graphql";
+
+/// A queued mutation named `name` to `url`, as the engine keeps one.
+pub fn mutation(name: &str, url: &str) -> QueuedRequest {
+    QueuedRequest {
+        method: "POST".into(),
+        url: url.into(),
+        headers: vec![
+            ("content-type".into(), "application/json".into()),
+            ("x-cachet-auth".into(), "1".into()),
+        ],
+        body: format!(r#"{{"query":"mutation {name} {{ createTodo(title: \"x\") {{ id }} }}"}}"#),
+        operation_name: Some(name.into()),
+        invalidate: vec!["todo".into(), "todos".into()],
+    }
+}
+
+/// Queues `request` while offline (nothing is sent), as the engine does after a network failure.
+pub async fn enqueue_offline(request: QueuedRequest) -> u64 {
+    let effects = queue_store::update(QueueBounds::default(), &|state| {
+        let (state, _) = state.reduce(QueueEvent::Offline);
+        let random = u128::from(state.next_id);
+        state.reduce(QueueEvent::Enqueue { request: request.clone(), now: 1_000, random })
+    })
+    .await
+    .unwrap();
+    let queued = effects.iter().find_map(|effect| match effect {
+        QueueEffect::Announce(SwEvent::MutationQueued { id, .. }) => Some(*id),
+        _ => None,
+    });
+    queued.unwrap()
 }
