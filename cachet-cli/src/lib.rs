@@ -10,6 +10,7 @@
 //! | `service-worker.js` | every run | the Service Worker shim (listeners, routing, wasm loading), a copy of cachet's |
 //! | `cachet-sw-config.js` | every run | the Service Worker's settings: `self.CACHET_CONFIG` (the whole config), `self.CACHET_ROUTES` (the shim's route table) and `self.CACHET_DATABASE` (the engine's IndexedDB database, which the shim opens as it starts) |
 //! | `src/bin/cachet-sw.rs` | every run | the Service Worker binary: `cachet_kit::worker::sw::install()`, or with auth `install_with` the app's failure check; `#[global_allocator]` `cachet_kit::worker::Allocator` |
+//! | `src/bin/cachet-sw-start.rs` | every run | the engine's start module (its fetch path alone, loaded as a stopped worker starts): `install_start()`, or with auth `install_start_with` the same check; the same allocator |
 //! | `src/bin/cachet-agent.rs` | every run | the agent's binary: cachet's yew-agent worker, which `<CachetProvider>` starts, on the same allocator |
 //! | `src/cachet/mod.rs` | every run | declares the modules of the enabled features; `client()` (the page's one `cachet_kit::client::Client`, built on first use), `builder()`, `fetch_with_cache`, `<Provider>` (`<CachetProvider>` on `client()`), and re-exports the hooks |
 //! | `src/cachet/config.rs` | every run | `CONFIG_JSON`, `config()`, `AUTH_ENABLED`, `AUTH_TYPE`, `AUTH_WITH_CREDENTIALS`, `AUTH_ROUTE_PATHS`, `GRAPHQL_ENABLED`, `GQL_ENDPOINTS` |
@@ -57,7 +58,10 @@ pub use bundles::{copy_bundles, stale_bundles, with_config, BUNDLE_FILES, CONFIG
 pub use doctor::{doctor, Problem};
 pub use edit::{add_auth, add_graphql, add_push, init, Outcome};
 pub use features::kit_features;
-pub use rust::{render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin};
+pub use rust::{
+    render_agent_bin, render_auth, render_config, render_graphql, render_mod, render_sw_bin,
+    render_sw_start_bin,
+};
 pub use starter::{render_adapter, render_check, STARTER_HEADER};
 pub use trunk::{
     wire_trunk_app, Dependency, BUILD_STAMP, INDEX_HTML, TRUNK_TOML, WASM_BINDGEN_TOOL, WASM_OPT_TOOL,
@@ -78,6 +82,9 @@ pub const SW_SHIM_PATH: &str = "service-worker.js";
 pub const CARGO_TOML: &str = "Cargo.toml";
 /// The Service Worker binary.
 pub const SW_BIN_PATH: &str = "src/bin/cachet-sw.rs";
+/// The Service Worker engine's start module binary (`generate` writes it; trunk builds it as
+/// `cachet-sw-start.js` + `cachet-sw-start_bg.wasm`).
+pub const SW_START_BIN_PATH: &str = "src/bin/cachet-sw-start.rs";
 /// The agent's binary (the yew-agent worker `<CachetProvider>` starts).
 pub const AGENT_BIN_PATH: &str = "src/bin/cachet-agent.rs";
 /// The root of the generated module tree (`mod cachet;`).
@@ -198,6 +205,7 @@ pub fn generated_files(config: &Config) -> Vec<Generated> {
         generated(SW_CONFIG_PATH, render_sw_config(config)),
         generated(SW_SHIM_PATH, format!("{GENERATED_HEADER}\n{SW_SHIM}")),
         generated(SW_BIN_PATH, render_sw_bin(config)),
+        generated(SW_START_BIN_PATH, render_sw_start_bin(config)),
         generated(AGENT_BIN_PATH, render_agent_bin()),
         generated(MOD_PATH, render_mod(config)),
         generated(CONFIG_MODULE_PATH, render_config(config)),

@@ -283,25 +283,42 @@ const ALLOCATOR: &str = "// The worker's allocator: smaller than Rust's default 
 
 /// `src/bin/cachet-sw.rs`: the Service Worker binary, with the app's failure check when auth is on.
 pub fn render_sw_bin(config: &Config) -> String {
-    let mut out = format!(
-        "{GENERATED_HEADER}\n\
-         //! cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,\n\
-         //! loaded by `service-worker.js`).\n\n{ALLOCATOR}"
-    );
+    render_engine_bin(
+        config,
+        "cachet's Service Worker engine, hosted by the app (built as `cachet-sw.js` + `cachet-sw_bg.wasm`,\n\
+         //! loaded by `service-worker.js`).",
+        "install",
+    )
+}
+
+/// `src/bin/cachet-sw-start.rs`: the engine's start module (its fetch path alone, which the shim loads as
+/// a stopped worker starts; `cachet_worker::sw::install_start`), with the same failure check.
+pub fn render_sw_start_bin(config: &Config) -> String {
+    render_engine_bin(
+        config,
+        "The start module of cachet's Service Worker engine (built as `cachet-sw-start.js` +\n\
+         //! `cachet-sw-start_bg.wasm`): its fetch path alone, which `service-worker.js` loads as a stopped\n\
+         //! worker starts; the whole engine (`cachet-sw.rs`) takes over from it.",
+        "install_start",
+    )
+}
+
+fn render_engine_bin(config: &Config, doc: &str, install: &str) -> String {
+    let mut out = format!("{GENERATED_HEADER}\n//! {doc}\n\n{ALLOCATOR}");
     if config.features.auth.enabled {
-        out.push_str(
+        out.push_str(&format!(
             "\n\
              // The app's failure check, compiled into the Service Worker too: the page client runs the same\n\
              // function (src/cachet/mod.rs), so both sides agree on what an auth failure is.\n\
              #[path = \"../cachet/auth/check.rs\"]\n\
              mod check;\n\
              \n\
-             fn main() {\n    \
-                 cachet_kit::worker::sw::install_with(check::is_auth_failure_response);\n\
-             }\n",
-        );
+             fn main() {{\n    \
+                 cachet_kit::worker::sw::{install}_with(check::is_auth_failure_response);\n\
+             }}\n",
+        ));
     } else {
-        out.push_str("\nfn main() {\n    cachet_kit::worker::sw::install();\n}\n");
+        out.push_str(&format!("\nfn main() {{\n    cachet_kit::worker::sw::{install}();\n}}\n"));
     }
     out
 }

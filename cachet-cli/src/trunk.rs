@@ -3,12 +3,13 @@
 //! | file | what it gets, when missing |
 //! |---|---|
 //! | `Cargo.toml` | `cachet-kit` in `[dependencies]` (the line [`Dependency`] says); an existing one is kept; the features the config needs ([`crate::kit_features`]) added to it |
-//! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the two worker links (`cachet-sw`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
+//! | `index.html` | in `<head>`: the app's own `rel="rust"` link named by its bin (`data-bin`: the app now has three bins), the three worker links (`cachet-sw`, its start module `cachet-sw-start`, `cachet-agent`) and two `copy-file` links (`service-worker.js`, `cachet-sw-config.js`); written whole when there is no `index.html` |
 //! | `Cargo.toml` (or nothing, in a workspace member) | the release profile for size ([`crate::profile`]): each key only when missing |
 //! | `index.html`, again | `data-wasm-opt="z"` on each `rel="rust"` link that has no `data-wasm-opt` (trunk's release build then runs `wasm-opt -Oz`) |
 //! | `Trunk.toml` | `[build] filehash = false` (the shim and yew-agent load their scripts by fixed names), the post-build hook writing `cachet-build.js` (the Service Worker's build stamp), and `[tools]` pinning the wasm-bindgen CLI and wasm-opt cachet is built and tested with ([`WASM_BINDGEN_TOOL`], [`WASM_OPT_TOOL`]: trunk then uses the installed ones and downloads nothing when they match); each written when missing |
 //!
-//! The worker binaries themselves are generated files (`src/bin/cachet-sw.rs`, `src/bin/cachet-agent.rs`).
+//! The worker binaries themselves are generated files (`src/bin/cachet-sw.rs`, `src/bin/cachet-sw-start.rs`,
+//! `src/bin/cachet-agent.rs`).
 
 use std::path::Path;
 
@@ -70,12 +71,17 @@ pub const WASM_OPT_TOOL: &str = "version_132";
 /// installs the new worker; that worker keeps the listed files as one set named after the stamp (the app
 /// shell, served when the network fails) and the wasm in a cache named after it. POSIX `sh`, `find` and
 /// `cksum` (rather than `sha256sum`, which macOS lacks); a file name with a space or a quote is not
-/// listed correctly (trunk writes none).
-pub const STAMP_SCRIPT: &str = r#"cd "$TRUNK_STAGING_DIR" && files=$(find . -type f ! -name cachet-build.js | sed 's|^\./||' | LC_ALL=C sort) && list= && for f in $files; do case "$f" in service-worker.js|cachet-sw-config.js|cachet-sw.js|cachet-sw_bg.wasm) ;; *) list="$list\"$f\"," ;; esac; done && printf 'self.CACHET_BUILD = "%s";\nself.CACHET_PRECACHE = [%s];\n' "$(cat $files | cksum | cut -d' ' -f1)" "${list%,}" > cachet-build.js"#;
+/// listed correctly (trunk writes none). Where the build has the worker's start module
+/// (`cachet-sw-start.js`, the `cachet-sw-start` bin), its glue's global is renamed `cachet_sw_start` (the
+/// shim imports both glues, and wasm-bindgen names both `wasm_bindgen`; trunk has no setting for it: the
+/// hook fails, naming the file, when the glue does not begin as expected) and `self.CACHET_START = true`
+/// tells the shim to load it.
+pub const STAMP_SCRIPT: &str = r#"cd "$TRUNK_STAGING_DIR" && start=false && if [ -f cachet-sw-start.js ]; then sed -i.orig '1s/^let wasm_bindgen = /let cachet_sw_start = /' cachet-sw-start.js && rm cachet-sw-start.js.orig && head -n 1 cachet-sw-start.js | grep -q '^let cachet_sw_start = ' || { echo 'cachet: cachet-sw-start.js does not begin as wasm-bindgen no-modules glue does' >&2; exit 1; }; start=true; fi && files=$(find . -type f ! -name cachet-build.js | sed 's|^\./||' | LC_ALL=C sort) && list= && for f in $files; do case "$f" in service-worker.js|cachet-sw-config.js|cachet-sw.js|cachet-sw_bg.wasm|cachet-sw-start.js|cachet-sw-start_bg.wasm) ;; *) list="$list\"$f\"," ;; esac; done && printf 'self.CACHET_BUILD = "%s";\nself.CACHET_PRECACHE = [%s];\nself.CACHET_START = %s;\n' "$(cat $files | cksum | cut -d' ' -f1)" "${list%,}" "$start" > cachet-build.js"#;
 
-/// What an up-to-date build-stamp hook writes beside the stamp: the app shell's list. A hook without it
-/// (written by an older `cachet init`) is replaced.
-const PRECACHE_GLOBAL: &str = "CACHET_PRECACHE";
+/// What an up-to-date build-stamp hook writes beside the stamp: whether the build has the start module
+/// (after the app shell's list, which came first). A hook without it (written by an older `cachet init`)
+/// is replaced.
+const START_GLOBAL: &str = "CACHET_START";
 
 /// Wires the trunk app in `dir`; returns the files it changed.
 pub fn wire_trunk_app(dir: &Path, dependency: &Dependency) -> Result<Vec<&'static str>, CliError> {
@@ -200,7 +206,7 @@ fn add_wasm_opt(html: &mut String) {
 }
 
 /// The `<head>` lines cachet needs, each with the text that says it is already there.
-fn head_lines() -> [(String, String); 4] {
+fn head_lines() -> [(String, String); 5] {
     let rust = |bin: &str| {
         (
             format!("data-bin=\"{bin}\""),
@@ -210,7 +216,13 @@ fn head_lines() -> [(String, String); 4] {
     let copy = |file: &str| {
         (format!("href=\"{file}\""), format!("<link data-trunk rel=\"copy-file\" href=\"{file}\" />"))
     };
-    [rust("cachet-sw"), rust("cachet-agent"), copy(crate::SW_SHIM_PATH), copy(crate::SW_CONFIG_PATH)]
+    [
+        rust("cachet-sw"),
+        rust("cachet-sw-start"),
+        rust("cachet-agent"),
+        copy(crate::SW_SHIM_PATH),
+        copy(crate::SW_CONFIG_PATH),
+    ]
 }
 
 /// A whole `index.html` for an app that has none.
@@ -305,10 +317,11 @@ fn patch_trunk_toml(dir: &Path, changed: &mut Vec<&'static str>) -> Result<(), C
         .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()
         .ok_or_else(|| broken(dir, TRUNK_TOML, "hooks: expected [[hooks]] tables"))?;
-    // A hook of an older `cachet init` (the stamp alone, no app shell list) gets the current script.
+    // A hook of an older `cachet init` (the stamp alone, or without the start module) gets the current
+    // script.
     for hook in hooks.iter_mut() {
         let text = hook.to_string();
-        if text.contains(BUILD_STAMP) && !text.contains(PRECACHE_GLOBAL) && text.contains("CACHET_BUILD") {
+        if text.contains(BUILD_STAMP) && !text.contains(START_GLOBAL) && text.contains("CACHET_BUILD") {
             let mut arguments = Array::new();
             arguments.push("-c");
             arguments.push(STAMP_SCRIPT);

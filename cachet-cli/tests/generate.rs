@@ -24,6 +24,7 @@ fn each_feature_brings_its_files_and_every_rewritten_file_has_the_header() {
         "cachet-sw-config.js",
         "service-worker.js",
         "src/bin/cachet-sw.rs",
+        "src/bin/cachet-sw-start.rs",
         "src/bin/cachet-agent.rs",
         "src/cachet/mod.rs",
         "src/cachet/config.rs",

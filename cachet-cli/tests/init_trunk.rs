@@ -56,9 +56,10 @@ fn init_trunk_wires_an_existing_trunk_app_once() {
         index.contains("<link data-bin=\"shop\" data-trunk rel=\"rust\" data-wasm-opt=\"z\" />"),
         "{index}"
     );
-    assert_eq!(index.matches("rel=\"rust\"").count(), 3, "no second main link:\n{index}");
+    assert_eq!(index.matches("rel=\"rust\"").count(), 4, "no second main link:\n{index}");
     for line in [
         "<link data-trunk rel=\"rust\" data-bin=\"cachet-sw\" data-type=\"worker\" data-wasm-opt=\"z\" />",
+        "<link data-trunk rel=\"rust\" data-bin=\"cachet-sw-start\" data-type=\"worker\" data-wasm-opt=\"z\" />",
         "<link data-trunk rel=\"rust\" data-bin=\"cachet-agent\" data-type=\"worker\" data-wasm-opt=\"z\" />",
         "<link data-trunk rel=\"copy-file\" href=\"service-worker.js\" />",
         "<link data-trunk rel=\"copy-file\" href=\"cachet-sw-config.js\" />",
@@ -101,12 +102,12 @@ fn init_trunk_indents_its_links_as_the_authors_head_is_indented() {
     std::fs::write(app.join("index.html"), tabs).unwrap();
     assert_eq!(cachet(app, &["init", "--trunk", "--git", "https://example.org/cachet.git"]).0, 0);
     let html = read(app, "index.html");
-    let head: Vec<&str> = html.lines().skip_while(|line| !line.contains("<head>")).skip(1).take(6).collect();
-    assert_eq!(head.len(), 6, "{html}");
-    for line in &head[..5] {
+    let head: Vec<&str> = html.lines().skip_while(|line| !line.contains("<head>")).skip(1).take(7).collect();
+    assert_eq!(head.len(), 7, "{html}");
+    for line in &head[..6] {
         assert!(line.starts_with("\t\t<link ") && !line.contains("  "), "as the author indents: {html}");
     }
-    assert_eq!(head[5], "\t</head>", "{html}");
+    assert_eq!(head[6], "\t</head>", "{html}");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`yew`] (feature `yew`, default) | `cachet-yew`, whole: its surface is the provider and the hooks | `<CachetProvider>`, the `use_cachet_*` hooks, `<CachetDevtools />` |
 //! | [`client`] | `cachet-client` | the page client: [`client::Client`], its builder, options and results, the auth adapters, an injectable network |
-//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::register`], [`worker::agent::CachetAgent`]), and their allocator ([`worker::Allocator`]) |
+//! | [`worker`] | `cachet-worker` | the Service Worker's entry points ([`worker::sw::install`], [`worker::sw::install_with`], the start module's [`worker::sw::install_start`], [`worker::sw::install_start_with`], [`worker::sw::Options`]) and the agent ([`worker::agent::register`], [`worker::agent::CachetAgent`]), and their allocator ([`worker::Allocator`]) |
 //! | [`core`] | `cachet-core` | the config ([`core::config`]), the strategies, the header names an app reads or sends ([`core::protocol::headers`]) |
 //! | [`yew_agent`] (feature `yew`) | `yew-agent` | yew-agent, for an app that registers the agent itself (`Registrable`) |
 //! | [`serde`], [`serde_json`] | | what the generated modules use, so the app needs no dependency of its own for them |
@@ -49,7 +49,7 @@ pub mod client {
 pub mod worker {
     /// The Service Worker engine, as the app's worker binary starts it.
     pub mod sw {
-        pub use cachet_worker::sw::{install, install_with, Options};
+        pub use cachet_worker::sw::{install, install_start, install_start_with, install_with, Options};
     }
     /// The yew-agent reactor the hooks talk to, and [`agent::register`], the whole `main` of the app's
     /// agent binary (with the codec `<CachetProvider>` speaks).

@@ -91,6 +91,13 @@ pub enum Error {
         /// The cargo feature that links it.
         feature: &'static str,
     },
+    /// The start module (`sw::install_start`: the engine's fetch path alone) met work that only the
+    /// whole engine does; the shim then leaves the event to the whole engine.
+    #[error("{what} is the whole engine's work, not the start module's")]
+    NotInStartModule {
+        /// What was asked for (for example moving an earlier build's databases in).
+        what: &'static str,
+    },
     /// The core refused something: for example a stored record (the mutation queue) that does not decode.
     #[error(transparent)]
     Core(#[from] cachet_core::Error),

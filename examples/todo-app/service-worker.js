@@ -7,21 +7,29 @@
 // asynchronously, so this shim adds every listener synchronously and awaits the engine inside them.
 // It routes synchronously: a request it does not route gets no respondWith and goes to the network
 // untouched, paying nothing.
-/* global wasm_bindgen */
+/* global wasm_bindgen, cachet_sw_start */
 // One at a time, so that a file that does not load is named (the page's registration fails with the
 // browser's generic reason; <CachetProvider> then fetches each file and names the missing ones too).
-for (const script of ['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']) {
-  try {
-    importScripts(script);
-  } catch (error) {
-    console.error('cachet: ' + new URL(script, self.location).href + ' did not load: ' + error);
-    throw error;
+// The start module's glue (`cachet-sw-start.js`, whose global the build-stamp hook renamed
+// `cachet_sw_start`) only where the build has one (`self.CACHET_START`, written by that hook).
+function importAll(scripts) {
+  for (const script of scripts) {
+    try {
+      importScripts(script);
+    } catch (error) {
+      console.error('cachet: ' + new URL(script, self.location).href + ' did not load: ' + error);
+      throw error;
+    }
   }
 }
+importAll(['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']);
+const START = self.CACHET_START === true;
+if (START) importAll(['./cachet-sw-start.js']);
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
 const BUILD = self.CACHET_BUILD || 'unstamped';
 const WASM_URL = new URL('./cachet-sw_bg.wasm', self.location).href;
+const START_WASM_URL = new URL('./cachet-sw-start_bg.wasm', self.location).href;
 const WASM_CACHE_PREFIX = 'cachet-sw-wasm-';
 const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
 
@@ -29,14 +37,14 @@ const WASM_CACHE = WASM_CACHE_PREFIX + BUILD;
 // is kept in Cache Storage under the build hash: a stopped SW restarts even while the server is down.
 // One read when it is there (caches.match naming the cache opens nothing); the Response goes to
 // wasm-bindgen as it is, which compiles it while it streams (WebAssembly.instantiateStreaming).
-let wasmFetched = false;
-async function wasmSource() {
-  const stored = await caches.match(WASM_URL, { cacheName: WASM_CACHE });
+const fetchedWasm = new Set();
+async function wasmSource(url) {
+  const stored = await caches.match(url, { cacheName: WASM_CACHE });
   if (stored) return stored;
-  const fetched = await fetch(WASM_URL, { cache: 'no-store' });
-  if (!fetched.ok) throw new Error('cachet: loading ' + WASM_URL + ' failed with HTTP ' + fetched.status);
-  await (await caches.open(WASM_CACHE)).put(WASM_URL, fetched.clone());
-  wasmFetched = true;
+  const fetched = await fetch(url, { cache: 'no-store' });
+  if (!fetched.ok) throw new Error('cachet: loading ' + url + ' failed with HTTP ' + fetched.status);
+  await (await caches.open(WASM_CACHE)).put(url, fetched.clone());
+  fetchedWasm.add(url);
   return fetched;
 }
 
@@ -74,28 +82,63 @@ async function precache() {
   }));
 }
 
-let enginePromise = null;
-function engine() {
-  if (enginePromise === null) {
-    enginePromise = wasm_bindgen({ module_or_path: wasmSource() }).then(async () => {
+// Two engines where the build has a start module (`START`; cachet-worker's `sw::start`): the start
+// module, the engine's fetch path alone, loaded as the script is evaluated, takes the fetch events of a
+// worker that just started; the whole engine (`cachet-sw_bg.wasm`) takes over at the first event the
+// start module does not handle (a message, a push, a sync, an activation, a request it leaves: a
+// mutation), or once the worker is quiet after the start module's first answer (`upkeep()`: the
+// start-up work no answer waits for), and keeps every event after that. One engine at a time: the whole
+// engine gets its first event once the start module is idle (everything it took has settled), and the
+// start module gets none after. Without a start module, the whole engine takes every event.
+let wholePromise = null;
+let startPromise = null; // while the start module takes fetch events
+let startEngine = null; // once it has loaded
+function whole() {
+  if (wholePromise === null) {
+    const before = startEngine === null ? undefined : startEngine.idle();
+    startPromise = null; // no event goes to the start module from now on
+    const loaded = wasm_bindgen({ module_or_path: wasmSource(WASM_URL) }).then(async () => {
       const loaded = self.__cachet_engine;
-      if (wasmFetched) {
-        wasmFetched = false;
+      if (fetchedWasm.delete(WASM_URL)) {
         await keepHandsOver(loaded).catch((error) => console.warn('cachet: ' + HANDS_OVER_URL + ' not kept: ' + error));
       }
       return loaded;
     });
-    enginePromise.catch((error) => {
+    wholePromise = Promise.all([loaded, before]).then(([loaded]) => loaded);
+    wholePromise.catch((error) => {
       console.error('cachet: the engine ' + WASM_URL + ' did not load: ' + error);
-      enginePromise = null; // try again on the next event
+      wholePromise = null; // try again on the next event
     });
   }
-  return enginePromise;
+  return wholePromise;
+}
+
+// `call(engine)` on the engine whose turn it is for a fetch event, called in the same step as the check
+// (the whole engine may take over while the start module loads: a fetch not yet given to it goes to the
+// whole engine). A start module that did not load leaves it to the whole engine.
+async function onEngine(call) {
+  if (startPromise !== null) {
+    const start = await startPromise.catch(() => null);
+    if (start !== null && startPromise !== null) return { engine: start, result: call(start) };
+  }
+  const engine = await whole();
+  return { engine, result: call(engine) };
 }
 
 // Loaded as the script is evaluated, not at the first event: the browser starts a stopped worker for
 // an event, and the wasm's read and compile then run while the event is being dispatched.
-engine();
+if (START) {
+  startPromise = cachet_sw_start({ module_or_path: wasmSource(START_WASM_URL) }).then(() => {
+    startEngine = self.__cachet_start_engine;
+    return startEngine;
+  });
+  startPromise.catch((error) => {
+    console.warn('cachet: the start module ' + START_WASM_URL + ' did not load, the whole engine answers: ' + error);
+    startPromise = null;
+  });
+} else {
+  whole();
+}
 
 // The engine's IndexedDB database (`self.CACHET_DATABASE`: its name, its version and what a first
 // answer reads, written by `cachet generate` from cachet_core::protocol::storage), opened and read as
@@ -195,41 +238,53 @@ function handsOver(request) {
   return request.destination !== '' && beginsWithTheNetwork(request);
 }
 
-// The copies of the answers handed over, run through the engine (which stores them as network-first
-// does) once the worker has had no fetch event for QUIET_MS, or at the latest MOST_MS after the first:
-// a page asks for its scripts, stylesheets and images as its document arrives, and the engine's work on
-// each copy (its wasm's first calls compiled, the store read and written) would hold those requests'
-// fetch events up (BENCHMARKS.md: a navigation's load 1.19x -> 1.13x no worker at 50 ms, Workbox's
-// 1.13x). Each copy keeps its event alive (waitUntil) until the engine is done with it.
+// Work that would hold the page's burst of requests up, done once the worker has had no fetch event for
+// QUIET_MS, or at the latest MOST_MS after the first, in order: the copies of the answers handed over,
+// run through the engine (which stores them as network-first does), and, after the first fetch event
+// of a worker whose start module takes them, the whole engine's start-up work (`upkeep()`: the queue's
+// start replay, the sweep), which loads it. A page asks for its
+// scripts, stylesheets and images as its document arrives, and the engine's work on each copy (its
+// wasm's first calls compiled, the store read and written) would hold those requests' fetch events up
+// (BENCHMARKS.md: a navigation's load 1.19x -> 1.13x no worker at 50 ms, Workbox's 1.13x). Each piece
+// keeps its event alive (waitUntil) until it is done.
 const QUIET_MS = 50;
 const MOST_MS = 1000;
-const handed = [];
+const quietWork = [];
 let quietTimer = null;
-let firstHandedAt = 0;
-function storeHandedWhenQuiet() {
-  if (handed.length === 0) return;
-  if (quietTimer === null) firstHandedAt = Date.now();
+let firstQueuedAt = 0;
+function whenQuiet(event, work) {
+  event.waitUntil(new Promise((resolve) => {
+    quietWork.push({ work, resolve });
+    armQuietTimer();
+  }));
+}
+function armQuietTimer() {
+  if (quietWork.length === 0) return;
+  if (quietTimer === null) firstQueuedAt = Date.now();
   clearTimeout(quietTimer);
-  const wait = Math.min(QUIET_MS, Math.max(0, firstHandedAt + MOST_MS - Date.now()));
+  const wait = Math.min(QUIET_MS, Math.max(0, firstQueuedAt + MOST_MS - Date.now()));
   quietTimer = setTimeout(async () => {
     quietTimer = null;
-    const copies = handed.splice(0);
-    for (const { event, copy, resolve } of copies) {
-      try {
-        await (await engine()).fetch(event, Promise.resolve(copy));
-      } catch (error) {
-        console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
-      }
+    for (const { work, resolve } of quietWork.splice(0)) {
+      await work();
       resolve();
     }
   }, wait);
+}
+let upkeepAsked = false;
+function upkeepWhenQuiet(event) {
+  if (upkeepAsked) return;
+  upkeepAsked = true;
+  whenQuiet(event, () => whole().then((engine) => engine.upkeep()).catch((error) => {
+    console.warn('cachet: the start-up work did not run: ' + error);
+  }));
 }
 
 // An answer without waiting for the engine, where this build's engine allows it (`handsOverKept`):
 // `sent` (a navigation's preload, sent by the browser as the worker started, or the early send), when it
 // is a 2xx, marked `X-Cachet-Source: network` as the engine marks a network answer
 // (cachet_core::protocol::headers); the engine runs the request's job on a copy and stores it as
-// network-first does, once the page's burst of requests has passed (`storeHandedWhenQuiet`). Anything
+// network-first does, once the page's burst of requests has passed (`whenQuiet`). Anything
 // else (nothing sent, a failure, another status, not allowed) is the engine's, as every routed request is.
 async function handOver(event, sent) {
   const given = event.request.mode === 'navigate' ? undefined : sent; // a navigation's: the preload
@@ -237,19 +292,24 @@ async function handOver(event, sent) {
   const response = await sent.catch(() => undefined);
   if (!response || !response.ok) return answer(event, given);
   const copy = response.clone();
-  event.waitUntil(new Promise((resolve) => {
-    handed.push({ event, copy, resolve });
-    storeHandedWhenQuiet();
+  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy))).then(({ result }) => result).then(() => undefined, (error) => {
+    console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
   }));
   const headers = new Headers(response.headers);
   headers.set('x-cachet-source', 'network');
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-// The engine's answer. If the engine cannot load, the request goes to the network as if there were no
-// SW (a navigation: its preloaded answer, when there is one; an early one: that answer).
+// The engine's answer: the start module's while it takes fetch events, else the whole engine's; a
+// request the start module leaves (`{ body }`: a mutation, with the body it read from the request) is
+// the whole engine's. If no engine can load, the request goes to the network as if there were no SW (a
+// navigation: its preloaded answer, when there is one; an early one: that answer).
 function answer(event, early) {
-  return engine().then((e) => e.fetch(event, early), async () => {
+  return onEngine((engine) => engine.fetch(event, early)).then(async ({ result }) => {
+    const answered = await result;
+    if (answered instanceof Response) return answered;
+    return (await whole()).fetch(event, early, answered.body);
+  }, async () => {
     const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
     return preloaded || fetch(event.request);
   });
@@ -292,7 +352,7 @@ self.addEventListener('install', (event) => {
     console.error('cachet: the app shell was not kept, so this worker is not installed: ' + error);
     throw error;
   });
-  event.waitUntil(Promise.all([engine(), shell]).then(() => self.skipWaiting()));
+  event.waitUntil(Promise.all([whole(), shell]).then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {
@@ -316,13 +376,14 @@ self.addEventListener('activate', (event) => {
       }
     }
     await self.clients.claim();
-    await (await engine()).activate();
+    await (await whole()).activate();
   })());
 });
 
 self.addEventListener('fetch', (event) => {
-  storeHandedWhenQuiet(); // not yet: a fetch event
+  armQuietTimer(); // not yet: a fetch event
   if (!routed(event.request)) return;
+  if (startPromise !== null) upkeepWhenQuiet(event);
   const early = fetchesEarly(event.request) ? fetch(event.request) : undefined;
   // Kept alive until it settles, its failure left to the engine (which falls back to its cache).
   if (early) event.waitUntil(early.catch(() => undefined));
@@ -331,17 +392,17 @@ self.addEventListener('fetch', (event) => {
 });
 
 self.addEventListener('message', (event) => {
-  event.waitUntil(engine().then((e) => e.message(event)));
+  event.waitUntil(whole().then((e) => e.message(event)));
 });
 
 // Background Sync (where the browser has it): the engine registers this tag when it queues a mutation.
 self.addEventListener('sync', (event) => {
   if (event.tag !== 'cachet-queue') return;
-  event.waitUntil(engine().then((e) => e.sync(event)));
+  event.waitUntil(whole().then((e) => e.sync(event)));
 });
 
 // Server push (SPEC §5.8; the engine ignores it unless features.push is on with cookie auth or none):
 // invalidates the payload's tags, re-fetches its documents, shows the configured notification.
 self.addEventListener('push', (event) => {
-  event.waitUntil(engine().then((e) => e.push(event)));
+  event.waitUntil(whole().then((e) => e.push(event)));
 });

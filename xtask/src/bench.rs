@@ -6,7 +6,7 @@
 //! | tools | as `cargo xtask test` (wasm target, wasm-bindgen, trunk, wasm-opt, Chromium) |
 //! | npm | `npm ci --prefix bench`: Workbox 7, idb and esbuild, pinned in `bench/package-lock.json` |
 //! | cachet | `trunk build --release`: the example app's SW, agent and app in `dist/` (the shim, the build stamp and the agent are served from there) |
-//! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push`, no `queue` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`: what the cachet variant runs |
+//! | cachet's bench worker | `bench/yew-size`'s `bench-sw`: the worker an app with the bench's config gets (no `devtools`, no `push`, no `queue` feature), cargo (release), wasm-bindgen (`no-modules`, as trunk builds workers), wasm-opt -Oz into `bench/dist/bench-sw/` as `cachet-sw.js` + `cachet-sw_bg.wasm`, with its start module (`bench-sw-start`: the engine's fetch path alone) as `cachet-sw-start.js` + `cachet-sw-start_bg.wasm`: what the cachet variant runs |
 //! | Workbox | esbuild bundles `bench/sw/workbox-sw.js` (minified, production) into `bench/dist/` |
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `with-cachet` again with `--features queue` into `with-cachet-queue/` (the page's queue alarm, which cachet-kit's defaults turn on: sizes only), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
 //! | the worker with the queue | `bench-sw` again with `--features queue` into `bench/dist/bench-sw-queue/`: sizes only (the offline mutation queue, which cachet-kit turns on by default and the bench's app does not use) |
@@ -74,7 +74,7 @@ pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> R
         || build_apq_sw(root, &path),
     )?;
     run::step("build the bench's cachet worker with the offline queue (bench-sw --features queue)", || {
-        build_feature_sw(root, &path, BENCH_SW_QUEUE_DIR, "queue")
+        build_feature_sw(root, &path, BENCH_SW_QUEUE_DIR, &["--features", "queue"])
     })?;
     run::step("run the benchmark in headless Chromium", || {
         let mut args = vec!["run", "--quiet", "-p", "cachet-e2e", "--bin", "bench", "--"];
@@ -139,12 +139,11 @@ pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
 /// row runs, on an origin of its own.
 pub const BENCH_SW_APQ_DIR: &str = "bench/dist/bench-sw-apq";
 
-/// The worker of an app with the bench's config (`bench-sw` of `bench/yew-size`), as trunk builds a
-/// worker: `no-modules` glue, `wasm-opt -Oz`, named as the shim loads it.
+/// The worker of an app with the bench's config (`bench-sw` of `bench/yew-size`) and its start module
+/// (`bench-sw-start`), as trunk builds a worker: `no-modules` glue, `wasm-opt -Oz`, named as the shim
+/// loads them.
 fn build_bench_sw(root: &Path, path: &OsStr) -> Result<()> {
-    bindgen_bench_sw(root, path, &root.join(BENCH_SW_DIR), &[])?;
-    let wasm = root.join(BENCH_SW_DIR).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
-    run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
+    build_feature_sw(root, path, BENCH_SW_DIR, &[])
 }
 
 /// The same worker with the `queue` feature: sizes only.
@@ -152,48 +151,66 @@ pub const BENCH_SW_QUEUE_DIR: &str = "bench/dist/bench-sw-queue";
 
 /// [`build_bench_sw`] with the `persisted-queries` feature, into [`BENCH_SW_APQ_DIR`].
 fn build_apq_sw(root: &Path, path: &OsStr) -> Result<()> {
-    build_feature_sw(root, path, BENCH_SW_APQ_DIR, "persisted-queries")
+    build_feature_sw(root, path, BENCH_SW_APQ_DIR, &["--features", "persisted-queries"])
 }
 
-/// [`build_bench_sw`] with `feature` of `bench-sw`, into `dir`.
-fn build_feature_sw(root: &Path, path: &OsStr, dir: &str, feature: &str) -> Result<()> {
-    bindgen_bench_sw(root, path, &root.join(dir), &["--features", feature])?;
-    let wasm = root.join(dir).join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
-    run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])
+/// [`build_bench_sw`] with `features` of `bench-yew-size`, into `dir`.
+fn build_feature_sw(root: &Path, path: &OsStr, dir: &str, features: &[&str]) -> Result<()> {
+    for wasm in bindgen_bench_sw(root, path, &root.join(dir), features)? {
+        run::command(path, "wasm-opt", &["-Oz", &wasm, "-o", &wasm])?;
+    }
+    Ok(())
 }
 
-/// cargo (release, with `features`) and wasm-bindgen of `bench-sw` into `out_dir` as `cachet-sw.js` +
-/// `cachet-sw_bg.wasm`.
-fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path, features: &[&str]) -> Result<()> {
-    let mut args =
-        vec!["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size", "--bin", "bench-sw"];
+/// The two binaries of the bench's worker: the whole engine and its start module, each with the name
+/// the shim loads it by and the glue's global (`--no-modules-global`: the shim imports both glues, as
+/// the build-stamp hook renames the start module's in a trunk build).
+const BENCH_SW_BINS: [(&str, &str, &str); 2] =
+    [("bench-sw", "cachet-sw", "wasm_bindgen"), ("bench-sw-start", "cachet-sw-start", "cachet_sw_start")];
+
+/// cargo (release, with `features`) and wasm-bindgen of `bench-sw` and `bench-sw-start` into `out_dir` as
+/// `cachet-sw.js` + `cachet-sw_bg.wasm` and `cachet-sw-start.js` + `cachet-sw-start_bg.wasm`; returns
+/// the paths of the two wasm files.
+fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path, features: &[&str]) -> Result<Vec<String>> {
+    let mut args = vec!["build", "--release", "--target", WASM_TARGET, "-p", "bench-yew-size"];
+    for (bin, _, _) in BENCH_SW_BINS {
+        args.extend(["--bin", bin]);
+    }
     args.extend_from_slice(features);
     run::cargo(path, &args)?;
     std::fs::create_dir_all(out_dir)?;
-    let wasm = root.join(format!("target/{WASM_TARGET}/release/bench-sw.wasm"));
-    run::command(
-        path,
-        "wasm-bindgen",
-        &[
-            "--target",
-            "no-modules",
-            "--no-typescript",
-            "--out-name",
-            "cachet-sw",
-            "--out-dir",
-            &out_dir.to_string_lossy(),
-            &wasm.to_string_lossy(),
-        ],
-    )
+    let mut built = Vec::new();
+    for (bin, name, global) in BENCH_SW_BINS {
+        let wasm = root.join(format!("target/{WASM_TARGET}/release/{bin}.wasm"));
+        run::command(
+            path,
+            "wasm-bindgen",
+            &[
+                "--target",
+                "no-modules",
+                "--no-modules-global",
+                global,
+                "--no-typescript",
+                "--out-name",
+                name,
+                "--out-dir",
+                &out_dir.to_string_lossy(),
+                &wasm.to_string_lossy(),
+            ],
+        )?;
+        built.push(out_dir.join(format!("{name}_bg.wasm")).to_string_lossy().into_owned());
+    }
+    Ok(built)
 }
 
 /// The bench's worker (see [`build_bench_sw`]) with its function names: `bench/dist/named/cachet-sw.js`
 /// and `cachet-sw_bg.wasm`.
 fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
     let out_dir = named_dir(root)?;
-    bindgen_bench_sw(root, path, &out_dir, &[])?;
-    let named = out_dir.join("cachet-sw_bg.wasm").to_string_lossy().into_owned();
-    run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])
+    for named in bindgen_bench_sw(root, path, &out_dir, &[])? {
+        run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])?;
+    }
+    Ok(())
 }
 
 fn named_dir(root: &Path) -> Result<std::path::PathBuf> {

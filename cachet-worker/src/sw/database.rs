@@ -238,8 +238,33 @@ async fn migrate(database: &IdbDatabase, read: StartRecords) -> Result<(), Error
         return Ok(());
     }
     // Once per origin, ever: a function of its own that a worker's start does not compile
-    // (`cachet_core::engine::outlined`).
-    cachet_core::engine::outlined(move_legacy(database, marker)).await
+    // (`cachet_core::engine::outlined`), and only the whole engine's ([`link_migration`]).
+    match MOVER.get() {
+        Some(mover) => cachet_core::engine::outlined(mover(database, marker)).await,
+        None => Err(Error::NotInStartModule { what: "moving an earlier build's databases in" }),
+    }
+}
+
+/// The move of the earlier builds' databases, as the whole engine links it.
+type Mover = for<'a> fn(&'a IdbDatabase, JsValue) -> futures::future::LocalBoxFuture<'a, Result<(), Error>>;
+
+thread_local! {
+    /// The move, once [`link_migration`] ran: the whole engine links it as it is installed
+    /// (`super::install`); the start module never does (`super::start`), so its wasm does not hold the
+    /// move, and an open that finds it not done fails, naming it (the whole engine does it at activation,
+    /// before the start module can see the database). The crate's own tests have it from the start.
+    static MOVER: std::cell::Cell<Option<Mover>> = const {
+        std::cell::Cell::new(if cfg!(feature = "test-support") { Some(mover) } else { None })
+    };
+}
+
+fn mover(database: &IdbDatabase, marker: JsValue) -> futures::future::LocalBoxFuture<'_, Result<(), Error>> {
+    Box::pin(move_legacy(database, marker))
+}
+
+/// Links the move of the earlier builds' databases into this engine (the whole engine's install).
+pub(crate) fn link_migration() {
+    MOVER.set(Some(mover));
 }
 
 /// The move itself (see the module docs), marked done with `marker` in the same transaction.

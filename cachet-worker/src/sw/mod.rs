@@ -65,6 +65,7 @@ parts! {
     tag_index;
 }
 mod auth_retry;
+mod busy;
 mod clock;
 #[cfg(all(feature = "devtools", feature = "queue"))]
 mod dead_letters;
@@ -82,6 +83,7 @@ mod router;
 mod shell;
 #[cfg(feature = "devtools")]
 mod snapshot;
+mod start;
 
 use cachet_core::config::Config;
 use cachet_core::protocol::SwEvent;
@@ -90,6 +92,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ExtendableEvent, ExtendableMessageEvent, FetchEvent, PushEvent, ServiceWorkerGlobalScope};
 
 pub use plugins::Options;
+pub use start::{install_start, START_ENGINE_GLOBAL};
 #[cfg(feature = "test-support")]
 pub use {
     auth_retry::is_auth_failure,
@@ -117,16 +120,8 @@ pub const ENGINE_GLOBAL: &str = "__cachet_engine";
 ///
 /// Outside a Service Worker this logs an error to the console and does nothing.
 pub fn install() {
-    let Some(scope) = js_sys::global().dyn_into::<ServiceWorkerGlobalScope>().ok() else {
-        web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
-        return;
-    };
-    let build = build_stamp();
-    let config = std::rc::Rc::new(read_config(&scope));
-    #[cfg(not(feature = "push"))]
-    report_push_not_built(&config);
-    #[cfg(not(feature = "persisted-queries"))]
-    report_persisted_not_built(&config);
+    let Some((scope, build, config)) = begin() else { return };
+    database::link_migration();
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate_config = config.clone();
@@ -148,21 +143,24 @@ pub fn install() {
         })
     });
     let fetch_config = config.clone();
-    let fetch = Closure::<dyn Fn(FetchEvent, JsValue) -> js_sys::Promise>::new(
-        move |event: FetchEvent, early: JsValue| {
+    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue) -> js_sys::Promise>::new(
+        move |event: FetchEvent, early: JsValue, body: JsValue| {
             let config = fetch_config.clone();
             // The shim's early send of a request whose job begins with the network, if it made one.
             let early = early.dyn_into::<js_sys::Promise>().ok();
+            // The body the start module read from the request, when it left the request to this engine.
+            let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
-                router::handle_fetch(&event, early, &config).await.map(JsValue::from).map_err(JsValue::from)
+                match router::handle_fetch::<false>(&event, early, body, &config).await {
+                    Ok(router::Answered::Here(response)) => Ok(response.into()),
+                    // Only the start module leaves a request elsewhere.
+                    Ok(router::Answered::Elsewhere(_)) => Ok(JsValue::UNDEFINED),
+                    Err(error) => Err(error.into()),
+                }
             })
         },
     );
-    let set = |name: &str, value: &JsValue| {
-        // Setting a property on a fresh plain object cannot throw.
-        let _ = js_sys::Reflect::set(&engine, &name.into(), value);
-    };
     let message_config = config.clone();
     let message = Closure::<dyn Fn(ExtendableMessageEvent) -> js_sys::Promise>::new(
         move |event: ExtendableMessageEvent| {
@@ -190,6 +188,14 @@ pub fn install() {
             Ok(JsValue::UNDEFINED)
         })
     });
+    let upkeep_config = config.clone();
+    let upkeep = Closure::<dyn Fn() -> js_sys::Promise>::new(move || {
+        let running = js_sys::Array::new();
+        self::upkeep(&upkeep_config, &|promise| {
+            running.push(&promise);
+        });
+        js_sys::Promise::all(&running)
+    });
     let sync = Closure::<dyn Fn(ExtendableEvent) -> js_sys::Promise>::new(move |event: ExtendableEvent| {
         let config = config.clone();
         #[cfg(feature = "queue")]
@@ -206,15 +212,16 @@ pub fn install() {
             Ok(JsValue::UNDEFINED)
         })
     });
-    set("activate", activate.as_ref());
-    set("fetch", fetch.as_ref());
-    set("message", message.as_ref());
-    set("sync", sync.as_ref());
-    set("push", push.as_ref());
-    set("build", &JsValue::from_str(&build));
+    set(&engine, "activate", activate.as_ref());
+    set(&engine, "fetch", fetch.as_ref());
+    set(&engine, "message", message.as_ref());
+    set(&engine, "sync", sync.as_ref());
+    set(&engine, "push", push.as_ref());
+    set(&engine, "upkeep", upkeep.as_ref());
+    set(&engine, "build", &JsValue::from_str(&build));
     // Asked by the shim when it keeps the build's wasm (at install, or after the copy was lost).
     let hands_over = Closure::<dyn Fn() -> bool>::new(hands_over);
-    set("handsOver", hands_over.as_ref());
+    set(&engine, "handsOver", hands_over.as_ref());
     hands_over.forget();
     // The closures live as long as the worker: leaking them once per SW start is intended.
     activate.forget();
@@ -222,7 +229,38 @@ pub fn install() {
     message.forget();
     sync.forget();
     push.forget();
-    let _ = js_sys::Reflect::set(&scope, &ENGINE_GLOBAL.into(), &engine);
+    upkeep.forget();
+    set(&scope, ENGINE_GLOBAL, &engine);
+}
+
+/// What every engine does as it is installed: the build's stamp, the config read (and what it asks for
+/// that this build lacks, reported). `None` outside a Service Worker (said on the console).
+fn begin() -> Option<(ServiceWorkerGlobalScope, String, std::rc::Rc<Config>)> {
+    let Some(scope) = js_sys::global().dyn_into::<ServiceWorkerGlobalScope>().ok() else {
+        web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
+        return None;
+    };
+    let build = build_stamp();
+    let config = std::rc::Rc::new(read_config(&scope));
+    #[cfg(not(feature = "push"))]
+    report_push_not_built(&config);
+    #[cfg(not(feature = "persisted-queries"))]
+    report_persisted_not_built(&config);
+    Some((scope, build, config))
+}
+
+/// Sets a property of `object` (a fresh plain object, or the worker's global scope: it cannot throw).
+fn set(object: &JsValue, name: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(object, &name.into(), value);
+}
+
+/// The start-up work of a worker instance that no answer waits for, handed to `background`
+/// (`waitUntil`): the mutation queue's start replay ([`start_queue`]) and the sweep of what earlier
+/// instances left stale (`sweep::start_once`). After the first answer, or when the whole engine takes
+/// over from the start module (the shim's `upkeep()`).
+pub(crate) fn upkeep(config: &std::rc::Rc<Config>, background: &dyn Fn(js_sys::Promise)) {
+    start_queue(config, background);
+    sweep::start_once(background);
 }
 
 /// Whether the shim may hand a 2xx network answer of what the browser loads to the page before the
@@ -247,6 +285,12 @@ fn hands_over() -> bool {
 /// `Options::new().failure_check(failure_check).install()`; [`Options`] also takes the app's plugins.
 pub fn install_with(failure_check: cachet_core::config::FailureCheck) {
     Options::new().failure_check(failure_check).install();
+}
+
+/// [`install_start`] with the app's auth-failure check, as [`install_with`] gives it to the whole engine:
+/// `cachet generate` writes the start binary `src/bin/cachet-sw-start.rs` to do so.
+pub fn install_start_with(failure_check: cachet_core::config::FailureCheck) {
+    Options::new().failure_check(failure_check).install_start();
 }
 
 /// Without the `push` feature, a config that turns server push on is reported on the console (at start

@@ -51,11 +51,17 @@ impl Options {
 
     /// Installs the engine with these options ([`super::install`]).
     pub fn install(self) {
+        self.keep();
+        super::install();
+    }
+
+    /// Keeps the check and the plugins for the engine about to be installed (the whole engine, or the
+    /// start module: `Options::install_start`, in `super::start`).
+    pub(crate) fn keep(self) {
         if let Some(check) = self.failure_check {
             set_failure_check(check);
         }
         INSTALLED.with(|installed| *installed.borrow_mut() = Some(self.plugins));
-        super::install();
     }
 }
 

@@ -17,22 +17,38 @@ use super::{generations, graphql, plugins};
 use super::{identity, tag_index};
 use crate::Error;
 
+/// What the engine made of a `fetch` event: the answer, or (only in the start module, `START`) a request
+/// it leaves to the whole engine, with the body it read from it (see [`super::start`]).
+pub(crate) enum Answered {
+    /// The answer for `respondWith`.
+    Here(Response),
+    /// A mutation or a subscription, or any request while the database waits for the move of the
+    /// earlier builds' databases: the whole engine's, which takes these bytes as the request's body
+    /// (the request's own body was read). Nothing was sent for it.
+    Elsewhere(Option<Vec<u8>>),
+}
+
 /// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
 /// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
-/// untouched, so the server answers it as it would without cachet.
+/// untouched, so the server answers it as it would without cachet. `body`: the request's body as the
+/// start module read it, when it left the request to this engine.
 ///
 /// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
 /// sweep of what earlier instances left) begins after its first answer is given ([`super::http::after_answer`]),
 /// in the event's `waitUntil`: a stopped worker's first answer waits for nothing but what it reads
-/// ([`answer`]).
-pub(crate) async fn handle_fetch(
+/// ([`answer`]). The start module (`START`) does none of it: the whole engine does, when it takes over
+/// ([`super::upkeep`]).
+pub(crate) async fn handle_fetch<const START: bool>(
     event: &FetchEvent,
     early: Option<Promise>,
+    body: Option<Vec<u8>>,
     config: &Rc<Config>,
-) -> Result<Response, Error> {
+) -> Result<Answered, Error> {
     let event_for_background = event.clone();
     let background: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
+        // The start module counts what it leaves running, so that the whole engine waits for it.
+        let promise = if START { super::busy::busy(promise) } else { promise };
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     });
@@ -47,21 +63,27 @@ pub(crate) async fn handle_fetch(
     let client_id = event.client_id().unwrap_or_default();
     let (url, navigation, get) =
         (request.url(), request.mode() == web_sys::RequestMode::Navigate, request.method() == "GET");
-    let answered = match answer_with_preload(request, preload, client_id, config, background.clone()).await {
-        // What the engine could not answer, the build's own files may (`shell`): offline, a file the
-        // cache declined (over `cache.maxBodyBytes`) or never stored.
-        Err(error) if get => outlined(super::shell::answer(&url, navigation)).await.ok_or(error),
-        answered => answered,
-    };
-    let (config, later) = (config.clone(), background.clone());
-    super::http::after_answer(
-        &*background,
-        Box::pin(async move {
-            super::start_queue(&config, &*later);
-            super::sweep::start_once(&*later);
-            Ok(wasm_bindgen::JsValue::UNDEFINED)
-        }),
-    );
+    let answered =
+        match answer_with_preload::<START>(request, preload, body, client_id, config, background.clone())
+            .await
+        {
+            // What the engine could not answer, the build's own files may (`shell`): offline, a file the
+            // cache declined (over `cache.maxBodyBytes`) or never stored.
+            Err(error) if get => {
+                outlined(super::shell::answer(&url, navigation)).await.map(Answered::Here).ok_or(error)
+            }
+            answered => answered,
+        };
+    if !START {
+        let (config, later) = (config.clone(), background.clone());
+        super::http::after_answer(
+            &*background,
+            Box::pin(async move {
+                super::upkeep(&config, &*later);
+                Ok(wasm_bindgen::JsValue::UNDEFINED)
+            }),
+        );
+    }
     answered
 }
 
@@ -85,18 +107,25 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    answer_with_preload(request, None, client_id, config, background).await
+    match answer_with_preload::<false>(request, None, None, client_id, config, background).await? {
+        Answered::Here(response) => Ok(response),
+        // Only the start module leaves a request to another engine.
+        Answered::Elsewhere(_) => Err(Error::NotInStartModule { what: "a mutation" }),
+    }
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
-/// shim's early send): the network step of its job uses that answer (`engine::WorkerNetwork`).
-pub async fn answer_with_preload(
+/// shim's early send): the network step of its job uses that answer (`engine::WorkerNetwork`). `given`:
+/// the body the start module read from the request. In the start module (`START`), a mutation or a
+/// subscription is left to the whole engine ([`Answered::Elsewhere`]), whose code for them is not linked in.
+async fn answer_with_preload<const START: bool>(
     request: web_sys::Request,
     preload: Option<Promise>,
+    given: Option<Vec<u8>>,
     client_id: String,
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
-) -> Result<Response, Error> {
+) -> Result<Answered, Error> {
     let url = request.url();
     let parsed = web_sys::Url::new(&url).ok();
     // With its search: a GraphQL query may come as a GET (`/graphql?query=…`), classified as the same
@@ -111,6 +140,9 @@ pub async fn answer_with_preload(
     let read_body = async {
         if method != "POST" {
             return Ok(None);
+        }
+        if given.is_some() {
+            return Ok(given);
         }
         if navigation {
             let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
@@ -138,6 +170,11 @@ pub async fn answer_with_preload(
     };
     let (classified, identity, index) = futures::join!(classified, identity::current(), index);
     let (body, class) = classified?;
+    // The database of a fresh origin (or one whose storage was cleared) has not had the earlier builds'
+    // databases moved in: the whole engine's work, so the request is its (nothing was sent yet).
+    if START && matches!(index, Err(Error::NotInStartModule { .. })) {
+        return Ok(Answered::Elsewhere(body));
+    }
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
     let partition = match identity {
@@ -155,7 +192,7 @@ pub async fn answer_with_preload(
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
-            return outlined(pass_on(&request, body.as_deref(), preload)).await;
+            return outlined(pass_on(&request, body.as_deref(), preload)).await.map(Answered::Here);
         }
     };
     if let Some(job) = Job::for_request(&class, &partition, &origin, &url, config) {
@@ -176,14 +213,17 @@ pub async fn answer_with_preload(
             preload,
             persisted,
         };
-        return respond(target, background).await;
+        return respond(target, background).await.map(Answered::Here);
     }
     match class {
+        RequestClass::Graphql(_) if START => Ok(Answered::Elsewhere(body)),
         RequestClass::Graphql(call) => {
             let body = Rc::from(body.unwrap_or_default());
-            outlined(graphql::handle(request, body, call, config, plugins, background)).await
+            outlined(graphql::handle(request, body, call, config, plugins, background))
+                .await
+                .map(Answered::Here)
         }
-        _ => outlined(pass_on(&request, body.as_deref(), preload)).await,
+        _ => outlined(pass_on(&request, body.as_deref(), preload)).await.map(Answered::Here),
     }
 }
 

@@ -217,8 +217,8 @@ async fn hold_static(
     Ok(Json(json!({ "held": path })))
 }
 
-/// `POST /__test/fail-static?path=/file`: from now on a request for the static `path` is answered `503`
-/// until `/__test/release-static`.
+/// `POST /__test/fail-static?path=/file`: from now on a request for the static `path` (or any path it
+/// matches, with one `*`: [`matches`]) is answered `503` until `/__test/release-static`.
 async fn fail_static(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
@@ -230,7 +230,19 @@ async fn fail_static(
 
 /// Whether `path` is the static path answered `503` ([`fail_static`]).
 pub fn failed(state: &AppState, path: &str) -> bool {
-    state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_deref() == Some(path)
+    let failed = state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    failed.as_deref().is_some_and(|pattern| matches(pattern, path))
+}
+
+/// Whether `path` is `pattern`, or matches it where `pattern` holds one `*` (any run of characters:
+/// `/cachet-sw*_bg.wasm` names both of the worker's wasm files).
+fn matches(pattern: &str, path: &str) -> bool {
+    match pattern.split_once('*') {
+        Some((before, after)) => {
+            path.len() >= before.len() + after.len() && path.starts_with(before) && path.ends_with(after)
+        }
+        None => pattern == path,
+    }
 }
 
 /// `POST /__test/release-static`: answers the held requests, holds and fails no more.
@@ -276,5 +288,16 @@ mod tests {
         assert!(build_response(Some("header=bad%20name:1")).is_err());
         assert!(build_response(Some("what=1")).is_err());
         assert_eq!(build_response(None).expect("default").status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn a_static_pattern_names_a_path_or_those_around_its_star() {
+        assert!(matches("/cachet-sw_bg.wasm", "/cachet-sw_bg.wasm"));
+        assert!(!matches("/cachet-sw_bg.wasm", "/cachet-sw-start_bg.wasm"));
+        assert!(matches("/cachet-sw*_bg.wasm", "/cachet-sw_bg.wasm"));
+        assert!(matches("/cachet-sw*_bg.wasm", "/cachet-sw-start_bg.wasm"));
+        assert!(!matches("/cachet-sw*_bg.wasm", "/cachet-sw.js"));
+        // The prefix and the suffix may not overlap.
+        assert!(!matches("/a*a", "/a"));
     }
 }

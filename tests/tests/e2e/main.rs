@@ -34,6 +34,7 @@ mod server_push;
 mod session_restore;
 mod spec_plain_page;
 mod stale_if_error;
+mod start_module;
 mod stateless_sw;
 mod static_routes;
 mod storage_quota;

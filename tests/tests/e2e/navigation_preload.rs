@@ -67,19 +67,21 @@ async fn until(harness: &Harness, what: &str, ready: &str) -> Result<()> {
     Ok(())
 }
 
-// The barrier: the engine cannot load (the server holds its wasm, and the shim's copy is gone), and the
-// navigation is answered all the same, by its preload, and a script it loads by the shim's early send;
-// once the wasm is released, the engine stores both.
+// The barrier: the engine cannot load (the server holds the wasm a stopped worker loads first, the
+// start module's, and the shim's copies are gone), and the navigation is answered all the same, by its
+// preload, and a script it loads by the shim's early send; once the wasm is released, the engine stores
+// both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_and_then_stored() -> Result<()>
 {
     let mut harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
-    // The shim's copy of the wasm dropped (the record next to it, that this build hands over, kept).
+    // The shim's copies of the wasm dropped (the record next to them, that this build hands over, kept).
     let dropped = "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
-        .map((name) => caches.open(name).then((cache) => cache.delete(new URL('/cachet-sw_bg.wasm', location.href).href)))))
+        .map((name) => caches.open(name).then((cache) => Promise.all(['/cachet-sw_bg.wasm', '/cachet-sw-start_bg.wasm']
+          .map((path) => cache.delete(new URL(path, location.href).href)))))))
         .then((gone) => done(gone));";
-    assert_eq!(harness.run_async(dropped).await?, json!([true]), "the shim's copy of the wasm");
+    assert_eq!(harness.run_async(dropped).await?, json!([[true, true]]), "the shim's copies of the wasm");
     // The page as the opening navigation stored it, dropped.
     let page = format!("{}{}", harness.url(), cachet_e2e::BARE_PAGE);
     let forget = format!(
@@ -88,8 +90,8 @@ async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_an
         json!(page)
     );
     harness.run_async(&forget).await?;
-    let wasm = "GET /cachet-sw_bg.wasm";
-    harness.test_hook("/__test/hold-static?path=/cachet-sw_bg.wasm").await?;
+    let wasm = "GET /cachet-sw-start_bg.wasm";
+    harness.test_hook("/__test/hold-static?path=/cachet-sw-start_bg.wasm").await?;
     harness.stop_service_workers_until_stopped().await?;
     let before = (harness.count(wasm), harness.count("preload GET /__bare.html"));
     // Bounded: without the hand-over the navigation would wait for the engine, held 60 s by the server.
@@ -189,8 +191,9 @@ async fn a_query_reaches_the_server_whole_when_the_engine_cannot_load() -> Resul
     let dropped =
         "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
         .map((name) => caches.delete(name)))).then((gone) => done(gone.length));";
-    assert_eq!(harness.run_async(dropped).await?, json!(1), "the shim's copy of the wasm");
-    harness.test_hook("/__test/fail-static?path=/cachet-sw_bg.wasm").await?;
+    assert_eq!(harness.run_async(dropped).await?, json!(1), "the shim's copies of the wasm");
+    // Both engines: the start module's wasm and the whole engine's.
+    harness.test_hook("/__test/fail-static?path=/cachet-sw*_bg.wasm").await?;
     harness.stop_service_workers_until_stopped().await?;
     let before = (harness.count("POST /graphql"), harness.count("GET /cachet-sw_bg.wasm"));
     let query = "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'},
@@ -204,7 +207,7 @@ async fn a_query_reaches_the_server_whole_when_the_engine_cannot_load() -> Resul
     let body: serde_json::Value = serde_json::from_str(answer["body"].as_str().unwrap_or_default())?;
     assert!(body["data"]["todos"].is_array(), "the query arrived whole: {body}");
     assert_eq!(harness.count("POST /graphql") - before.0, 1, "sent once");
-    assert!(harness.count("GET /cachet-sw_bg.wasm") > before.1, "the engine tried to load, and failed");
+    assert!(harness.count("GET /cachet-sw_bg.wasm") > before.1, "the whole engine tried to load, and failed");
     harness.test_hook("/__test/release-static").await?;
     Ok(())
 }

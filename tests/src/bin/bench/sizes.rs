@@ -21,11 +21,14 @@ pub struct Artifact {
 pub struct Sizes {
     /// Every wasm and JS file measured.
     pub artifacts: Vec<Artifact>,
-    /// cachet's Service Worker as the browser loads it (shim, config, build stamp, glue, wasm), gzipped.
+    /// cachet's Service Worker as a stopped worker loads it (shim, config, build stamp, both glues, the
+    /// start module's wasm), gzipped.
     pub service_worker: u64,
-    /// Its wasm alone, gzipped.
+    /// The wasm a cold start loads (the start module's: `cachet-sw-start_bg.wasm`), gzipped.
     pub service_worker_wasm: u64,
-    /// The example app's worker wasm (`dist/`: with the `devtools` and `push` features), gzipped.
+    /// The whole engine's wasm (`cachet-sw_bg.wasm`, which takes over), gzipped.
+    pub whole_service_worker_wasm: u64,
+    /// The example app's start module wasm (`dist/`: with the `devtools` and `push` features), gzipped.
     pub example_service_worker_wasm: u64,
     /// The bundler-free API's wasm (`dist/cachet/cachet-api_bg.wasm`), gzipped, when built.
     pub api_wasm: Option<u64>,
@@ -35,9 +38,16 @@ pub struct Sizes {
     pub yew_app_with_queue: Option<u64>,
 }
 
-/// The files of cachet's Service Worker in `dist/`.
-const SERVICE_WORKER_FILES: [&str; 5] =
-    ["service-worker.js", "cachet-sw-config.js", "cachet-build.js", "cachet-sw.js", "cachet-sw_bg.wasm"];
+/// The files of cachet's Service Worker a stopped worker loads (the shim imports both glues; the whole
+/// engine's wasm loads when it takes over).
+const SERVICE_WORKER_FILES: [&str; 6] = [
+    "service-worker.js",
+    "cachet-sw-config.js",
+    "cachet-build.js",
+    "cachet-sw.js",
+    "cachet-sw-start.js",
+    "cachet-sw-start_bg.wasm",
+];
 /// The worker an app with the bench's config gets (`bench-sw`: no devtools, no push), as `cargo xtask
 /// bench` builds it: what the cachet variant runs.
 pub const BENCH_SW_DIR: &str = "bench/dist/bench-sw";
@@ -96,13 +106,14 @@ pub fn measure(root: &Path) -> Result<Sizes> {
     let loaded: Vec<String> = SERVICE_WORKER_FILES
         .iter()
         .map(|file| match *file {
-            "cachet-sw.js" | "cachet-sw_bg.wasm" => format!("{bench_sw}/{file}"),
+            "cachet-sw.js" | "cachet-sw-start.js" | "cachet-sw-start_bg.wasm" => format!("{bench_sw}/{file}"),
             _ => format!("dist/{file}"),
         })
         .collect();
     let service_worker = gzipped_sum(&loaded)?;
-    let service_worker_wasm = gzipped_sum(&[format!("{bench_sw}/cachet-sw_bg.wasm")])?;
-    let example_service_worker_wasm = gzipped_sum(&["dist/cachet-sw_bg.wasm".to_owned()])?;
+    let service_worker_wasm = gzipped_sum(&[format!("{bench_sw}/cachet-sw-start_bg.wasm")])?;
+    let whole_service_worker_wasm = gzipped_sum(&[format!("{bench_sw}/cachet-sw_bg.wasm")])?;
+    let example_service_worker_wasm = gzipped_sum(&["dist/cachet-sw-start_bg.wasm".to_owned()])?;
     let app = |name: &str| -> u64 {
         let prefix = format!("{YEW_APPS_DIR}/{name}/");
         artifacts.iter().filter(|artifact| artifact.path.starts_with(&prefix)).map(|a| a.gzipped).sum()
@@ -117,6 +128,7 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         artifacts,
         service_worker,
         service_worker_wasm,
+        whole_service_worker_wasm,
         example_service_worker_wasm,
         api_wasm,
         yew_apps,

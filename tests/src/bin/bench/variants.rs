@@ -71,8 +71,9 @@ pub const WORKBOX_BUNDLE: &str = "bench/dist/workbox-sw.js";
 /// cachet's Service Worker files from trunk's `dist/`: the shim and the build stamp (the config is the
 /// bench's own).
 const CACHET_FILES: [&str; 2] = ["service-worker.js", "cachet-build.js"];
-/// The bench worker's two files in [`BENCH_SW_DIR`].
-const BENCH_SW_FILES: [&str; 2] = ["cachet-sw.js", "cachet-sw_bg.wasm"];
+/// The bench worker's files in [`BENCH_SW_DIR`]: the whole engine and its start module.
+const BENCH_SW_FILES: [&str; 4] =
+    ["cachet-sw.js", "cachet-sw_bg.wasm", "cachet-sw-start.js", "cachet-sw-start_bg.wasm"];
 /// The agent worker `<CachetProvider>` starts, from trunk's `dist/`.
 const AGENT_FILES: [&str; 2] = ["cachet-agent.js", "cachet-agent_bg.wasm"];
 /// The `use_cachet_gql` app of `hook.html`, as `cargo xtask bench` builds it (bench/yew-size).
@@ -118,12 +119,12 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
             for file in CACHET_FILES.iter().chain(&AGENT_FILES) {
                 copy(&root.join("dist").join(file), &into.join(file))?;
             }
-            // The stamp alone: the example's list of files (its app shell) is not what the bench serves,
-            // and Workbox precaches nothing here either.
+            // The stamp and the start module's mark alone: the example's list of files (its app shell) is
+            // not what the bench serves, and Workbox precaches nothing here either.
             let stamp = std::fs::read_to_string(into.join("cachet-build.js"))?;
             let stamp: String = stamp
                 .lines()
-                .filter(|line| line.starts_with("self.CACHET_BUILD"))
+                .filter(|line| line.starts_with("self.CACHET_BUILD") || line.starts_with("self.CACHET_START"))
                 .map(|line| format!("{line}\n"))
                 .collect();
             std::fs::write(into.join("cachet-build.js"), stamp)?;
@@ -136,7 +137,7 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
             }
             let named_dir = root.join(crate::sizes::NAMED_DIR);
             if named && named_dir.join("cachet-sw_bg.wasm").exists() {
-                for file in ["cachet-sw.js", "cachet-sw_bg.wasm"] {
+                for file in BENCH_SW_FILES {
                     copy(&named_dir.join(file), &into.join(file))?;
                 }
             }

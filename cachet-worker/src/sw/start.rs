@@ -1,0 +1,80 @@
+//! The start module: the engine's fetch path alone, a second wasm built from the same binary source
+//! (`src/bin/cachet-sw-start.rs`, which calls [`install_start`]) so that a stopped worker's first answers
+//! wait for a smaller module's load and compile (issue "Weight"). What a fetch does not need (the page's
+//! messages, push, Background Sync, activation, mutations and their queue, the start-up sweep) is not
+//! linked into it: the linker drops what [`install_start`] never reaches.
+//!
+//! The shim (`service-worker.js`) loads it as the worker starts, where the build has one
+//! (`self.CACHET_START`), and routes fetch events to it until the whole engine ([`super::install`])
+//! takes over, which it then keeps for the rest of the worker instance's life:
+//!
+//! - at the first event the start module does not handle (a message, a push, a sync, an activation),
+//!   or a request it leaves (a mutation or a subscription: [`super::router::Answered::Elsewhere`], with
+//!   the body it read);
+//! - once the worker has had no fetch event for a while after its first answers (the shim's quiet
+//!   timer), to run the start-up work no answer waits for (`upkeep()`: the queue's start replay, the
+//!   sweep).
+//!
+//! One engine at a time: the whole engine's first event waits until the start module is idle
+//! (`idle()`: every fetch it took and everything it left running in `waitUntil` has settled), and the
+//! start module gets no event after that. So no state the two keep in memory (the identity, the
+//! generations, the tag index, the single flight of a refresh) is ever read by one while the other
+//! writes it: the whole engine reads everything from storage as at a cold start.
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::FetchEvent;
+
+use super::busy::{busy, idle};
+use super::router::{self, Answered};
+
+/// The name of the global the shim calls into for the start module.
+pub const START_ENGINE_GLOBAL: &str = "__cachet_start_engine";
+
+impl super::Options {
+    /// Installs the start module's engine with these options ([`install_start`]): the same check and
+    /// plugins as the whole engine's, so that a request is answered alike by either.
+    pub fn install_start(self) {
+        self.keep();
+        install_start();
+    }
+}
+
+/// Installs the start module's engine on the worker's global scope as `self.__cachet_start_engine`:
+/// `fetch(event, early)` (a `Promise` of the answer, or of `{ body }` for a request it leaves to the whole
+/// engine), `idle()`, `build`. Call it from the start binary's `main` (`cachet generate` writes
+/// `src/bin/cachet-sw-start.rs`); [`super::Options::install_start`] also takes the app's check and
+/// plugins, which the start module runs as the whole engine does.
+///
+/// Outside a Service Worker this logs an error to the console and does nothing.
+pub fn install_start() {
+    let Some((scope, build, config)) = super::begin() else { return };
+    let engine = js_sys::Object::new();
+    let fetch =
+        Closure::<dyn Fn(FetchEvent, JsValue) -> Promise>::new(move |event: FetchEvent, early: JsValue| {
+            let config = config.clone();
+            let early = early.dyn_into::<Promise>().ok();
+            busy(wasm_bindgen_futures::future_to_promise(async move {
+                match router::handle_fetch::<true>(&event, early, None, &config).await {
+                    Ok(Answered::Here(response)) => Ok(response.into()),
+                    Ok(Answered::Elsewhere(body)) => {
+                        let left = js_sys::Object::new();
+                        if let Some(body) = body {
+                            super::set(&left, "body", &js_sys::Uint8Array::from(&body[..]));
+                        }
+                        Ok(left.into())
+                    }
+                    Err(error) => Err(error.into()),
+                }
+            }))
+        });
+    let idle = Closure::<dyn Fn() -> Promise>::new(idle);
+    super::set(&engine, "fetch", fetch.as_ref());
+    super::set(&engine, "idle", idle.as_ref());
+    super::set(&engine, "build", &JsValue::from_str(&build));
+    // The closures live as long as the worker.
+    fetch.forget();
+    idle.forget();
+    super::set(&scope, START_ENGINE_GLOBAL, &engine);
+}

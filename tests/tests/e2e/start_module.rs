@@ -1,0 +1,181 @@
+//! The engine's start module (cachet-worker's `sw::start`, the shim's `onEngine`/`whole`): a stopped
+//! worker's fetch events are answered by the engine's fetch path alone, a smaller wasm, without the
+//! whole engine; the whole engine takes over at the first event the start module does not handle (a
+//! message, a mutation it leaves with the body it read), once the start module is idle, and answers
+//! every event after that, reading what the start module kept in memory from storage again.
+//!
+//! The barrier in each story: the whole engine's wasm is gone from the shim's cache and held by the
+//! server, so only the start module can answer until the story releases it.
+
+use anyhow::{ensure, Result};
+use cachet_e2e::Harness;
+use serde_json::{json, Value};
+use todo_backend::AuthMode;
+
+const WHOLE_WASM: &str = "/cachet-sw_bg.wasm";
+
+/// A GetTodos query tagged `start-test`, made distinct by the alias `name`: `{source, todos}`.
+fn query(name: &str) -> String {
+    format!(
+        "fetch('/graphql', {{method: 'POST', headers: {{'content-type': 'application/json', 'x-cachet-tags': 'start-test'}},
+           body: JSON.stringify({{query: 'query GetTodos {{ todos {{ id title }} {name}: __typename }}'}})}})
+           .then(async (r) => ({{source: r.headers.get('x-cachet-source'), todos: (await r.json()).data.todos}}))"
+    )
+}
+
+async fn run_query(harness: &Harness, name: &str) -> Result<Value> {
+    harness.run_async(&format!("{}.then(done, (e) => done({{error: String(e)}}));", query(name))).await
+}
+
+/// Signed in, the query `a` stored (from the server, then from the cache), then the worker stopped with
+/// the whole engine's wasm dropped from the shim's cache and held by the server.
+async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    let first = run_query(&harness, "a").await?;
+    let second = run_query(&harness, "a").await?;
+    ensure!(
+        first["source"] == json!("network") && second["source"] == json!("cache"),
+        "{first} then {second}"
+    );
+    let dropped = format!(
+        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
+           .then((gone) => done(gone));",
+        json!(WHOLE_WASM)
+    );
+    assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
+    harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
+    harness.stop_service_workers_until_stopped().await?;
+    Ok(harness)
+}
+
+/// Waits (every 20 ms, at most 10 s) until the server was asked for the whole engine's wasm more than
+/// `before` times.
+async fn whole_engine_asked(harness: &Harness, before: u64) -> Result<()> {
+    let started = std::time::Instant::now();
+    while harness.count(&format!("GET {WHOLE_WASM}")) <= before {
+        ensure!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the whole engine's wasm was never asked for"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_worker_answers_a_hit_without_the_whole_engine_which_then_takes_over_and_invalidates(
+) -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let asked = harness.count(&format!("GET {WHOLE_WASM}"));
+    // Answered while the whole engine cannot load: by the start module, from the cache.
+    let hit = run_query(&harness, "a").await?;
+    assert_eq!(hit["source"], json!("cache"), "{hit}");
+    // An invalidation is the whole engine's: posted now, it waits for it (the server holds its wasm).
+    let posted = "navigator.serviceWorker.startMessages();
+        window.__acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
+          const m = JSON.parse(e.data);
+          if (m.requestId === 5151) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
+        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5151, tags: ['start-test']}));
+        done(true);";
+    harness.run_async(posted).await?;
+    whole_engine_asked(&harness, asked).await?;
+    harness.test_hook("/__test/release-static").await?;
+    let acked = harness.run_async("window.__acked.then(done);").await?;
+    assert_eq!(acked, json!("ack"));
+    // The whole engine answers from now on, from the generations as stored: the entry the start module
+    // served is absent (a miss), and stored again.
+    let after = run_query(&harness, "a").await?;
+    assert_eq!(after["source"], json!("network"), "after the invalidation: {after}");
+    let again = run_query(&harness, "a").await?;
+    assert_eq!(again["source"], json!("cache"), "{again}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mutation_on_a_stopped_worker_is_left_to_the_whole_engine_and_reaches_the_server_whole_once(
+) -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let (asked, posts) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count("POST /graphql"));
+    let mutate = "window.__mutated = fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json'},
+          body: JSON.stringify({query: 'mutation CreateTodo($t: String!) { createTodo(title: $t) { id title } }',
+                                variables: {t: 'sent whole through the start module'}})})
+        .then(async (r) => ({status: r.status, body: await r.json()}), (e) => ({error: String(e)}));
+        done(true);";
+    harness.run_async(mutate).await?;
+    // The start module read the body and left the mutation to the whole engine, which is held: nothing
+    // reached the server yet.
+    whole_engine_asked(&harness, asked).await?;
+    assert_eq!(harness.count("POST /graphql"), posts, "the mutation waits for the whole engine");
+    harness.test_hook("/__test/release-static").await?;
+    let mutated = harness.run_async("window.__mutated.then(done);").await?;
+    assert_eq!(mutated["status"], json!(200), "{mutated}");
+    assert_eq!(mutated["body"]["data"]["createTodo"]["title"], json!("sent whole through the start module"));
+    assert_eq!(harness.count("POST /graphql") - posts, 1, "sent once");
+    // Its tags invalidated the stored list: the next read is the server's, with the new todo.
+    let after = run_query(&harness, "a").await?;
+    assert_eq!(after["source"], json!("network"), "{after}");
+    let titles: Vec<&str> =
+        after["todos"].as_array().into_iter().flatten().filter_map(|todo| todo["title"].as_str()).collect();
+    assert!(titles.contains(&"sent whole through the start module"), "{after}");
+    Ok(())
+}
+
+/// Tells the worker whose partition marked requests use (`set-identity`), and waits for its ack.
+async fn set_identity(harness: &Harness, request_id: u64, partition: &str) -> Result<Value> {
+    let script = format!(
+        "navigator.serviceWorker.startMessages();
+         const ack = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', (e) => {{
+           const m = JSON.parse(e.data); if (m.requestId === {request_id}) resolve(m.type); }}));
+         navigator.serviceWorker.controller.postMessage(
+           JSON.stringify({{v: 1, type: 'set-identity', requestId: {request_id}, partition: {partition}}}));
+         ack.then(done);",
+        partition = json!(partition)
+    );
+    harness.run_async(&script).await
+}
+
+/// GetTodos marked as authenticated (`X-Cachet-Auth: 1`, cached in the signed-in user's partition):
+/// its `X-Cachet-Source`.
+async fn authed_source(harness: &Harness) -> Result<Value> {
+    let script = "fetch('/graphql', {method: 'POST', headers: {'content-type': 'application/json', 'X-Cachet-Auth': '1'},
+          body: JSON.stringify({query: 'query GetTodos { todos { title } }'})})
+        .then((r) => done(r.headers.get('x-cachet-source')), (e) => done(String(e)));";
+    harness.run_async(script).await
+}
+
+// What the start module kept in memory (here, who is signed in) is the whole engine's to read again
+// once it takes over: the next user is never answered from the partition the start module served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_whole_engine_takes_over_the_next_user_is_never_answered_from_the_start_modules_partition(
+) -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    assert_eq!(set_identity(&harness, 6101, "alice").await?, json!("ack"));
+    assert_eq!(authed_source(&harness).await?, json!("network"));
+    assert_eq!(authed_source(&harness).await?, json!("cache"));
+    let dropped = format!(
+        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
+           .then((gone) => done(gone));",
+        json!(WHOLE_WASM)
+    );
+    assert_eq!(harness.run_async(&dropped).await?, json!([true]));
+    harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
+    harness.stop_service_workers_until_stopped().await?;
+    // The start module answers alice's entry (the whole engine cannot load).
+    assert_eq!(authed_source(&harness).await?, json!("cache"), "alice, by the start module");
+    harness.test_hook("/__test/release-static").await?;
+    // bob signs in: the whole engine takes over and keeps him.
+    harness.login("bob").await?;
+    assert_eq!(set_identity(&harness, 6102, "bob").await?, json!("ack"));
+    assert_eq!(
+        authed_source(&harness).await?,
+        json!("network"),
+        "bob is not answered from alice's partition"
+    );
+    Ok(())
+}
