@@ -119,13 +119,16 @@
       mark(`importScripts ${urls.join(', ')}`, started, performance.now());
     }
   };
-  // The moments the engine reads its config and installs itself (wasm-bindgen's Reflect calls).
-  for (const name of ['CACHET_CONFIG', '__cachet_engine']) {
+  // The moments an engine reads its config and installs itself (wasm-bindgen's Reflect calls): the
+  // start module (`__cachet_start_engine`), which a stopped worker loads, and the whole engine.
+  const installed = { __cachet_engine: 'engine installed (self.__cachet_engine set)',
+    __cachet_start_engine: 'start module installed (self.__cachet_start_engine set)' };
+  for (const name of ['CACHET_CONFIG', '__cachet_engine', '__cachet_start_engine']) {
     let value;
     Object.defineProperty(self, name, {
       configurable: true,
       get() { if (name === 'CACHET_CONFIG') mark('engine reads self.CACHET_CONFIG', performance.now()); return value; },
-      set(next) { if (name === '__cachet_engine') mark('engine installed (self.__cachet_engine set)', performance.now()); value = next; },
+      set(next) { if (installed[name]) mark(installed[name], performance.now()); value = next; },
     });
   }
   self.addEventListener('fetch', () => mark('fetch event dispatched', performance.now()));

@@ -10,8 +10,6 @@
 /* global wasm_bindgen, cachet_sw_start */
 // One at a time, so that a file that does not load is named (the page's registration fails with the
 // browser's generic reason; <CachetProvider> then fetches each file and names the missing ones too).
-// The start module's glue (`cachet-sw-start.js`, whose global the build-stamp hook renamed
-// `cachet_sw_start`) only where the build has one (`self.CACHET_START`, written by that hook).
 function importAll(scripts) {
   for (const script of scripts) {
     try {
@@ -22,9 +20,20 @@ function importAll(scripts) {
     }
   }
 }
-importAll(['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']);
+importAll(['./cachet-sw-config.js', './cachet-build.js']);
+// Where the build has a start module (`self.CACHET_START`, written by the build-stamp hook), its glue
+// (`cachet-sw-start.js`, whose global the hook renamed `cachet_sw_start`) is evaluated now, and the whole
+// engine's (`cachet-sw.js`) when it takes over: a stopped worker's start then parses one glue, not two
+// (BENCHMARKS.md, session 29). The browser keeps a worker's imported scripts from its install on (the
+// install event imports the whole engine's glue, `importWholeGlue`), and a later start may import
+// those at any time.
 const START = self.CACHET_START === true;
-if (START) importAll(['./cachet-sw-start.js']);
+importAll([START ? './cachet-sw-start.js' : './cachet-sw.js']);
+let wholeGlue = !START;
+function importWholeGlue() {
+  if (!wholeGlue) importAll(['./cachet-sw.js']);
+  wholeGlue = true;
+}
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
 const BUILD = self.CACHET_BUILD || 'unstamped';
@@ -97,7 +106,11 @@ function whole() {
   if (wholePromise === null) {
     const before = startEngine === null ? undefined : startEngine.idle();
     startPromise = null; // no event goes to the start module from now on
-    const loaded = wasm_bindgen({ module_or_path: wasmSource(WASM_URL) }).then(async () => {
+    // A glue that does not import is the whole engine's failure to load (reported below, tried again).
+    const loaded = Promise.resolve().then(() => {
+      importWholeGlue();
+      return wasm_bindgen({ module_or_path: wasmSource(WASM_URL) });
+    }).then(async () => {
       const loaded = self.__cachet_engine;
       if (fetchedWasm.delete(WASM_URL)) {
         await keepHandsOver(loaded).catch((error) => console.warn('cachet: ' + HANDS_OVER_URL + ' not kept: ' + error));
@@ -240,9 +253,7 @@ function handsOver(request) {
 
 // Work that would hold the page's burst of requests up, done once the worker has had no fetch event for
 // QUIET_MS, or at the latest MOST_MS after the first, in order: the copies of the answers handed over,
-// run through the engine (which stores them as network-first does), and, after the first fetch event
-// of a worker whose start module takes them, the whole engine's start-up work (`upkeep()`: the queue's
-// start replay, the sweep), which loads it. A page asks for its
+// run through the engine (which stores them as network-first does). A page asks for its
 // scripts, stylesheets and images as its document arrives, and the engine's work on each copy (its
 // wasm's first calls compiled, the store read and written) would hold those requests' fetch events up
 // (BENCHMARKS.md: a navigation's load 1.19x -> 1.13x no worker at 50 ms, Workbox's 1.13x). Each piece
@@ -271,13 +282,21 @@ function armQuietTimer() {
     }
   }, wait);
 }
-let upkeepAsked = false;
+// The whole engine's start-up work (`upkeep()`: the queue's start replay, the sweep), which loads it, once
+// a worker whose start module takes its fetch events has had none for UPKEEP_QUIET_MS: later than the
+// work above, so that the whole engine's compile does not compete with a page that is still loading
+// (BENCHMARKS.md, session 29). The first such event keeps the worker alive until it is done.
+const UPKEEP_QUIET_MS = 1000;
+let upkeepTimer = null;
+let upkeepDone = null;
 function upkeepWhenQuiet(event) {
-  if (upkeepAsked) return;
-  upkeepAsked = true;
-  whenQuiet(event, () => whole().then((engine) => engine.upkeep()).catch((error) => {
-    console.warn('cachet: the start-up work did not run: ' + error);
-  }));
+  if (upkeepDone === null) event.waitUntil(new Promise((resolve) => { upkeepDone = resolve; }));
+  clearTimeout(upkeepTimer);
+  upkeepTimer = setTimeout(() => {
+    whole().then((engine) => engine.upkeep()).catch((error) => {
+      console.warn('cachet: the start-up work did not run: ' + error);
+    }).then(upkeepDone);
+  }, UPKEEP_QUIET_MS);
 }
 
 // An answer without waiting for the engine, where this build's engine allows it (`handsOverKept`):
@@ -339,6 +358,9 @@ function staticRouteGroups() {
 }
 
 self.addEventListener('install', (event) => {
+  // While the worker installs, so that the browser keeps it with the worker's scripts (a later start
+  // imports it when the whole engine takes over).
+  importWholeGlue();
   if (typeof event.addRoutes === 'function') {
     for (const group of staticRouteGroups()) {
       // Called before the first await (addRoutes must be called while the event is dispatched); a throw

@@ -39,6 +39,12 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
         first["source"] == json!("network") && second["source"] == json!("cache"),
         "{first} then {second}"
     );
+    stop_with_the_whole_engine_held(&harness).await?;
+    Ok(harness)
+}
+
+/// Drops the whole engine's wasm from the shim's cache, has the server hold it, and stops the worker.
+async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
     let dropped = format!(
         "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
            .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
@@ -47,8 +53,7 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
     );
     assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
     harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
-    harness.stop_service_workers_until_stopped().await?;
-    Ok(harness)
+    harness.stop_service_workers_until_stopped().await
 }
 
 /// Waits (every 20 ms, at most 10 s) until the server was asked for the whole engine's wasm more than
@@ -157,15 +162,7 @@ async fn after_the_whole_engine_takes_over_the_next_user_is_never_answered_from_
     assert_eq!(set_identity(&harness, 6101, "alice").await?, json!("ack"));
     assert_eq!(authed_source(&harness).await?, json!("network"));
     assert_eq!(authed_source(&harness).await?, json!("cache"));
-    let dropped = format!(
-        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
-           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
-           .then((gone) => done(gone));",
-        json!(WHOLE_WASM)
-    );
-    assert_eq!(harness.run_async(&dropped).await?, json!([true]));
-    harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
-    harness.stop_service_workers_until_stopped().await?;
+    stop_with_the_whole_engine_held(&harness).await?;
     // The start module answers alice's entry (the whole engine cannot load).
     assert_eq!(authed_source(&harness).await?, json!("cache"), "alice, by the start module");
     harness.test_hook("/__test/release-static").await?;

@@ -163,10 +163,20 @@ pub fn attribution(root: &Path) -> Result<String> {
         }
     };
     let mut text = String::new();
-    if let Some(sw) = read("cachet-sw_bg.wasm")? {
-        let total: u64 = sw.iter().map(|(_, bytes)| bytes).sum();
-        text.push_str("cachet's SW wasm by crate (function bodies and data, before gzip, from a `wasm-opt -Oz -g` build):\n\n");
-        text.push_str(&crate_table(&sw, total, 14));
+    for (file, what) in [
+        ("cachet-sw-start_bg.wasm", "cachet's SW start module (what a cold start loads)"),
+        ("cachet-sw_bg.wasm", "cachet's whole SW engine (which takes over)"),
+    ] {
+        if let Some(sw) = read(file)? {
+            let total: u64 = sw.iter().map(|(_, bytes)| bytes).sum();
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "{what}, wasm by crate (function bodies and data, before gzip, from a `wasm-opt -Oz -g` build):\n\n"
+            ));
+            text.push_str(&crate_table(&sw, total, 14));
+        }
     }
     if let (Some(bare), Some(with_cachet)) = (read("bare_bg.wasm")?, read("with-cachet_bg.wasm")?) {
         let mut added: Vec<(String, u64)> = with_cachet
