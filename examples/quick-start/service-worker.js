@@ -20,20 +20,15 @@ function importAll(scripts) {
     }
   }
 }
-importAll(['./cachet-sw-config.js', './cachet-build.js']);
-// Where the build has a start module (`self.CACHET_START`, written by the build-stamp hook), its glue
-// (`cachet-sw-start.js`, whose global the hook renamed `cachet_sw_start`) is evaluated now, and the whole
-// engine's (`cachet-sw.js`) when it takes over: a stopped worker's start then parses one glue, not two
-// (BENCHMARKS.md, session 29). The browser keeps a worker's imported scripts from its install on (the
-// install event imports the whole engine's glue, `importWholeGlue`), and a later start may import
-// those at any time.
+// The start module's glue (`cachet-sw-start.js`, whose global the build-stamp hook renamed
+// `cachet_sw_start`) only where the build has one (`self.CACHET_START`, written by that hook). Both glues
+// are evaluated as the script is. Importing the whole engine's glue at its take-over instead (a later
+// start may import what its install imported, as the spec says) saved 1-3 ms of a navigation's first byte
+// without delay (BENCHMARKS.md, session 29), but a stopped worker's later start is tested in Chromium
+// alone: kept until Firefox's and WebKit's are.
+importAll(['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']);
 const START = self.CACHET_START === true;
-importAll([START ? './cachet-sw-start.js' : './cachet-sw.js']);
-let wholeGlue = !START;
-function importWholeGlue() {
-  if (!wholeGlue) importAll(['./cachet-sw.js']);
-  wholeGlue = true;
-}
+if (START) importAll(['./cachet-sw-start.js']);
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
 const BUILD = self.CACHET_BUILD || 'unstamped';
@@ -106,11 +101,7 @@ function whole() {
   if (wholePromise === null) {
     const before = startEngine === null ? undefined : startEngine.idle();
     startPromise = null; // no event goes to the start module from now on
-    // A glue that does not import is the whole engine's failure to load (reported below, tried again).
-    const loaded = Promise.resolve().then(() => {
-      importWholeGlue();
-      return wasm_bindgen({ module_or_path: wasmSource(WASM_URL) });
-    }).then(async () => {
+    const loaded = wasm_bindgen({ module_or_path: wasmSource(WASM_URL) }).then(async () => {
       const loaded = self.__cachet_engine;
       if (fetchedWasm.delete(WASM_URL)) {
         await keepHandsOver(loaded).catch((error) => console.warn('cachet: ' + HANDS_OVER_URL + ' not kept: ' + error));
@@ -358,9 +349,6 @@ function staticRouteGroups() {
 }
 
 self.addEventListener('install', (event) => {
-  // While the worker installs, so that the browser keeps it with the worker's scripts (a later start
-  // imports it when the whole engine takes over).
-  importWholeGlue();
   if (typeof event.addRoutes === 'function') {
     for (const group of staticRouteGroups()) {
       // Called before the first await (addRoutes must be called while the event is dispatched); a throw
