@@ -31,13 +31,17 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
     match read(dir, INDEX_HTML)? {
         None => problems.push(problem(INDEX_HTML, "not found (run `cachet init --trunk`)".to_owned())),
         Some(html) => {
-            for bin in ["cachet-sw", "cachet-agent"] {
+            for (bin, what) in [
+                ("cachet-sw", ""),
+                ("cachet-sw-start", ": a stopped worker loads the whole engine, not its start module"),
+                ("cachet-agent", ""),
+            ] {
                 if !html.contains(&format!("data-bin=\"{bin}\"")) {
                     problems.push(problem(
                         INDEX_HTML,
                         format!(
                             "no `<link data-trunk rel=\"rust\" data-bin=\"{bin}\" data-type=\"worker\" />`: \
-                             trunk does not build {bin}.js (run `cachet init --trunk`)"
+                             trunk does not build {bin}.js{what} (run `cachet init --trunk`)"
                         ),
                     ));
                 }
@@ -82,6 +86,15 @@ pub fn doctor(dir: &Path, dist: Option<&Path>) -> Result<Vec<Problem>, CliError>
                 "the post-build hook writing {BUILD_STAMP} lists no build files (CACHET_PRECACHE): the worker \
                  keeps no app shell, and offline a page whose files the cache declined stays blank (run \
                  `cachet init --trunk`, which replaces the hook)"
+            ),
+        ));
+    } else if !trunk.contains("CACHET_START") {
+        problems.push(problem(
+            TRUNK_TOML,
+            format!(
+                "the post-build hook writing {BUILD_STAMP} does not mark the start module (CACHET_START): a \
+                 stopped worker loads the whole engine, not its start module (run `cachet init --trunk`, which \
+                 replaces the hook)"
             ),
         ));
     }

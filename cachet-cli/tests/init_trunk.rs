@@ -392,3 +392,36 @@ fn a_config_with_auth_gets_the_auth_feature_of_cachet_kit_and_doctor_names_its_a
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("Cargo.toml: cachet-kit without its `auth` feature"), "{text}");
 }
+
+/// An app wired before the start module (session 29): its index has no `cachet-sw-start` link and its
+/// build-stamp hook does not mark it (`CACHET_START`). `doctor` names both (a stopped worker would load
+/// the whole engine), and `init --trunk` adds the link and replaces the hook.
+#[test]
+fn an_app_wired_before_the_start_module_is_named_by_doctor_and_fixed_by_init() {
+    let temp = tempfile::tempdir().unwrap();
+    let app = temp.path();
+    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    let index: String = read(app, "index.html")
+        .lines()
+        .filter(|line| !line.contains("data-bin=\"cachet-sw-start\""))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(app.join("index.html"), index).unwrap();
+    std::fs::write(app.join("Trunk.toml"), read(app, "Trunk.toml").replace("CACHET_START", "CACHET_OLDER"))
+        .unwrap();
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("data-bin=\"cachet-sw-start\"") && text.contains("not its start module"), "{text}");
+    assert!(
+        text.contains(
+            "Trunk.toml: the post-build hook writing cachet-build.js does not mark the start module"
+        ),
+        "{text}"
+    );
+    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    assert!(read(app, "index.html").contains("data-bin=\"cachet-sw-start\""));
+    assert!(read(app, "Trunk.toml").contains("CACHET_START"));
+    let (code, text) = cachet(app, &["doctor"]);
+    assert_eq!((code, text.trim()), (0, "cachet: nothing missing"));
+}
