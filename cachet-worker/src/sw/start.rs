@@ -9,11 +9,11 @@
 //! takes over, which it then keeps for the rest of the worker instance's life:
 //!
 //! - at the first event the start module does not handle (a message, a push, a sync, an activation),
-//!   or a request it leaves (a mutation or a subscription: [`super::router::Answered::Elsewhere`], with
-//!   the body it read);
-//! - once the worker has had no fetch event for a while after its first answers (the shim's quiet
-//!   timer), to run the start-up work no answer waits for (`upkeep()`: the queue's start replay, the
-//!   sweep).
+//!   or a request it leaves (a mutation or a subscription, or any request while the database waits for
+//!   the move of the earlier builds' databases: [`super::router::Answered::Elsewhere`], with the body it
+//!   read);
+//! - once the worker has had no fetch event for a second (the shim's `upkeepWhenQuiet`), to run the
+//!   start-up work no answer waits for (`upkeep()`: the queue's start replay, the sweep).
 //!
 //! One engine at a time: the whole engine's first event waits until the start module is idle
 //! (`idle()`: every fetch it took and everything it left running in `waitUntil` has settled), and the
