@@ -398,10 +398,8 @@ fn a_config_with_auth_gets_the_auth_feature_of_cachet_kit_and_doctor_names_its_a
 /// the whole engine), and `init --trunk` adds the link and replaces the hook.
 #[test]
 fn an_app_wired_before_the_start_module_is_named_by_doctor_and_fixed_by_init() {
-    let temp = tempfile::tempdir().unwrap();
+    let temp = trunk_app();
     let app = temp.path();
-    std::fs::write(app.join("Cargo.toml"), MANIFEST).unwrap();
-    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
     let index: String = read(app, "index.html")
         .lines()
         .filter(|line| !line.contains("data-bin=\"cachet-sw-start\""))
@@ -419,7 +417,7 @@ fn an_app_wired_before_the_start_module_is_named_by_doctor_and_fixed_by_init() {
         ),
         "{text}"
     );
-    assert_eq!(cachet(app, &["init", "--trunk", "--path", "../cachet/cachet-kit"]).0, 0);
+    assert_eq!(cachet(app, &["init", "--trunk"]).0, 0);
     assert!(read(app, "index.html").contains("data-bin=\"cachet-sw-start\""));
     assert!(read(app, "Trunk.toml").contains("CACHET_START"));
     let (code, text) = cachet(app, &["doctor"]);

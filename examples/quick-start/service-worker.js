@@ -90,8 +90,8 @@ async function precache() {
 // module, the engine's fetch path alone, loaded as the script is evaluated, takes the fetch events of a
 // worker that just started; the whole engine (`cachet-sw_bg.wasm`) takes over at the first event the
 // start module does not handle (a message, a push, a sync, an activation, a request it leaves: a
-// mutation), or once the worker is quiet after the start module's first answer (`upkeep()`: the
-// start-up work no answer waits for), and keeps every event after that. One engine at a time: the whole
+// mutation), or after a second without fetch events (`upkeepWhenQuiet`: the start-up work no answer
+// waits for), and keeps every event after that. One engine at a time: the whole
 // engine gets its first event once the start module is idle (everything it took has settled), and the
 // start module gets none after. Without a start module, the whole engine takes every event.
 let wholePromise = null;
@@ -119,14 +119,15 @@ function whole() {
 
 // `call(engine)` on the engine whose turn it is for a fetch event, called in the same step as the check
 // (the whole engine may take over while the start module loads: a fetch not yet given to it goes to the
-// whole engine). A start module that did not load leaves it to the whole engine.
+// whole engine). A start module that did not load leaves it to the whole engine. Resolves to
+// `{ result }`, so that a caller tells an engine that did not load (a rejection) from a `result` that
+// rejects.
 async function onEngine(call) {
   if (startPromise !== null) {
     const start = await startPromise.catch(() => null);
-    if (start !== null && startPromise !== null) return { engine: start, result: call(start) };
+    if (start !== null && startPromise !== null) return { result: call(start) };
   }
-  const engine = await whole();
-  return { engine, result: call(engine) };
+  return { result: call(await whole()) };
 }
 
 // Loaded as the script is evaluated, not at the first event: the browser starts a stopped worker for

@@ -251,8 +251,9 @@ type Mover = for<'a> fn(&'a IdbDatabase, JsValue) -> futures::future::LocalBoxFu
 thread_local! {
     /// The move, once [`link_migration`] ran: the whole engine links it as it is installed
     /// (`super::install`); the start module never does (`super::start`), so its wasm does not hold the
-    /// move, and an open that finds it not done fails, naming it (the whole engine does it at activation,
-    /// before the start module can see the database). The crate's own tests have it from the start.
+    /// move, and an open that finds it not done fails, naming it ([`Error::NotInStartModule`]): the
+    /// start module then leaves the request to the whole engine (`super::router::Answered::Elsewhere`),
+    /// nothing sent. The crate's own tests have it from the start.
     static MOVER: std::cell::Cell<Option<Mover>> = const {
         std::cell::Cell::new(if cfg!(feature = "test-support") { Some(mover) } else { None })
     };

@@ -152,12 +152,8 @@ pub fn install() {
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
-                match router::handle_fetch::<false>(&event, early, body, &config).await {
-                    Ok(router::Answered::Here(response)) => Ok(response.into()),
-                    // Only the start module leaves a request elsewhere.
-                    Ok(router::Answered::Elsewhere(_)) => Ok(JsValue::UNDEFINED),
-                    Err(error) => Err(error.into()),
-                }
+                let answered = router::handle_fetch::<false>(&event, early, body, &config).await;
+                answered.and_then(router::Answered::whole).map(JsValue::from).map_err(JsValue::from)
             })
         },
     );
@@ -237,7 +233,9 @@ pub fn install() {
 /// that this build lacks, reported). `None` outside a Service Worker (said on the console).
 fn begin() -> Option<(ServiceWorkerGlobalScope, String, std::rc::Rc<Config>)> {
     let Some(scope) = js_sys::global().dyn_into::<ServiceWorkerGlobalScope>().ok() else {
-        web_sys::console::error_1(&"cachet: sw::install() must run in a Service Worker".into());
+        web_sys::console::error_1(
+            &"cachet: sw::install() and install_start() must run in a Service Worker".into(),
+        );
         return None;
     };
     let build = build_stamp();

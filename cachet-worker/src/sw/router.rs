@@ -28,6 +28,19 @@ pub(crate) enum Answered {
     Elsewhere(Option<Vec<u8>>),
 }
 
+impl Answered {
+    /// The answer of the whole engine (`START` false), which never leaves a request elsewhere: that
+    /// case is only typed, as [`Error::NotInStartModule`].
+    pub(crate) fn whole(self) -> Result<Response, Error> {
+        match self {
+            Answered::Here(response) => Ok(response),
+            Answered::Elsewhere(_) => {
+                Err(Error::NotInStartModule { what: "a request left to another engine" })
+            }
+        }
+    }
+}
+
 /// Answers a `fetch` event the shim routed to the engine, as the core classifies it. A request the core
 /// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
@@ -107,11 +120,7 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    match answer_with_preload::<false>(request, None, None, client_id, config, background).await? {
-        Answered::Here(response) => Ok(response),
-        // Only the start module leaves a request to another engine.
-        Answered::Elsewhere(_) => Err(Error::NotInStartModule { what: "a mutation" }),
-    }
+    answer_with_preload::<false>(request, None, None, client_id, config, background).await?.whole()
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
