@@ -98,6 +98,17 @@ pub enum Error {
         /// What was asked for (for example moving an earlier build's databases in).
         what: &'static str,
     },
+    /// The start module (`sw::install_start`) met an auth failure of a request the whole engine would
+    /// refresh and retry (auth enabled, the request marked `X-Cachet-Auth`): the refresh-and-retry is not
+    /// linked into it, so it leaves the request to the whole engine with the `answer` it got and its
+    /// `body`, which the whole engine takes as its first send's answer (it does not send again).
+    #[error("an auth failure is refreshed by the whole engine, not the start module")]
+    AuthFailureLeft {
+        /// The network's answer (its status and headers; its body already read).
+        answer: web_sys::Response,
+        /// The answer's body.
+        body: std::rc::Rc<[u8]>,
+    },
     /// The core refused something: for example a stored record (the mutation queue) that does not decode.
     #[error(transparent)]
     Core(#[from] cachet_core::Error),

@@ -312,14 +312,16 @@ async function handOver(event, sent) {
 }
 
 // The engine's answer: the start module's while it takes fetch events, else the whole engine's; a
-// request the start module leaves (`{ body }`: a mutation, with the body it read from the request) is
-// the whole engine's. If no engine can load, the request goes to the network as if there were no SW (a
-// navigation: its preloaded answer, when there is one; an early one: that answer).
+// request the start module leaves (`{ body, answer }`: a mutation, with the body it read from the
+// request; an auth failure to refresh, with the answer it got, which the whole engine takes as its
+// first send's) is the whole engine's. If no engine can load, the request goes to the network as if
+// there were no SW (a navigation: its preloaded answer, when there is one; an early one: that answer).
 function answer(event, early) {
   return onEngine((engine) => engine.fetch(event, early)).then(async ({ result }) => {
     const answered = await result;
     if (answered instanceof Response) return answered;
-    return (await whole()).fetch(event, early, answered.body);
+    const sent = answered.answer ? Promise.resolve(answered.answer) : early;
+    return (await whole()).fetch(event, sent, answered.body);
   }, async () => {
     const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
     return preloaded || fetch(event.request);

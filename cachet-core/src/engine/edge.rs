@@ -43,6 +43,13 @@ pub trait Network<R, E> {
     /// The same answer again, for another caller that shared its network call (`flights`): a response of
     /// its own, built from `fetched` (whose response's body may have been read by its first caller).
     fn answer_copy(&self, fetched: &Fetched<R>) -> Result<R, E>;
+    /// Whether `error` hands the request to another engine rather than failing it (the worker's start
+    /// module leaves an auth failure to the whole engine, which refreshes): the runner then gives it back
+    /// as it is, never to the plugins' `handler_did_error`, whose answer in its place would end the
+    /// request there. No edge but the start module's leaves any.
+    fn leaves(_error: &E) -> bool {
+        false
+    }
 }
 
 /// Work in the background, the clock, announcements.

@@ -91,7 +91,7 @@ where
 {
     let job = Rc::new(keyed(job, runner.method, &runner.url, &runner.plugins));
     let answered = answer(&job, &runner).await;
-    finish(runner.call(Some(&job)), &runner.plugins, answered).await
+    finish(runner.call(Some(&job)), &runner.plugins, answered, N::leaves).await
 }
 
 /// `job` with its entry as the plugins' `cache_key_will_be_used` leave it.
@@ -124,7 +124,7 @@ where
             stale: false,
         })
         .map_err(Failed::Edge);
-    finish(call, plugins, answered).await
+    finish(call, plugins, answered, N::leaves).await
 }
 
 /// A mutation's answer, and the tags that answer invalidates ([`Mutation::invalidated_by`]), which the edge
@@ -154,14 +154,17 @@ where
     Ok(Mutated { served, invalidate })
 }
 
-/// The last hooks: `handler_did_error` for a failure, then `handler_will_respond`.
+/// The last hooks: `handler_did_error` for a failure, then `handler_will_respond`. A request the edge
+/// `leaves` to another engine ([`Network::leaves`]) gets neither: that engine runs them.
 async fn finish<R: 'static, E: Display>(
     call: Call<'_>,
     plugins: &[Rc<dyn Plugin<R>>],
     answered: Result<Served<R>, Failed<E>>,
+    leaves: fn(&E) -> bool,
 ) -> Result<Served<R>, Failed<E>> {
     let mut served = match answered {
         Ok(served) => served,
+        Err(Failed::Edge(error)) if leaves(&error) => return Err(Failed::Edge(error)),
         Err(failed) => {
             let mut instead = None;
             for plugin in plugins {
@@ -464,8 +467,10 @@ async fn revalidate_in_background<R: 'static, E: Display, S: Store<R, E>, N: Net
                 runner.host.announce(event);
             }
         }
-        // Offline: nothing worth reporting, the stale copy stays.
-        Err(error) if N::unreachable(&error) => {}
+        // Offline: nothing worth reporting, the stale copy stays. Left to another engine (an auth
+        // failure met by the worker's start module): the stale copy stays until a request sent by the
+        // whole engine refreshes.
+        Err(error) if N::unreachable(&error) || N::leaves(&error) => {}
         Err(error) => runner.host.warn(&format!(
             "background re-fetch of {} failed ({error}); the stale copy stays",
             job.announce_url

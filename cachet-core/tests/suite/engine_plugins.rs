@@ -263,6 +263,41 @@ fn an_unreachable_network_is_seen_by_fetch_did_fail_and_handler_did_error_may_an
     assert!(log.borrow().contains(&"a.error(cache-only: nothing cached)".to_owned()));
 }
 
+/// A network that leaves every request to another engine after sending it (as the worker's start module
+/// leaves an auth failure to the whole engine, `Network::leaves`).
+struct Leaving;
+
+impl Network<Resp, Error> for Leaving {
+    async fn fetch(&self, _headers: &[(String, String)]) -> Result<Fetched<Resp>, Error> {
+        Err(Error::Left)
+    }
+    fn unreachable(error: &Error) -> bool {
+        *error == Error::Unreachable
+    }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        Ok(fetched.response.clone())
+    }
+    fn leaves(error: &Error) -> bool {
+        *error == Error::Left
+    }
+}
+
+#[test]
+fn a_request_left_to_another_engine_is_given_back_as_it_is_and_no_plugin_answers_in_its_place() {
+    let log = Rc::default();
+    let fake = Rc::new(Fake::default());
+    let instead = || Probe { instead: Some("fallback"), ..Probe::default() };
+    let plugins = probes(&log, instead(), instead());
+    let left = block(run_with(get_job(Strategy::NetworkFirst), &fake, Leaving, plugins.clone()));
+    assert!(matches!(left, Err(Failed::Edge(Error::Left))), "{:?}", left.map(|served| served.response));
+    let call = Call { method: "POST", url: "https://app.test/graphql", job: None };
+    let passed = block(pass(call, &Leaving, &plugins));
+    assert!(matches!(passed, Err(Failed::Edge(Error::Left))));
+    // The engine it goes to runs the last hooks; here, none ran, and the failure hooks neither.
+    let log = log.borrow();
+    assert!(log.iter().all(|hook| hook.ends_with(".key") || hook.ends_with(".request")), "{log:?}");
+}
+
 #[test]
 fn a_request_without_a_job_passes_through_the_same_hooks_and_is_never_stored() {
     let log = Rc::default();

@@ -46,6 +46,8 @@ pub(crate) enum Error {
     Unreachable,
     /// A store that fails (storage full past eviction, a torn index).
     StoreFailed,
+    /// A request the network leaves to another engine (`Network::leaves`).
+    Left,
 }
 
 impl std::fmt::Display for Error {
@@ -53,6 +55,7 @@ impl std::fmt::Display for Error {
         f.write_str(match self {
             Error::Unreachable => "unreachable",
             Error::StoreFailed => "QuotaExceededError",
+            Error::Left => "left to another engine",
         })
     }
 }

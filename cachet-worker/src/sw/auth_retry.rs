@@ -46,13 +46,20 @@ impl AuthRetry {
     /// `None` otherwise.
     pub fn for_request(config: &Config, marked: bool, request: &Request, client_id: String) -> Option<Self> {
         let auth = &config.features.auth;
-        (auth.enabled && marked).then(|| AuthRetry {
+        Self::applies(config, marked).then(|| AuthRetry {
             client_id,
             refreshes: auth.kind.refreshes(),
             sent: request.headers().get("authorization").ok().flatten(),
             generation: generation(),
             fresh: RefCell::new(None),
         })
+    }
+
+    /// Whether a request (`marked` or not) gets refresh-and-retry under `config`: the one rule, for
+    /// [`Self::for_request`] and for the start module, which leaves such a request's auth failure to the
+    /// whole engine (`crate::Error::AuthFailureLeft`).
+    pub fn applies(config: &Config, marked: bool) -> bool {
+        config.features.auth.enabled && marked
     }
 }
 

@@ -58,6 +58,10 @@ pub struct Target {
     /// A query to an endpoint whose queries go as persisted-query hashes (`super::persisted`; always
     /// `None` without the `persisted-queries` feature).
     pub(crate) persisted: Option<Persisted>,
+    /// In the start module, for a request that gets refresh-and-retry
+    /// ([`super::auth_retry::AuthRetry::applies`]): an auth failure is not answered but left to the whole
+    /// engine ([`Error::AuthFailureLeft`]), whose refresh is not linked into the start module.
+    pub(crate) leaves_auth_failure: bool,
 }
 
 #[cfg(feature = "test-support")]
@@ -94,6 +98,7 @@ impl Target {
             operation: None,
             preload: None,
             persisted: None,
+            leaves_auth_failure: false,
         }
     }
 }
@@ -120,6 +125,7 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
         failure_rule: target.failure_rule,
         preload: Cell::new(target.preload),
         persisted: target.persisted,
+        leaves_auth_failure: target.leaves_auth_failure,
     };
     let host = WorkerHost { background };
     let operation = target.operation;
@@ -185,6 +191,20 @@ pub(crate) struct WorkerNetwork {
     pub(crate) preload: Cell<Option<Promise>>,
     #[cfg_attr(not(feature = "persisted-queries"), allow(dead_code))]
     pub(crate) persisted: Option<Persisted>,
+    /// See [`Target::leaves_auth_failure`].
+    pub(crate) leaves_auth_failure: bool,
+}
+
+impl WorkerNetwork {
+    /// `response` as the planner reads it ([`fetched`]), or, when this request's auth failure is the
+    /// whole engine's ([`Target::leaves_auth_failure`]), [`Error::AuthFailureLeft`].
+    fn answered(&self, response: &Response, body: Vec<u8>, answer: Response) -> Result<Fetched<Response>, Error> {
+        let fetched = fetched(response, body, answer, self.failure_rule.as_ref());
+        if self.leaves_auth_failure && fetched.auth_failure {
+            return Err(Error::AuthFailureLeft { answer: fetched.response, body: Rc::from(fetched.body) });
+        }
+        Ok(fetched)
+    }
 }
 
 impl Network<Response, Error> for WorkerNetwork {
@@ -192,20 +212,24 @@ impl Network<Response, Error> for WorkerNetwork {
         let preload = if headers.is_empty() { self.preload.take() } else { None };
         if let Some(response) = preloaded(preload, &self.request.url()).await? {
             let (body, answer) = read_network_answer(&response).await?;
-            return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
+            return self.answered(&response, body, answer);
         }
         #[cfg(feature = "persisted-queries")]
         if let (Some(persisted), Some(body)) = (&self.persisted, self.body.as_deref()) {
             let (response, body, answer) = super::persisted::send(&self.request, body, headers, persisted).await?;
-            return Ok(fetched(&response, body, answer, self.failure_rule.as_ref()));
+            return self.answered(&response, body, answer);
         }
         let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
         let (response, body, answer) = fetch_network(&outgoing).await?;
-        Ok(fetched(&response, body, answer, self.failure_rule.as_ref()))
+        self.answered(&response, body, answer)
     }
 
     fn unreachable(error: &Error) -> bool {
         matches!(error, Error::Network { .. })
+    }
+
+    fn leaves(error: &Error) -> bool {
+        matches!(error, Error::AuthFailureLeft { .. })
     }
 
     /// A new response around the bytes and headers of the shared one (whose body its first caller's

@@ -79,6 +79,7 @@ pub(crate) async fn handle(
         failure_rule: config.auth_failure_rule().cloned(),
         preload: std::cell::Cell::new(None),
         persisted: None,
+        leaves_auth_failure: false,
     };
     let mutated =
         match mutate(&mutation, Call { method: "POST", url: &url, job: None }, &network, &plugins).await {

@@ -21,7 +21,7 @@ use cachet_core::config::FailureCheck;
 use cachet_core::engine::plugin::{Plugin, Plugins};
 use web_sys::Response;
 
-use super::auth_retry::{set_failure_check, AuthRetry};
+use super::auth_retry::set_failure_check;
 
 /// How the worker's engine is installed: the app's auth-failure check and plugins.
 #[derive(Clone, Default)]
@@ -81,13 +81,12 @@ pub(crate) fn app_shapes_network_answers() -> bool {
     })
 }
 
-/// The plugins of one request: its refresh-and-retry (`auth`), then the installed ones (none when the
-/// engine was installed without [`Options`]).
-pub(crate) fn for_request(auth: Option<AuthRetry>) -> Plugins<Response> {
+/// The plugins of one request: its refresh-and-retry (`auth`, a [`super::auth_retry::AuthRetry`]), then the installed
+/// ones (none when the engine was installed without [`Options`]). Given as a plugin already, so that the
+/// start module, which passes none, links no refresh-and-retry.
+pub(crate) fn for_request(auth: Option<Rc<dyn Plugin<Response>>>) -> Plugins<Response> {
     let mut plugins: Plugins<Response> = Vec::new();
-    if let Some(auth) = auth {
-        plugins.push(Rc::new(auth));
-    }
+    plugins.extend(auth);
     INSTALLED.with(|installed| {
         if let Some(installed) = &*installed.borrow() {
             plugins.extend(installed.iter().cloned());

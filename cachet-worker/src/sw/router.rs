@@ -4,6 +4,7 @@ use std::rc::Rc;
 
 use cachet_core::classify::{classify_request, RequestClass};
 use cachet_core::config::Config;
+use cachet_core::engine::plugin::Plugin;
 use cachet_core::engine::{outlined, Job};
 use cachet_core::partition::{is_marked, partition_for, Partition};
 use js_sys::Promise;
@@ -22,10 +23,16 @@ use crate::Error;
 pub(crate) enum Answered {
     /// The answer for `respondWith`.
     Here(Response),
-    /// A mutation or a subscription, or any request while the database waits for the move of the
-    /// earlier builds' databases: the whole engine's, which takes these bytes as the request's body
-    /// (the request's own body was read). Nothing was sent for it.
-    Elsewhere(Option<Vec<u8>>),
+    /// The whole engine's request: a mutation or a subscription, or any request while the database
+    /// waits for the move of the earlier builds' databases (nothing was sent for these), or an auth
+    /// failure to refresh ([`Error::AuthFailureLeft`]). The whole engine takes `body` as the request's
+    /// body (the request's own was read) and `answer`, when there is one, as its first send's answer.
+    Elsewhere {
+        /// The request's body, read.
+        body: Option<Rc<[u8]>>,
+        /// The network's answer to the request as sent, for the whole engine to go on from.
+        answer: Option<Response>,
+    },
 }
 
 impl Answered {
@@ -34,7 +41,7 @@ impl Answered {
     pub(crate) fn whole(self) -> Result<Response, Error> {
         match self {
             Answered::Here(response) => Ok(response),
-            Answered::Elsewhere(_) => {
+            Answered::Elsewhere { .. } => {
                 Err(Error::NotInStartModule { what: "a request left to another engine" })
             }
         }
@@ -183,7 +190,7 @@ async fn answer_with_preload<const START: bool>(
     // The database of a fresh origin (or one whose storage was cleared) has not had the earlier builds'
     // databases moved in: the whole engine's work, so the request is its (nothing was sent yet).
     if START && matches!(index, Err(Error::NotInStartModule { .. })) {
-        return Ok(Answered::Elsewhere(body));
+        return Ok(Answered::Elsewhere { body: body.map(Rc::from), answer: None });
     }
     // Decided here, from what the worker sees (the request's own `Authorization`, the identity it
     // keeps), never from a page-side marker alone: see `cachet_core::partition`.
@@ -194,7 +201,16 @@ async fn answer_with_preload<const START: bool>(
             Partition::Uncached
         }
     };
-    let auth = AuthRetry::for_request(config, is_marked(&lookup), &request, client_id);
+    // The start module has no refresh-and-retry: it leaves the auth failure of a request that gets one
+    // to the whole engine, with the answer it got (`engine::Target::leaves_auth_failure`).
+    let marked = is_marked(&lookup);
+    let auth = if START {
+        None
+    } else {
+        AuthRetry::for_request(config, marked, &request, client_id)
+            .map(|auth| Rc::new(auth) as Rc<dyn Plugin<_>>)
+    };
+    let leaves_auth_failure = START && AuthRetry::applies(config, marked);
     let plugins = plugins::for_request(auth);
     let class = match class {
         Ok(class) => class,
@@ -212,21 +228,32 @@ async fn answer_with_preload<const START: bool>(
             }
             _ => (None, None),
         };
+        let body: Option<Rc<[u8]>> = body.map(Rc::from);
         let target = Target {
             operation,
             request,
-            body: body.map(Rc::from),
+            body: body.clone(),
             job,
             index: index?,
             plugins,
             failure_rule: config.auth_failure_rule().cloned(),
             preload,
             persisted,
+            leaves_auth_failure,
         };
-        return respond(target, background).await.map(Answered::Here);
+        return match respond(target, background).await {
+            // Each request left gets an answer of its own (one that joined another's send shares it).
+            Err(Error::AuthFailureLeft { answer, body: failed }) if START => {
+                let answer = Some(super::http::rebuild(&answer, &failed, &[])?);
+                Ok(Answered::Elsewhere { body, answer })
+            }
+            answered => answered.map(Answered::Here),
+        };
     }
     match class {
-        RequestClass::Graphql(_) if START => Ok(Answered::Elsewhere(body)),
+        RequestClass::Graphql(_) if START => {
+            Ok(Answered::Elsewhere { body: body.map(Rc::from), answer: None })
+        }
         RequestClass::Graphql(call) => {
             let body = Rc::from(body.unwrap_or_default());
             outlined(graphql::handle(request, body, call, config, plugins, background))

@@ -58,10 +58,13 @@ pub fn install_start() {
             busy(wasm_bindgen_futures::future_to_promise(async move {
                 match router::handle_fetch::<true>(&event, early, None, &config).await {
                     Ok(Answered::Here(response)) => Ok(response.into()),
-                    Ok(Answered::Elsewhere(body)) => {
+                    Ok(Answered::Elsewhere { body, answer }) => {
                         let left = js_sys::Object::new();
                         if let Some(body) = body {
                             super::set(&left, "body", &js_sys::Uint8Array::from(&body[..]));
+                        }
+                        if let Some(answer) = answer {
+                            super::set(&left, "answer", &answer);
                         }
                         Ok(left.into())
                     }

@@ -131,6 +131,9 @@ async fn an_expired_token_is_refreshed_once_for_twenty_concurrent_queries_and_al
     assert_eq!(statuses(&fresh), vec![200], "{fresh}");
 
     // The SW is stopped in between, as Chromium stops an idle one: nothing of this lives in its memory.
+    // Its start module takes the twenty queries; it has no refresh-and-retry, so it leaves each auth
+    // failure to the whole engine with the answer it got (`Error::AuthFailureLeft`), which retries
+    // without sending the failed query again: the count below is 41, not 61.
     harness.stop_service_workers().await?;
     let expired = harness
         .run_async("fetch('/__test/expire-tokens', {method: 'POST'}).then((r) => done(r.status));")
