@@ -89,8 +89,9 @@ async function precache() {
 // module, the engine's fetch path alone, loaded as the script is evaluated, takes the fetch events of a
 // worker that just started; the whole engine (`cachet-sw_bg.wasm`) takes over at the first event the
 // start module does not handle (a message, a push, a sync, an activation, a request it leaves: a
-// mutation), or after a second without fetch events (`upkeepWhenQuiet`: the start-up work no answer
-// waits for), and keeps every event after that. One engine at a time: the whole
+// mutation; a network answer to store, which the start module hands over: `storeLater`), or after a
+// second without fetch events (`upkeepWhenQuiet`: the start-up work no answer waits for), and keeps
+// every event after that. One engine at a time: the whole
 // engine gets its first event once the start module is idle (everything it took has settled), and the
 // start module gets none after. Without a start module, the whole engine takes every event.
 let wholePromise = null;
@@ -128,6 +129,14 @@ async function onEngine(call) {
   }
   return { result: call(await whole()) };
 }
+
+// A network answer the start module gave, for the whole engine to store (cachet-worker's
+// `sw::store_later`: the start module links no store): the whole engine takes over for it, and stores
+// it before it gets any later event (this `then` is registered first), so that a lookup of the entry
+// waits for the store. The start module keeps the worker alive until the promise settles.
+self.__cachet_store_later = (job) => whole().then((engine) => engine.store(job)).catch((error) => {
+  console.warn('cachet: ' + job.url + ' was answered, not stored: ' + error);
+});
 
 // Loaded as the script is evaluated, not at the first event: the browser starts a stopped worker for
 // an event, and the wasm's read and compile then run while the event is being dispatched.

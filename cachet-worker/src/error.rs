@@ -109,6 +109,13 @@ pub enum Error {
         /// The answer's body.
         body: std::rc::Rc<[u8]>,
     },
+    /// A store the start module handed to the whole engine (`sw::store_later`) lacks a field, or holds one
+    /// of the wrong kind: nothing is stored.
+    #[error("a store handed over by the start module is malformed: field `{field}`")]
+    HandedStore {
+        /// The field.
+        field: &'static str,
+    },
     /// The core refused something: for example a stored record (the mutation queue) that does not decode.
     #[error(transparent)]
     Core(#[from] cachet_core::Error),

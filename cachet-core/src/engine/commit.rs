@@ -76,6 +76,36 @@ pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
     plan::after_store(stored, storing, announce_url, &|warning| host.warn(warning))
 }
 
+/// Stores `fetched` at `entry` with `tags` (then keeps at most `keep` entries), stored at `now`, in
+/// `host`'s background as the runner stores a network answer ([`commit`] in [`in_background`]): a lookup
+/// of the entry in this instance waits for it, and what it became is reported to `host` alike. For a
+/// store decided by another engine (the worker's start module, which hands its stores to the whole
+/// engine): [`decide`] already ran there, with the plugins.
+#[allow(clippy::too_many_arguments)] // a store's whole description, as `commit` takes it
+pub fn commit_decided<R, E, S, H>(
+    host: Rc<H>,
+    entry: EntryKey,
+    announce_url: String,
+    fetched: Fetched<R>,
+    tags: Vec<String>,
+    keep: u32,
+    store: S,
+    now: u64,
+) where
+    R: 'static,
+    E: Display + 'static,
+    S: Store<R, E> + 'static,
+    H: Host + 'static,
+{
+    let url = entry.url.clone();
+    let storing = Storing::Store { tags, keep, ignored_server_tags: None };
+    let background = host.clone();
+    let work = async move {
+        commit(&entry, &announce_url, &fetched, storing, &store, &*host, now).await;
+    };
+    in_background(&*background, url, Box::pin(work));
+}
+
 /// Hands `work`, the store of `url`, to `host`'s background, known to [`settled`] until it finishes.
 pub(super) fn in_background<H: Host>(host: &H, url: String, work: Pin<Box<dyn Future<Output = ()>>>) {
     let running = Shared::new(work);

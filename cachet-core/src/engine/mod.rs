@@ -30,6 +30,7 @@ pub mod response;
 pub mod run;
 
 pub use adopt::adopt;
+pub use commit::commit_decided;
 pub use invalidations::Invalidations;
 pub use key::EntryKey;
 pub use mutation::{Mutation, MutationStart};

@@ -13,7 +13,9 @@ use std::rc::Rc;
 
 use cachet_core::config::AuthFailureRule;
 use cachet_core::engine::plugin::Plugins;
-use cachet_core::engine::{run, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing};
+use cachet_core::engine::{
+    commit_decided, outlined, run, Failed, Fetched, Host, Job, Network, NotStored, Runner, Storing,
+};
 use cachet_core::protocol::SwEvent;
 use cachet_core::protocol::headers::STALE_HEADER;
 use cachet_core::protocol::NOT_STORED_HEADER;
@@ -28,6 +30,7 @@ use super::clock::increasing_ms;
 use super::http::{fetch_network, read_network_answer, without_cachet_headers};
 use super::persisted::Persisted;
 use super::store::CacheStore;
+use super::store_later::{self, LaterStore};
 use super::tag_index::TagIndex;
 use crate::Error;
 
@@ -105,8 +108,22 @@ impl Target {
 
 /// Answers `target` with its job's strategy. Background work (marking a hit used, the
 /// stale-while-revalidate re-fetch) is handed to `background`, which should keep the worker alive until
-/// it settles (`FetchEvent.waitUntil`).
+/// it settles (`FetchEvent.waitUntil`). (The router calls [`respond_in`]; this is the tests'.)
+#[cfg(feature = "test-support")]
 pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<Response, Error> {
+    respond_in::<false>(target, background.clone(), background).await
+}
+
+/// [`respond`] in either engine. In the start module (`START`), a network answer's store is handed to
+/// the whole engine ([`LaterStore`]), which `keep_alive` (the event's `waitUntil`, uncounted by
+/// `sw::busy`) waits for. Each engine's runner is its own boxed future (`outlined`): the start module's
+/// binary then links no [`CacheStore::store`], and the whole engine's no hand-over (a branch on `START`
+/// around an `await` would keep both: the async state machine resumes into either).
+pub(crate) async fn respond_in<const START: bool>(
+    target: Target,
+    background: Rc<dyn Fn(Promise)>,
+    keep_alive: Rc<dyn Fn(Promise)>,
+) -> Result<Response, Error> {
     let store = CacheStore {
         index: target.index.clone(),
         background: background.clone(),
@@ -129,8 +146,16 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
     };
     let host = WorkerHost { background };
     let operation = target.operation;
-    let runner = Runner { store, network, host, plugins: target.plugins, method, url: url.clone() };
-    match run(target.job, Rc::new(runner)).await {
+    let plugins = target.plugins;
+    let answered = if START {
+        let store = LaterStore { cache: store, announce_url: target.job.announce_url.clone(), keep_alive };
+        let runner = Runner { store, network, host, plugins, method, url: url.clone() };
+        outlined(run(target.job, Rc::new(runner))).await
+    } else {
+        let runner = Runner { store, network, host, plugins, method, url: url.clone() };
+        outlined(run(target.job, Rc::new(runner))).await
+    };
+    match answered {
         Ok(served) => {
             if let Some(Storing::Skip(reason)) = &served.storing {
                 say_not_stored(&served.response, &url, operation.as_deref(), reason);
@@ -300,4 +325,22 @@ impl Host for WorkerHost {
     fn warn(&self, message: &str) {
         web_sys::console::warn_1(&format!("cachet: {message}").into());
     }
+}
+
+/// Stores what the start module handed over (`job`, written by [`LaterStore`]) as this engine stores its
+/// own network answers (`cachet_core::engine::commit_decided`): known to every lookup from this call on,
+/// so the shim calls it before it gives this engine any later event. The promise settles once the store
+/// has run; what became of it is said as for the engine's own stores (the console).
+pub fn store_handed(job: &JsValue) -> Result<Promise, Error> {
+    let handed = store_later::read(job)?;
+    // The same object as the answer: the store reads its status and headers only.
+    let fetched = fetched(&handed.response, handed.body, Clone::clone(&handed.response), None);
+    let running = Rc::new(std::cell::RefCell::new(js_sys::Array::new()));
+    let kept = running.clone();
+    let host = Rc::new(WorkerHost { background: Rc::new(move |promise: Promise| {
+        kept.borrow().push(&promise);
+    }) });
+    commit_decided(host, handed.entry, handed.announce_url, fetched, handed.tags, handed.keep, handed.store, handed.now);
+    let running = running.borrow();
+    Ok(Promise::all(&running))
 }

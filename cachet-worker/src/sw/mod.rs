@@ -61,6 +61,7 @@ parts! {
     queue_off;
     queue_store;
     store;
+    store_later;
     sweep;
     tag_index;
 }
@@ -214,6 +215,12 @@ pub fn install() {
     set(&engine, "sync", sync.as_ref());
     set(&engine, "push", push.as_ref());
     set(&engine, "upkeep", upkeep.as_ref());
+    // The start module's stores, handed over (`store_later`): the shim calls it as the take-over ends.
+    let store = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(|job: JsValue| {
+        engine::store_handed(&job).unwrap_or_else(|error| js_sys::Promise::reject(&error.into()))
+    });
+    set(&engine, "store", store.as_ref());
+    store.forget();
     set(&engine, "build", &JsValue::from_str(&build));
     // Asked by the shim when it keeps the build's wasm (at install, or after the copy was lost).
     let hands_over = Closure::<dyn Fn() -> bool>::new(hands_over);

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{FetchEvent, Response};
 
 use super::auth_retry::AuthRetry;
-use super::engine::{preloaded, respond, Target};
+use super::engine::{preloaded, respond_in, Target};
 use super::http::{fetch_raw, request_bytes, with_body};
 use super::{generations, graphql, plugins};
 use super::{identity, tag_index};
@@ -72,6 +72,12 @@ pub(crate) async fn handle_fetch<const START: bool>(
         // waitUntil only throws once the event has finished, which cannot happen while we respond.
         let _ = event_for_background.wait_until(&promise);
     });
+    // What the start module hands the whole engine (a store: `super::store_later`) is kept alive, not
+    // counted: the whole engine's take-over waits for the start module to be idle.
+    let event_for_later = event.clone();
+    let keep_alive: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
+        let _ = event_for_later.wait_until(&promise);
+    });
     let request = event.request();
     // A navigation's preload by the browser, or the shim's early send of a request whose job begins with
     // the network: either is the network step's answer (`engine::WorkerNetwork`), never a second send. A
@@ -83,17 +89,24 @@ pub(crate) async fn handle_fetch<const START: bool>(
     let client_id = event.client_id().unwrap_or_default();
     let (url, navigation, get) =
         (request.url(), request.mode() == web_sys::RequestMode::Navigate, request.method() == "GET");
-    let answered =
-        match answer_with_preload::<START>(request, preload, body, client_id, config, background.clone())
-            .await
-        {
-            // What the engine could not answer, the build's own files may (`shell`): offline, a file the
-            // cache declined (over `cache.maxBodyBytes`) or never stored.
-            Err(error) if get => {
-                outlined(super::shell::answer(&url, navigation)).await.map(Answered::Here).ok_or(error)
-            }
-            answered => answered,
-        };
+    let answered = match answer_with_preload::<START>(
+        request,
+        preload,
+        body,
+        client_id,
+        config,
+        background.clone(),
+        keep_alive,
+    )
+    .await
+    {
+        // What the engine could not answer, the build's own files may (`shell`): offline, a file the
+        // cache declined (over `cache.maxBodyBytes`) or never stored.
+        Err(error) if get => {
+            outlined(super::shell::answer(&url, navigation)).await.map(Answered::Here).ok_or(error)
+        }
+        answered => answered,
+    };
     if !START {
         let (config, later) = (config.clone(), background.clone());
         super::http::after_answer(
@@ -127,7 +140,9 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    answer_with_preload::<false>(request, None, None, client_id, config, background).await?.whole()
+    answer_with_preload::<false>(request, None, None, client_id, config, background.clone(), background)
+        .await?
+        .whole()
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
@@ -142,6 +157,7 @@ async fn answer_with_preload<const START: bool>(
     client_id: String,
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
+    keep_alive: Rc<dyn Fn(Promise)>,
 ) -> Result<Answered, Error> {
     let url = request.url();
     let parsed = web_sys::Url::new(&url).ok();
@@ -241,7 +257,7 @@ async fn answer_with_preload<const START: bool>(
             persisted,
             leaves_auth_failure,
         };
-        return match respond(target, background).await {
+        return match respond_in::<START>(target, background, keep_alive).await {
             // Each request left gets an answer of its own (one that joined another's send shares it).
             Err(Error::AuthFailureLeft { answer, body: failed }) if START => {
                 let answer = Some(super::http::rebuild(&answer, &failed, &[])?);

@@ -128,6 +128,39 @@ async fn a_mutation_on_a_stopped_worker_is_left_to_the_whole_engine_and_reaches_
     Ok(())
 }
 
+/// How many GraphQL documents Cache Storage holds (every partition).
+async fn stored_documents(harness: &Harness) -> Result<Value> {
+    harness
+        .run_async(
+            "caches.open('cachet-graphql-v2').then((cache) => cache.keys()).then((keys) => done(keys.length));",
+        )
+        .await
+}
+
+// The start module links no store: a miss it answers is stored by the whole engine, which takes over for
+// it and stores it before it takes any later event, so the next request is a hit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_miss_answered_by_the_start_module_is_stored_by_the_whole_engine_before_its_next_lookup(
+) -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let (asked, before) = (harness.count(&format!("GET {WHOLE_WASM}")), stored_documents(&harness).await?);
+    let sent = harness.count("graphql GetTodos");
+    // Answered from the network while the whole engine cannot load: by the start module.
+    let miss = run_query(&harness, "b").await?;
+    assert_eq!(miss["source"], json!("network"), "{miss}");
+    assert_eq!(harness.count("graphql GetTodos") - sent, 1);
+    // The store waits for the whole engine, which the start module's hand-over asked for.
+    whole_engine_asked(&harness, asked).await?;
+    assert_eq!(stored_documents(&harness).await?, before, "nothing stored before the whole engine loads");
+    harness.test_hook("/__test/release-static").await?;
+    let hit = run_query(&harness, "b").await?;
+    assert_eq!(hit["source"], json!("cache"), "the next request after the hand-over: {hit}");
+    assert_eq!(hit["todos"], miss["todos"]);
+    assert_eq!(harness.count("graphql GetTodos") - sent, 1, "sent once");
+    assert_eq!(stored_documents(&harness).await?, json!(before.as_u64().unwrap_or_default() + 1));
+    Ok(())
+}
+
 /// Tells the worker whose partition marked requests use (`set-identity`), and waits for its ack.
 async fn set_identity(harness: &Harness, request_id: u64, partition: &str) -> Result<Value> {
     let script = format!(
