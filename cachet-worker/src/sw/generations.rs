@@ -79,10 +79,35 @@ async fn read(index: &TagIndex, again: bool) -> Result<Vec<GenerationError>, Err
     let loaded = Generations::load(&records, newest_entry);
     let rewrite = loaded.repair.then(|| loaded.generations.clone());
     CURRENT.with(|current| *current.borrow_mut() = Some(loaded.generations));
-    if let Some(generations) = rewrite {
-        outlined(write(index, Write::All(generations))).await?;
+    // Written by the whole engine only ([`link_repair`]): the start module holds the repaired
+    // generations in memory (the safe side), and the whole engine, which reads them again when it takes
+    // over, finds the same damage and writes the repair.
+    if let (Some(generations), Some(repair)) = (rewrite, REPAIR.get()) {
+        repair(index, generations).await?;
     }
     Ok(loaded.problems)
+}
+
+/// The write of a repair: the whole engine's ([`link_repair`]).
+type Repair = for<'a> fn(&'a TagIndex, Generations) -> futures::future::LocalBoxFuture<'a, Result<(), Error>>;
+
+thread_local! {
+    /// The repair's write, once [`link_repair`] ran: the whole engine links it as it is installed
+    /// (`super::install`); the start module never does (`super::start`), so its wasm holds no write of
+    /// the generations. The crate's own tests have it from the start.
+    static REPAIR: std::cell::Cell<Option<Repair>> = const {
+        std::cell::Cell::new(if cfg!(feature = "test-support") { Some(repair) } else { None })
+    };
+}
+
+// A function of its own that a worker's start does not compile (`outlined`, as a box).
+fn repair(index: &TagIndex, generations: Generations) -> futures::future::LocalBoxFuture<'_, Result<(), Error>> {
+    outlined(write(index, Write::All(generations)))
+}
+
+/// Links the repair's write into this engine (the whole engine's install).
+pub(crate) fn link_repair() {
+    REPAIR.set(Some(repair));
 }
 
 /// Runs `change` on the generations in memory; `None` when they are not loaded.

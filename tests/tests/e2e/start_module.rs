@@ -161,6 +161,68 @@ async fn a_miss_answered_by_the_start_module_is_stored_by_the_whole_engine_befor
     Ok(())
 }
 
+/// The `generations` record of `tag` in the worker's database, read from the page (which does not
+/// wake the worker); `put`: written first, as a torn write would leave it.
+async fn generation_record(harness: &Harness, tag: &str, put: Option<Value>) -> Result<Value> {
+    let script = format!(
+        "(async () => {{
+           const db = await new Promise((resolve, reject) => {{
+             const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; }});
+           const put = {put};
+           if (put !== null) await new Promise((resolve, reject) => {{
+             const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').put(put);
+             t.oncomplete = resolve; t.onabort = reject; }});
+           const record = await new Promise((resolve) => {{
+             const r = db.transaction('generations').objectStore('generations').get({tag});
+             r.onsuccess = () => resolve(r.result === undefined ? null : r.result); }});
+           db.close();
+           return record;
+         }})().then(done, (e) => done({{error: String(e)}}));",
+        put = put.unwrap_or(Value::Null),
+        tag = json!(tag),
+    );
+    harness.run_async(&script).await
+}
+
+// Damaged generations are the safe side in memory (the damaged tag's entries count as invalidated) in
+// either engine, but only the whole engine writes the repair: the start module's wasm holds no write of
+// the generations. It repairs them when it takes over, reading them again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damaged_generations_are_the_safe_side_in_the_start_module_and_repaired_by_the_whole_engine(
+) -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    let torn = json!({"tag": "start-test", "at": "garbage"});
+    assert_eq!(generation_record(&harness, "start-test", Some(torn.clone())).await?, torn);
+    stop_with_the_whole_engine_held(&harness).await?;
+    let asked = harness.count(&format!("GET {WHOLE_WASM}"));
+    // The start module reads the damage: the tag's entry counts as invalidated, and nothing is written
+    // (the repair comes before any answer where it is written: this answer is the barrier).
+    let miss = run_query(&harness, "a").await?;
+    assert_eq!(miss["source"], json!("network"), "{miss}");
+    assert_eq!(
+        generation_record(&harness, "start-test", None).await?,
+        torn,
+        "not written by the start module"
+    );
+    // The miss's store brings the whole engine in: every later event is its.
+    whole_engine_asked(&harness, asked).await?;
+    harness.test_hook("/__test/release-static").await?;
+    // The whole engine repaired it before it answered.
+    run_query(&harness, "a").await?;
+    // The tag invalidated past the clock, or (when the clock was never written, a lost clock) below the
+    // new floor and dropped; either way the clock record is written and the torn record gone.
+    let repaired = generation_record(&harness, "start-test", None).await?;
+    assert!(repaired.is_null() || repaired["at"].is_u64(), "repaired: {repaired}");
+    let clock = generation_record(&harness, "", None).await?;
+    assert!(clock["clock"].is_u64() && clock["floor"].is_u64(), "the clock record: {clock}");
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    Ok(())
+}
+
 /// Tells the worker whose partition marked requests use (`set-identity`), and waits for its ack.
 async fn set_identity(harness: &Harness, request_id: u64, partition: &str) -> Result<Value> {
     let script = format!(
