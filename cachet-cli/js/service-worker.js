@@ -108,7 +108,14 @@ function whole() {
       }
       return loaded;
     });
-    wholePromise = Promise.all([loaded, before]).then(([loaded]) => loaded);
+    // The start module's `idle()` resolves to the marks of use its hits kept (cachet-worker's
+    // `sw::store_later`), written by the whole engine before its first event.
+    wholePromise = Promise.all([loaded, before]).then(async ([loaded, touched]) => {
+      if (touched !== undefined) {
+        await loaded.touch(touched).catch((error) => console.warn('cachet: marks of use not kept: ' + error));
+      }
+      return loaded;
+    });
     wholePromise.catch((error) => {
       console.error('cachet: the engine ' + WASM_URL + ' did not load: ' + error);
       wholePromise = null; // try again on the next event

@@ -103,3 +103,25 @@ async fn a_handed_store_is_stored_as_the_engine_stores_its_own_and_a_refused_one
     assert_eq!(store_handed(&bad).err(), Some(Error::HandedStore { field: "strategy" }));
     assert!(JsFuture::from(cache.match_with_str(&refused)).await.unwrap().is_undefined());
 }
+
+#[wasm_bindgen_test]
+fn marks_of_use_handed_over_are_read_as_pairs_and_anything_else_is_refused() {
+    use cachet_worker::sw::store_later::read_touches;
+    let pair = |url: &str, at: f64| Array::of2(&url.into(), &at.into());
+    let good = Array::of2(&pair("https://a.test/x", 5.0), &pair("https://a.test/y", 6.0));
+    assert_eq!(
+        read_touches(&good).unwrap(),
+        [("https://a.test/x".to_owned(), 5), ("https://a.test/y".to_owned(), 6)]
+    );
+    assert_eq!(read_touches(&Array::new()).unwrap(), []);
+    let refused = Some(Error::HandedStore { field: "touched" });
+    for bad in [
+        JsValue::from("not a list"),
+        Array::of1(&"not a pair".into()).into(),
+        Array::of1(&pair("https://a.test/x", -1.0)).into(),
+        Array::of1(&pair("https://a.test/x", 0.5)).into(),
+        Array::of1(&Array::of2(&5.into(), &5.into())).into(),
+    ] {
+        assert_eq!(read_touches(&bad).err(), refused, "{bad:?}");
+    }
+}

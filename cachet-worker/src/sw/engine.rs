@@ -344,3 +344,18 @@ pub fn store_handed(job: &JsValue) -> Result<Promise, Error> {
     let running = running.borrow();
     Ok(Promise::all(&running))
 }
+
+/// Writes the marks of use the start module kept (`touched`, from its `idle()`:
+/// [`store_later::take_touches`]) as a hit of this engine writes its own (`TagIndex::touch`), each
+/// after the other. A malformed list marks nothing ([`Error::HandedStore`]).
+pub async fn touch_handed(touched: JsValue) -> Result<(), Error> {
+    let touched = store_later::read_touches(&touched)?;
+    if touched.is_empty() {
+        return Ok(());
+    }
+    let index = super::tag_index::shared().await?;
+    for (url, at) in touched {
+        index.touch(&url, at).await?;
+    }
+    Ok(())
+}

@@ -222,6 +222,14 @@ pub fn install() {
     });
     set(&engine, "store", store.as_ref());
     store.forget();
+    // The start module's marks of use, handed over with its `idle()`: the shim awaits it as it takes over.
+    let touch = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(|touched: JsValue| {
+        wasm_bindgen_futures::future_to_promise(async move {
+            engine::touch_handed(touched).await.map(|()| JsValue::UNDEFINED).map_err(JsValue::from)
+        })
+    });
+    set(&engine, "touch", touch.as_ref());
+    touch.forget();
     set(&engine, "build", &JsValue::from_str(&build));
     // Asked by the shim when it keeps the build's wasm (at install, or after the copy was lost).
     let hands_over = Closure::<dyn Fn() -> bool>::new(hands_over);

@@ -72,7 +72,13 @@ pub fn install_start() {
                 }
             }))
         });
-    let idle = Closure::<dyn Fn() -> Promise>::new(idle);
+    // Resolves, once idle, to the marks of use its hits kept for the whole engine (`store_later`).
+    let idle = Closure::<dyn Fn() -> Promise>::new(|| {
+        wasm_bindgen_futures::future_to_promise(async {
+            let _ = wasm_bindgen_futures::JsFuture::from(idle()).await;
+            Ok(super::store_later::take_touches().into())
+        })
+    });
     super::set(&engine, "fetch", fetch.as_ref());
     super::set(&engine, "idle", idle.as_ref());
     super::set(&engine, "build", &JsValue::from_str(&build));

@@ -145,7 +145,7 @@ const TOUCHED_REMEMBERED: usize = 4_096;
 /// less than [`TOUCH_EVERY_MS`] ago. Least-recently-used eviction is then exact to that window only, and
 /// a hot entry costs one IndexedDB write per window instead of one per hit (the write was the largest
 /// part of a hit's wall time in BENCHMARKS.md). Memory only speeds this up: a restarted worker marks again.
-fn touch_due(url: &str, now: u64) -> bool {
+pub(crate) fn touch_due(url: &str, now: u64) -> bool {
     TOUCHED.with(|touched| {
         let mut touched = touched.borrow_mut();
         if touched.get(url).is_some_and(|&at| now.saturating_sub(at) < TOUCH_EVERY_MS) {

@@ -12,6 +12,12 @@
 //! alive until the store settles (the request's `waitUntil`, not counted by `sw::busy`: the take-over
 //! waits for the start module to be idle, and this waits for the take-over).
 //!
+//! A hit's mark of use (the entry index's `usedAt`, for least-recently-used eviction) is an index write
+//! too: the start module keeps the marks due ([`LaterStore::used`]) in memory and hands them over as it
+//! becomes idle (its `idle()` resolves to them); the whole engine writes them
+//! (`super::engine::touch_handed`) before it takes its first event. A worker stopped before the take-over
+//! loses them: the marks are approximate anyway (one per entry per `TOUCH_EVERY_MS` per worker instance).
+//!
 //! An invalidation that begins while a handed store waits is the whole engine's (a message), so it runs
 //! first: the entry, stamped with the generation its request began under, is then not current, and a
 //! lookup finds nothing, as for a store that finished before the invalidation.
@@ -25,7 +31,7 @@ use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Response;
 
-use super::store::{invalidations_begun, CacheStore};
+use super::store::{invalidations_begun, touch_due, CacheStore};
 use super::tag_index;
 use crate::Error;
 
@@ -82,9 +88,38 @@ impl Store<Response, Error> for LaterStore {
         Ok(true)
     }
 
+    /// Kept for the whole engine ([`take_touches`]), as often as [`CacheStore`] would write it.
     fn used(&self, entry: &EntryKey, now: u64) {
-        self.cache.used(entry, now);
+        if touch_due(&entry.url, now) {
+            TOUCHES.with(|touches| touches.borrow_mut().push((entry.url.clone(), now)));
+        }
     }
+}
+
+thread_local! {
+    /// The marks of use the start module's hits made, for the whole engine.
+    static TOUCHES: std::cell::RefCell<Vec<(String, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The marks of use kept so far, as `[[url, at], ...]`, for the whole engine's `touch`; kept no more.
+pub(crate) fn take_touches() -> Array {
+    TOUCHES.take().into_iter().map(|(url, at)| Array::of2(&url.into(), &(at as f64).into())).collect()
+}
+
+/// Reads marks of use [`take_touches`] wrote: `(url, at)` pairs. Anything else is
+/// [`Error::HandedStore`] naming `touched`: nothing is marked.
+pub fn read_touches(touched: &JsValue) -> Result<Vec<(String, u64)>, Error> {
+    let wrong = || Error::HandedStore { field: "touched" };
+    let touched = touched.dyn_ref::<Array>().ok_or_else(wrong)?;
+    touched
+        .iter()
+        .map(|pair| {
+            let pair = pair.dyn_into::<Array>().map_err(|_| wrong())?;
+            let url = pair.get(0).as_string().ok_or_else(wrong)?;
+            let at = pair.get(1).as_f64().filter(|at| (0.0..=9_007_199_254_740_991.0).contains(at) && at.fract() == 0.0);
+            Ok((url, at.ok_or_else(wrong)? as u64))
+        })
+        .collect()
 }
 
 // The job's fields, written by the start module and read by the whole engine (the same source).

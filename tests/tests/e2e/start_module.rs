@@ -161,6 +161,46 @@ async fn a_miss_answered_by_the_start_module_is_stored_by_the_whole_engine_befor
     Ok(())
 }
 
+/// The latest `usedAt` of the worker's GraphQL entry records, read from the page.
+async fn last_used(harness: &Harness) -> Result<Value> {
+    harness
+        .run_async(
+            "(async () => {
+               const db = await new Promise((resolve, reject) => {
+                 const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+               const records = await new Promise((resolve) => {
+                 const r = db.transaction('entries').objectStore('entries').getAll(); r.onsuccess = () => resolve(r.result); });
+               db.close();
+               return Math.max(...records.filter((r) => r.cache === 'cachet-graphql-v2').map((r) => r.usedAt));
+             })().then(done, (e) => done({error: String(e)}));",
+        )
+        .await
+}
+
+// A hit's mark of use (least-recently-used eviction) is an index write: the start module keeps it and
+// hands it over with its idle(), and the whole engine writes it before its first event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hit_of_the_start_module_is_marked_used_by_the_whole_engine_as_it_takes_over() -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let before = last_used(&harness).await?;
+    assert!(before.is_u64(), "{before}");
+    let hit = run_query(&harness, "a").await?;
+    assert_eq!(hit["source"], json!("cache"), "{hit}");
+    harness.test_hook("/__test/release-static").await?;
+    // The take-over, for a message (not a fetch of the entry, which would mark it itself): once it is
+    // answered, the whole engine has written the start module's marks.
+    let acked = "navigator.serviceWorker.startMessages();
+        const acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
+          const m = JSON.parse(e.data);
+          if (m.requestId === 5252) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
+        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5252, tags: ['unrelated']}));
+        acked.then(done);";
+    assert_eq!(harness.run_async(acked).await?, json!("ack"));
+    let after = last_used(&harness).await?;
+    assert!(after.as_u64() > before.as_u64(), "marked used: {before} then {after}");
+    Ok(())
+}
+
 /// The `generations` record of `tag` in the worker's database, read from the page (which does not
 /// wake the worker); `put`: written first, as a torn write would leave it.
 async fn generation_record(harness: &Harness, tag: &str, put: Option<Value>) -> Result<Value> {
