@@ -131,14 +131,15 @@ impl Store<Response, Error> for CacheStore {
 }
 
 thread_local! {
-    /// When this worker instance last marked each entry used (see [`touch_due`]).
-    static TOUCHED: std::cell::RefCell<std::collections::HashMap<String, u64>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// When this worker instance last marked each entry used within the last [`TOUCH_EVERY_MS`] (see
+    /// [`touch_due`]). A list, scanned: the entries hit within one window are few, and a `HashMap` (its
+    /// SipHash and hashbrown's table) cost the start module's wasm 4 KB for them.
+    static TOUCHED: std::cell::RefCell<Vec<(String, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A hit marks its entry used in the entry index at most once per this many milliseconds.
 pub const TOUCH_EVERY_MS: u64 = 10_000;
-/// How many recent marks are remembered before the old ones are dropped.
+/// How many marks of the last window are remembered: past it, a hit marks again.
 const TOUCHED_REMEMBERED: usize = 4_096;
 
 /// Whether a hit on `url` at `now` should mark the entry used: not when this worker instance marked it
@@ -148,14 +149,12 @@ const TOUCHED_REMEMBERED: usize = 4_096;
 pub(crate) fn touch_due(url: &str, now: u64) -> bool {
     TOUCHED.with(|touched| {
         let mut touched = touched.borrow_mut();
-        if touched.get(url).is_some_and(|&at| now.saturating_sub(at) < TOUCH_EVERY_MS) {
+        touched.retain(|(_, at)| now.saturating_sub(*at) < TOUCH_EVERY_MS);
+        if touched.iter().any(|(marked, _)| marked == url) {
             return false;
         }
-        if touched.len() >= TOUCHED_REMEMBERED {
-            touched.retain(|_, at| now.saturating_sub(*at) < TOUCH_EVERY_MS);
-        }
         if touched.len() < TOUCHED_REMEMBERED {
-            touched.insert(url.to_owned(), now);
+            touched.push((url.to_owned(), now));
         }
         true
     })
