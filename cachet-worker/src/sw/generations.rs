@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use cachet_core::engine::outlined;
 use cachet_core::generations::{GenerationError, Generations, StoredRecord, CLOCK_KEY};
 use cachet_core::join::all_at_once;
+use futures::future::LocalBoxFuture;
 use cachet_idb::TransactionMode;
 use wasm_bindgen::JsValue;
 
@@ -65,49 +66,59 @@ async fn read(index: &TagIndex, again: bool) -> Result<Vec<GenerationError>, Err
     // The newest generation an entry carries matters only when the clock is lost (or never written):
     // the entries are read for it then only.
     let clock_kept = records.iter().any(|record| record.readable_clock().is_some());
-    // The clock lost and the repair are rare: outside the state machine a worker's start compiles
-    // (`cachet_core::engine::outlined`).
-    let newest_entry = match clock_kept {
-        true => 0,
-        false => outlined(index.all_records())
-            .await?
-            .iter()
-            .filter_map(|record| record.generation)
-            .max()
-            .unwrap_or(0),
+    // The clock lost (or never written) and the repair are rare: the whole engine's work ([`link_whole`]),
+    // outside the state machine a worker's start compiles. The start module leaves the request to it.
+    let newest_entry = match (clock_kept, WHOLE.get()) {
+        (true, _) => 0,
+        (false, Some(whole)) => (whole.newest_entry)(index).await?,
+        (false, None) => return Err(Error::NotInStartModule { what: "reading every entry for a lost clock" }),
     };
     let loaded = Generations::load(&records, newest_entry);
     let rewrite = loaded.repair.then(|| loaded.generations.clone());
     CURRENT.with(|current| *current.borrow_mut() = Some(loaded.generations));
-    // Written by the whole engine only ([`link_repair`]): the start module holds the repaired
+    // Written by the whole engine only ([`link_whole`]): the start module holds the repaired
     // generations in memory (the safe side), and the whole engine, which reads them again when it takes
     // over, finds the same damage and writes the repair.
-    if let (Some(generations), Some(repair)) = (rewrite, REPAIR.get()) {
-        repair(index, generations).await?;
+    if let (Some(generations), Some(whole)) = (rewrite, WHOLE.get()) {
+        (whole.repair)(index, generations).await?;
     }
     Ok(loaded.problems)
 }
 
-/// The write of a repair: the whole engine's ([`link_repair`]).
-type Repair = for<'a> fn(&'a TagIndex, Generations) -> futures::future::LocalBoxFuture<'a, Result<(), Error>>;
+/// What only the whole engine links of the generations ([`link_whole`]): each a function of its own that
+/// a worker's start does not compile (`outlined`, as a box).
+#[derive(Clone, Copy)]
+struct WholeOnly {
+    /// The write of a repair.
+    repair: for<'a> fn(&'a TagIndex, Generations) -> LocalBoxFuture<'a, Result<(), Error>>,
+    /// The largest generation an entry records, for a lost clock.
+    newest_entry: for<'a> fn(&'a TagIndex) -> LocalBoxFuture<'a, Result<u64, Error>>,
+}
+
+const WHOLE_ONLY: WholeOnly = WholeOnly {
+    repair: |index, generations| outlined(write(index, Write::All(generations))),
+    newest_entry: |index| {
+        outlined(async move {
+            let records = index.all_records().await?;
+            Ok(records.iter().filter_map(|record| record.generation).max().unwrap_or(0))
+        })
+    },
+};
 
 thread_local! {
-    /// The repair's write, once [`link_repair`] ran: the whole engine links it as it is installed
+    /// [`WholeOnly`], once [`link_whole`] ran: the whole engine links it as it is installed
     /// (`super::install`); the start module never does (`super::start`), so its wasm holds no write of
-    /// the generations. The crate's own tests have it from the start.
-    static REPAIR: std::cell::Cell<Option<Repair>> = const {
-        std::cell::Cell::new(if cfg!(feature = "test-support") { Some(repair) } else { None })
+    /// the generations and no read of every entry: it keeps a repair in memory, and leaves a request
+    /// that meets a lost clock to the whole engine ([`Error::NotInStartModule`]). The crate's own tests
+    /// have it from the start.
+    static WHOLE: std::cell::Cell<Option<WholeOnly>> = const {
+        std::cell::Cell::new(if cfg!(feature = "test-support") { Some(WHOLE_ONLY) } else { None })
     };
 }
 
-// A function of its own that a worker's start does not compile (`outlined`, as a box).
-fn repair(index: &TagIndex, generations: Generations) -> futures::future::LocalBoxFuture<'_, Result<(), Error>> {
-    outlined(write(index, Write::All(generations)))
-}
-
-/// Links the repair's write into this engine (the whole engine's install).
-pub(crate) fn link_repair() {
-    REPAIR.set(Some(repair));
+/// Links the generations' rare work into this engine (the whole engine's install).
+pub(crate) fn link_whole() {
+    WHOLE.set(Some(WHOLE_ONLY));
 }
 
 /// Runs `change` on the generations in memory; `None` when they are not loaded.

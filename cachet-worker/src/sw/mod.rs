@@ -123,7 +123,7 @@ pub const ENGINE_GLOBAL: &str = "__cachet_engine";
 pub fn install() {
     let Some((scope, build, config)) = begin() else { return };
     database::link_migration();
-    generations::link_repair();
+    generations::link_whole();
     let engine = js_sys::Object::new();
     let activate_build = build.clone();
     let activate_config = config.clone();

@@ -198,13 +198,17 @@ async fn answer_with_preload<const START: bool>(
     };
     let index = async {
         let index = tag_index::shared().await?;
-        let _ = generations::loaded(&index).await;
+        // Only the start module's leaving (a lost clock, the whole engine's to read) is an error here.
+        if let Err(error @ Error::NotInStartModule { .. }) = generations::loaded(&index).await {
+            return Err(error);
+        }
         Ok::<_, Error>(index)
     };
     let (classified, identity, index) = futures::join!(classified, identity::current(), index);
     let (body, class) = classified?;
     // The database of a fresh origin (or one whose storage was cleared) has not had the earlier builds'
-    // databases moved in: the whole engine's work, so the request is its (nothing was sent yet).
+    // databases moved in, or the generations' clock is lost: the whole engine's work, so the request is
+    // its (nothing was sent yet).
     if START && matches!(index, Err(Error::NotInStartModule { .. })) {
         return Ok(Answered::Elsewhere { body: body.map(Rc::from), answer: None });
     }

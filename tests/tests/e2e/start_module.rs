@@ -263,6 +263,52 @@ async fn damaged_generations_are_the_safe_side_in_the_start_module_and_repaired_
     Ok(())
 }
 
+// Generations without their clock (here none at all, as a cleared store leaves them) need every entry
+// read (the newest generation any records): the whole engine's work. The start module leaves the
+// request to it before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_clock_on_a_stopped_worker_is_left_to_the_whole_engine_before_anything_is_sent() -> Result<()>
+{
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    harness.login("alice").await?;
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    let lost = "(async () => {
+        const db = await new Promise((resolve, reject) => {
+          const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
+        await new Promise((resolve, reject) => {
+          const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').clear();
+          t.oncomplete = resolve; t.onabort = reject; });
+        db.close();
+        return true;
+      })().then(done, (e) => done({error: String(e)}));";
+    assert_eq!(harness.run_async(lost).await?, json!(true));
+    stop_with_the_whole_engine_held(&harness).await?;
+    let (asked, sent) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count("graphql GetTodos"));
+    harness
+        .run_async(&format!(
+            "window.__answered = false; window.__lost = {}.then((r) => {{ window.__answered = true; return r; }});
+             done(true);",
+            query("a")
+        ))
+        .await?;
+    whole_engine_asked(&harness, asked).await?;
+    // Unanswered while the whole engine is held (a start module that answered it would have answered
+    // before the whole engine was ever asked for), and nothing sent.
+    assert_eq!(harness.run_async("done(window.__answered);").await?, json!(false));
+    assert_eq!(harness.count("graphql GetTodos"), sent, "nothing sent while the whole engine is held");
+    harness.test_hook("/__test/release-static").await?;
+    // No generations at all read as a new store: the clock starts at the newest generation an entry
+    // records (the whole engine read them all), so the entries stay current and the query is a hit.
+    let answered = harness.run_async("window.__lost.then(done, (e) => done({error: String(e)}));").await?;
+    assert_eq!(answered["source"], json!("cache"), "{answered}");
+    assert_eq!(harness.count("graphql GetTodos"), sent);
+    let clock = generation_record(&harness, "", None).await?;
+    assert!(clock["clock"].is_u64() && clock["floor"].is_u64(), "the clock record written again: {clock}");
+    Ok(())
+}
+
 /// Tells the worker whose partition marked requests use (`set-identity`), and waits for its ack.
 async fn set_identity(harness: &Harness, request_id: u64, partition: &str) -> Result<Value> {
     let script = format!(
