@@ -350,3 +350,37 @@ proptest! {
         let _ = parse_body(body.to_string().as_bytes());
     }
 }
+
+/// [`cachet_core::graphql::form_pairs`] (by hand, for the worker's size) against the `form_urlencoded`
+/// crate's parser.
+fn form_oracle(text: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(text.as_bytes())
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect()
+}
+
+#[test]
+fn form_pairs_read_a_search_as_the_form_urlencoded_crate_does() {
+    let table = [
+        "",
+        "&",
+        "query=%7B%20a%20%7D&operationName=A",
+        "query={+a+}&variables=%7B%22x%22%3A1%7D",
+        "a=1&&b=2&=3&c",
+        "a=%&b=%2&c=%zz&d=%41%4a%4A",
+        "a==b&=&%=%",
+        "%C3%A9t%C3%A9=%E2%82%AC",
+        "bad=%C3%28&lone=%ED%A0%80&cut=%E2%82",
+        "é=ü&日本=語",
+    ];
+    for text in table {
+        assert_eq!(cachet_core::graphql::form_pairs(text).collect::<Vec<_>>(), form_oracle(text), "{text:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn form_pairs_agree_with_the_form_urlencoded_crate(text in "([a-zA-Z0-9é日=&+%]|%[0-9a-fA-F]{2}|%[C-F][0-9A-F]){0,24}") {
+        prop_assert_eq!(cachet_core::graphql::form_pairs(&text).collect::<Vec<_>>(), form_oracle(&text));
+    }
+}
