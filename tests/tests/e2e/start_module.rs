@@ -161,20 +161,25 @@ async fn a_miss_answered_by_the_start_module_is_stored_by_the_whole_engine_befor
     Ok(())
 }
 
-/// The latest `usedAt` of the worker's GraphQL entry records, read from the page.
+/// Runs `body` (JavaScript that may await, with the worker's database open as `db`) in the page, which
+/// does not wake the worker, and returns what it returns.
+async fn in_database(harness: &Harness, body: &str) -> Result<Value> {
+    let script = format!(
+        "(async () => {{
+           const db = await new Promise((resolve, reject) => {{
+             const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; }});
+           try {{ {body} }} finally {{ db.close(); }}
+         }})().then(done, (e) => done({{error: String(e)}}));"
+    );
+    harness.run_async(&script).await
+}
+
+/// The latest `usedAt` of the worker's GraphQL entry records.
 async fn last_used(harness: &Harness) -> Result<Value> {
-    harness
-        .run_async(
-            "(async () => {
-               const db = await new Promise((resolve, reject) => {
-                 const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
-               const records = await new Promise((resolve) => {
-                 const r = db.transaction('entries').objectStore('entries').getAll(); r.onsuccess = () => resolve(r.result); });
-               db.close();
-               return Math.max(...records.filter((r) => r.cache === 'cachet-graphql-v2').map((r) => r.usedAt));
-             })().then(done, (e) => done({error: String(e)}));",
-        )
-        .await
+    let body = "const records = await new Promise((resolve) => {
+          const r = db.transaction('entries').objectStore('entries').getAll(); r.onsuccess = () => resolve(r.result); });
+        return Math.max(...records.filter((r) => r.cache === 'cachet-graphql-v2').map((r) => r.usedAt));";
+    in_database(harness, body).await
 }
 
 // A hit's mark of use (least-recently-used eviction) is an index write: the start module keeps it and
@@ -201,27 +206,21 @@ async fn a_hit_of_the_start_module_is_marked_used_by_the_whole_engine_as_it_take
     Ok(())
 }
 
-/// The `generations` record of `tag` in the worker's database, read from the page (which does not
-/// wake the worker); `put`: written first, as a torn write would leave it.
+/// The `generations` record of `tag` in the worker's database; `put`: written first, as a torn write
+/// would leave it.
 async fn generation_record(harness: &Harness, tag: &str, put: Option<Value>) -> Result<Value> {
-    let script = format!(
-        "(async () => {{
-           const db = await new Promise((resolve, reject) => {{
-             const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; }});
-           const put = {put};
-           if (put !== null) await new Promise((resolve, reject) => {{
-             const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').put(put);
-             t.oncomplete = resolve; t.onabort = reject; }});
-           const record = await new Promise((resolve) => {{
-             const r = db.transaction('generations').objectStore('generations').get({tag});
-             r.onsuccess = () => resolve(r.result === undefined ? null : r.result); }});
-           db.close();
-           return record;
-         }})().then(done, (e) => done({{error: String(e)}}));",
+    let body = format!(
+        "const put = {put};
+         if (put !== null) await new Promise((resolve, reject) => {{
+           const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').put(put);
+           t.oncomplete = resolve; t.onabort = reject; }});
+         return await new Promise((resolve) => {{
+           const r = db.transaction('generations').objectStore('generations').get({tag});
+           r.onsuccess = () => resolve(r.result === undefined ? null : r.result); }});",
         put = put.unwrap_or(Value::Null),
         tag = json!(tag),
     );
-    harness.run_async(&script).await
+    in_database(harness, &body).await
 }
 
 // Damaged generations are the safe side in memory (the damaged tag's entries count as invalidated) in
@@ -274,16 +273,11 @@ async fn a_lost_clock_on_a_stopped_worker_is_left_to_the_whole_engine_before_any
     harness.login("alice").await?;
     assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
     assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
-    let lost = "(async () => {
-        const db = await new Promise((resolve, reject) => {
-          const open = indexedDB.open('cachet'); open.onsuccess = () => resolve(open.result); open.onerror = reject; });
-        await new Promise((resolve, reject) => {
+    let cleared = "await new Promise((resolve, reject) => {
           const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').clear();
           t.oncomplete = resolve; t.onabort = reject; });
-        db.close();
-        return true;
-      })().then(done, (e) => done({error: String(e)}));";
-    assert_eq!(harness.run_async(lost).await?, json!(true));
+        return true;";
+    assert_eq!(in_database(&harness, cleared).await?, json!(true));
     stop_with_the_whole_engine_held(&harness).await?;
     let (asked, sent) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count("graphql GetTodos"));
     harness
