@@ -77,10 +77,10 @@ pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
 }
 
 /// Stores `fetched` at `entry` with `tags` (then keeps at most `keep` entries), stored at `now`, in
-/// `host`'s background as the runner stores a network answer ([`commit`] in [`in_background`]): a lookup
+/// `host`'s background as the runner stores a network answer (`commit`, in `in_background`): a lookup
 /// of the entry in this instance waits for it, and what it became is reported to `host` alike. For a
 /// store decided by another engine (the worker's start module, which hands its stores to the whole
-/// engine): [`decide`] already ran there, with the plugins.
+/// engine): `decide` already ran there, with the plugins.
 #[allow(clippy::too_many_arguments)] // a store's whole description, as `commit` takes it
 pub fn commit_decided<R, E, S, H>(
     host: Rc<H>,
