@@ -318,7 +318,11 @@ async function handOver(event, sent) {
   const response = await sent.catch(() => undefined);
   if (!response || !response.ok) return answer(event, given);
   const copy = response.clone();
-  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy))).then(({ result }) => result).then(() => undefined, (error) => {
+  // A job the start module leaves (`{ body }`: the generations' clock to read again, a database to
+  // move in) is the whole engine's, as in `answer`.
+  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy.clone()))).then(({ result }) => result).then(async (answered) => {
+    if (!(answered instanceof Response)) await (await whole()).fetch(event, Promise.resolve(copy), answered.body);
+  }).then(() => undefined, (error) => {
     console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
   }));
   const headers = new Headers(response.headers);
