@@ -319,11 +319,9 @@ async function handOver(event, sent) {
   const response = await sent.catch(() => undefined);
   if (!response || !response.ok) return answer(event, given);
   const copy = response.clone();
-  // A job the start module leaves (`{ body }`: the generations' clock to read again, a database to
-  // move in) is the whole engine's, as in `answer`.
-  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy.clone()))).then(({ result }) => result).then(async (answered) => {
-    if (!(answered instanceof Response)) await (await whole()).fetch(event, Promise.resolve(copy), answered.body);
-  }).then(() => undefined, (error) => {
+  // A job the start module leaves (the generations' clock to read again, a database to move in) is the
+  // whole engine's (`toWhole`), with the copy the start module did not read.
+  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy.clone()))).then(({ result }) => result).then((answered) => toWhole(event, answered, Promise.resolve(copy))).then(() => undefined, (error) => {
     console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
   }));
   const headers = new Headers(response.headers);
@@ -331,17 +329,22 @@ async function handOver(event, sent) {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+// An engine's answer to `event`, or what the start module left (`{ body, answer }`: a mutation, with
+// the body it read from the request; an auth failure to refresh, with the answer it got, which the
+// whole engine takes as its first send's, else `early`) handed to the whole engine.
+async function toWhole(event, answered, early) {
+  if (answered instanceof Response) return answered;
+  const sent = answered.answer ? Promise.resolve(answered.answer) : early;
+  return (await whole()).fetch(event, sent, answered.body);
+}
+
 // The engine's answer: the start module's while it takes fetch events, else the whole engine's; a
-// request the start module leaves (`{ body, answer }`: a mutation, with the body it read from the
-// request; an auth failure to refresh, with the answer it got, which the whole engine takes as its
-// first send's) is the whole engine's. If no engine can load, the request goes to the network as if
-// there were no SW (a navigation: its preloaded answer, when there is one; an early one: that answer).
+// request the start module leaves is the whole engine's (`toWhole`). If no engine can load, the
+// request goes to the network as if there were no SW (a navigation: its preloaded answer, when there
+// is one; an early one: that answer).
 function answer(event, early) {
   return onEngine((engine) => engine.fetch(event, early)).then(async ({ result }) => {
-    const answered = await result;
-    if (answered instanceof Response) return answered;
-    const sent = answered.answer ? Promise.resolve(answered.answer) : early;
-    return (await whole()).fetch(event, sent, answered.body);
+    return toWhole(event, await result, early);
   }, async () => {
     const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
     return preloaded || fetch(event.request);

@@ -26,6 +26,7 @@ use std::rc::Rc;
 
 use cachet_core::engine::key::CACHES;
 use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
+use cachet_core::generations::generation_of;
 use cachet_core::strategy::Strategy;
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -116,8 +117,8 @@ pub fn read_touches(touched: &JsValue) -> Result<Vec<(String, u64)>, Error> {
         .map(|pair| {
             let pair = pair.dyn_into::<Array>().map_err(|_| wrong())?;
             let url = pair.get(0).as_string().ok_or_else(wrong)?;
-            let at = pair.get(1).as_f64().filter(|at| (0.0..=9_007_199_254_740_991.0).contains(at) && at.fract() == 0.0);
-            Ok((url, at.ok_or_else(wrong)? as u64))
+            let at = pair.get(1).as_f64().and_then(generation_of).ok_or_else(wrong)?;
+            Ok((url, at))
         })
         .collect()
 }
@@ -156,11 +157,9 @@ pub struct Handed {
 pub fn read(job: &JsValue) -> Result<Handed, Error> {
     let field = |name: &'static str| Reflect::get(job, &name.into()).map_err(|_| Error::HandedStore { field: name });
     let string = |name: &'static str| field(name)?.as_string().ok_or(Error::HandedStore { field: name });
-    // A whole number that a JavaScript number holds exactly.
+    // A whole number that a JavaScript number holds exactly (the core's check of a stored number).
     let number = |name: &'static str| {
-        let value = field(name)?.as_f64().ok_or(Error::HandedStore { field: name })?;
-        let whole = (0.0..=9_007_199_254_740_991.0).contains(&value) && value.fract() == 0.0;
-        whole.then_some(value as u64).ok_or(Error::HandedStore { field: name })
+        field(name)?.as_f64().and_then(generation_of).ok_or(Error::HandedStore { field: name })
     };
     let bytes = |name: &'static str| {
         field(name)?.dyn_into::<Uint8Array>().map(|bytes| bytes.to_vec()).map_err(|_| Error::HandedStore { field: name })

@@ -27,9 +27,8 @@ async fn run_query(harness: &Harness, name: &str) -> Result<Value> {
     harness.run_async(&format!("{}.then(done, (e) => done({{error: String(e)}}));", query(name))).await
 }
 
-/// Signed in, the query `a` stored (from the server, then from the cache), then the worker stopped with
-/// the whole engine's wasm dropped from the shim's cache and held by the server.
-async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
+/// Signed in, the query `a` stored (from the server, then from the cache).
+async fn signed_in_with_a_stored() -> Result<Harness> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
     harness.login("alice").await?;
@@ -39,6 +38,13 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
         first["source"] == json!("network") && second["source"] == json!("cache"),
         "{first} then {second}"
     );
+    Ok(harness)
+}
+
+/// [`signed_in_with_a_stored`], then the worker stopped with the whole engine's wasm dropped from the
+/// shim's cache and held by the server.
+async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
+    let harness = signed_in_with_a_stored().await?;
     stop_with_the_whole_engine_held(&harness).await?;
     Ok(harness)
 }
@@ -229,11 +235,7 @@ async fn generation_record(harness: &Harness, tag: &str, put: Option<Value>) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn damaged_generations_are_the_safe_side_in_the_start_module_and_repaired_by_the_whole_engine(
 ) -> Result<()> {
-    let harness = Harness::start(AuthMode::Cookie).await?;
-    harness.open_controlled().await?;
-    harness.login("alice").await?;
-    assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
-    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    let harness = signed_in_with_a_stored().await?;
     let torn = json!({"tag": "start-test", "at": "garbage"});
     assert_eq!(generation_record(&harness, "start-test", Some(torn.clone())).await?, torn);
     stop_with_the_whole_engine_held(&harness).await?;
@@ -268,11 +270,7 @@ async fn damaged_generations_are_the_safe_side_in_the_start_module_and_repaired_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_clock_on_a_stopped_worker_is_left_to_the_whole_engine_before_anything_is_sent() -> Result<()>
 {
-    let harness = Harness::start(AuthMode::Cookie).await?;
-    harness.open_controlled().await?;
-    harness.login("alice").await?;
-    assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
-    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    let harness = signed_in_with_a_stored().await?;
     let cleared = "await new Promise((resolve, reject) => {
           const t = db.transaction('generations', 'readwrite'); t.objectStore('generations').clear();
           t.oncomplete = resolve; t.onabort = reject; });
