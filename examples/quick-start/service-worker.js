@@ -331,9 +331,17 @@ async function handOver(event, sent) {
 
 // An engine's answer to `event`, or what the start module left (`{ body, answer }`: a mutation, with
 // the body it read from the request; an auth failure to refresh, with the answer it got, which the
-// whole engine takes as its first send's, else `early`) handed to the whole engine.
+// whole engine takes as its first send's, else `early`) handed to the whole engine. `{ body, given }`:
+// the start module's answer `given` (a stored entry) whose background re-fetch it left to the whole
+// engine, which runs the request again once the answer is given, and re-fetches as its strategy says.
 async function toWhole(event, answered, early) {
   if (answered instanceof Response) return answered;
+  if (answered.given) {
+    event.waitUntil(whole().then((engine) => engine.fetch(event, early, answered.body)).then(() => undefined, (error) => {
+      console.warn('cachet: ' + event.request.url + ' was answered from its stored entry, not re-fetched: ' + error);
+    }));
+    return answered.given;
+  }
   const sent = answered.answer ? Promise.resolve(answered.answer) : early;
   return (await whole()).fetch(event, sent, answered.body);
 }

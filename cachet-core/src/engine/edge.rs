@@ -54,6 +54,11 @@ pub trait Network<R, E> {
 
 /// Work in the background, the clock, announcements.
 pub trait Host {
+    /// Whether this edge runs a served entry's background re-fetch itself (stale-while-revalidate,
+    /// cache-and-network, a stored `stale-while-revalidate=N`). The worker's start module does not: it
+    /// links no re-fetch, and the runner marks the answer instead ([`super::Served::revalidate_left`]),
+    /// which the edge hands to the engine that re-fetches (the whole engine runs the request again).
+    const REVALIDATES: bool = true;
     /// Now, Unix milliseconds.
     fn now(&self) -> u64;
     /// Keeps `work` running after the answer is given (`waitUntil`, `spawn_local`).
@@ -84,6 +89,7 @@ impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
 }
 
 impl<T: Host> Host for Rc<T> {
+    const REVALIDATES: bool = T::REVALIDATES;
     fn now(&self) -> u64 {
         (**self).now()
     }

@@ -32,6 +32,17 @@ pub struct Served<R> {
     /// A stored answer given under stale-if-error (past its life, or in place of a server's 5xx): the
     /// edge marks it `X-Cachet-Stale: 1` ([`crate::protocol::headers::STALE_HEADER`]) and says so.
     pub stale: bool,
+    /// A stored answer whose background re-fetch the runner left to another engine, as an edge whose
+    /// [`Host::REVALIDATES`] is false asks (the worker's start module): the edge hands the request to the
+    /// engine that re-fetches.
+    pub revalidate_left: bool,
+}
+
+impl<R> Served<R> {
+    /// An answer from `source`, nothing stored, not stale, nothing left.
+    fn plain(response: R, source: Source) -> Self {
+        Served { response, source, storing: None, stale: false, revalidate_left: false }
+    }
 }
 
 /// Why the runner gave no answer.
@@ -117,12 +128,7 @@ where
 {
     let answered = send(&call, network, plugins)
         .await
-        .map(|fetched| Served {
-            response: fetched.response,
-            source: Source::Network,
-            storing: None,
-            stale: false,
-        })
+        .map(|fetched| Served::plain(fetched.response, Source::Network))
         .map_err(Failed::Edge);
     finish(call, plugins, answered, N::leaves).await
 }
@@ -174,7 +180,7 @@ async fn finish<R: 'static, E: Display>(
                 }
             }
             let Some(response) = instead else { return Err(failed) };
-            Served { response, source: Source::Plugin, storing: None, stale: false }
+            Served::plain(response, Source::Plugin)
         }
     };
     for plugin in plugins {
@@ -205,19 +211,16 @@ where
         match (plan::after_lookup(job, found), hit) {
             (AfterLookup::Serve { revalidate }, Some(hit)) => {
                 runner.store.used(entry, now);
-                if revalidate {
+                // A constant per edge: where it is false, the re-fetch is not linked.
+                if revalidate && H::REVALIDATES {
                     let stale = hit.body.clone().unwrap_or_default();
                     let (job, background) = (job.clone(), runner.clone());
                     runner.host.background(Box::pin(async move {
                         revalidate_in_background(&job, &background, &stale).await;
                     }));
                 }
-                return Ok(Served {
-                    response: hit.response,
-                    source: Source::Cache,
-                    storing: None,
-                    stale: false,
-                });
+                let revalidate_left = revalidate && !H::REVALIDATES;
+                return Ok(Served { revalidate_left, ..Served::plain(hit.response, Source::Cache) });
             }
             (AfterLookup::NotCached, _) => return Err(Failed::NotCached),
             _ => {}
@@ -232,7 +235,7 @@ where
                     return Ok(served);
                 }
             }
-            Ok(Served { response, source: Source::Network, storing: Some(storing), stale: false })
+            Ok(Served { storing: Some(storing), ..Served::plain(response, Source::Network) })
         }
         Err(error) if N::unreachable(&error) && plan::looks_up_after(job) => {
             match outlined(instead_of_failure(job, runner, first, Failure::Unreachable)).await {
@@ -280,7 +283,7 @@ where
     };
     let hit = hit?;
     runner.store.used(entry, now);
-    Some(Served { response: hit.response, source: Source::Cache, storing: None, stale })
+    Some(Served { stale, ..Served::plain(hit.response, Source::Cache) })
 }
 
 /// The store's entry, as the plugins let it be used (`cached_response_will_be_used`: refused counts as

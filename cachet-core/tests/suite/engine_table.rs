@@ -294,6 +294,127 @@ fn background_words(fake: &Fake, url: &str) -> String {
     words
 }
 
+/// The fake host of an edge that leaves a served entry's re-fetch to another engine (as the worker's
+/// start module does: `Host::REVALIDATES` false).
+struct LeavesRevalidation(Rc<Fake>);
+
+impl Host for LeavesRevalidation {
+    const REVALIDATES: bool = false;
+    fn now(&self) -> u64 {
+        self.0.now()
+    }
+    fn background(&self, work: Pin<Box<dyn Future<Output = ()>>>) {
+        self.0.background(work)
+    }
+    fn announce(&self, event: SwEvent) {
+        self.0.announce(event)
+    }
+    fn warn(&self, message: &str) {
+        self.0.warn(message)
+    }
+}
+
+/// A network that counts its sends.
+struct Counted(Rc<RefCell<u32>>);
+
+impl Network<Resp, Error> for Counted {
+    async fn fetch(&self, _headers: &[(String, String)]) -> Result<Fetched<Resp>, Error> {
+        *self.0.borrow_mut() += 1;
+        let body = "{\"data\":{}}";
+        Ok(Fetched {
+            response: Resp::new(body),
+            status: 200,
+            body: body.as_bytes().to_vec(),
+            auth_failure: false,
+            server_tags: None,
+            cache_control: None,
+        })
+    }
+    fn unreachable(error: &Error) -> bool {
+        *error == Error::Unreachable
+    }
+    fn answer_copy(&self, fetched: &Fetched<Resp>) -> Result<Resp, Error> {
+        Ok(fetched.response.clone())
+    }
+}
+
+/// Where the edge leaves the re-fetch of a served entry to another engine, the runner serves the entry as
+/// it would, sends nothing, hands no work to the background, and marks the answer
+/// (`Served::revalidate_left`); every other answer is as the default edge gives it, unmarked. The
+/// default edge, on the same rows, re-fetches exactly where the other is marked.
+#[test]
+fn an_edge_that_leaves_revalidation_serves_the_entry_and_marks_what_it_left() {
+    #[rustfmt::skip]
+    let table: Vec<(Strategy, Option<&str>, Held, bool)> = vec![
+        (Strategy::StaleWhileRevalidate, None, Held::Fresh, true),
+        (Strategy::CacheAndNetwork, None, Held::Fresh, true),
+        (Strategy::CacheFirst, Some("max-age=10, stale-while-revalidate=30"), Held::Fresh, true),
+        (Strategy::CacheFirst, None, Held::Fresh, false),
+        (Strategy::StaleWhileRevalidate, None, Held::Absent, false),
+        (Strategy::NetworkFirst, None, Held::Fresh, false),
+    ];
+    for (strategy, cache_control, held, left) in table {
+        let row = format!("{strategy:?} {cache_control:?} {held:?}");
+        for revalidates in [false, true] {
+            let fake = Rc::new(Fake::default());
+            let mut job = get_job(strategy);
+            job.document = cache_control.is_some();
+            let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+            if held == Held::Fresh {
+                let mut stored = Resp::new("stale");
+                // 20 s old: past a stored `max-age=10`, within its `stale-while-revalidate=30`.
+                if let Some(value) = cache_control {
+                    stored.headers.push(("cache-control".into(), value.into()));
+                }
+                fake.entries.borrow_mut().insert(url.clone(), (stored, Some(NOW - 20_000), vec![]));
+            }
+            let sent = Rc::new(RefCell::new(0));
+            let store = JobStore { begun: fake.invalidations.borrow().begun(), fake: fake.clone() };
+            let method = if job.document { "POST" } else { "GET" };
+            let served = if revalidates {
+                let runner = Runner {
+                    store,
+                    network: Counted(sent.clone()),
+                    host: fake.clone(),
+                    plugins: vec![],
+                    method,
+                    url,
+                };
+                futures::executor::block_on(run(job, Rc::new(runner)))
+            } else {
+                let host = LeavesRevalidation(fake.clone());
+                let runner =
+                    Runner { store, network: Counted(sent.clone()), host, plugins: vec![], method, url };
+                futures::executor::block_on(run(job, Rc::new(runner)))
+            };
+            let served = served.unwrap_or_else(|_| panic!("{row}: answered"));
+            let background: Vec<_> = fake.background.borrow_mut().drain(..).collect();
+            let ran = background.len();
+            for work in background {
+                futures::executor::block_on(work);
+            }
+            let network_step = !matches!(served.source, Source::Cache);
+            if revalidates {
+                assert!(!served.revalidate_left, "{row}: the default edge leaves nothing");
+                assert_eq!(
+                    *sent.borrow(),
+                    u32::from(left || network_step),
+                    "{row}: the default edge re-fetches"
+                );
+            } else {
+                assert_eq!(served.revalidate_left, left, "{row}: marked");
+                if left {
+                    assert_eq!(
+                        (served.source, *sent.borrow(), ran),
+                        (Source::Cache, 0, 0),
+                        "{row}: nothing sent or begun"
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn reason_word(reason: &NotStored) -> &'static str {
     match reason {
         NotStored::Strategy => "strategy",

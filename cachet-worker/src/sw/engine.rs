@@ -111,19 +111,21 @@ impl Target {
 /// it settles (`FetchEvent.waitUntil`). (The router calls [`respond_in`]; this is the tests'.)
 #[cfg(feature = "test-support")]
 pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<Response, Error> {
-    respond_in::<false>(target, background.clone(), background).await
+    respond_in::<false>(target, background.clone(), background).await.map(|(response, _)| response)
 }
 
-/// [`respond`] in either engine. In the start module (`START`), a network answer's store is handed to
-/// the whole engine ([`LaterStore`]), which `keep_alive` (the event's `waitUntil`, uncounted by
-/// `sw::busy`) waits for. Each engine's runner is its own boxed future (`outlined`): the start module's
+/// [`respond`] in either engine, with whether a served entry's re-fetch was left to the whole engine. In
+/// the start module (`START`), a network answer's store is handed to the whole engine ([`LaterStore`]),
+/// which `keep_alive` (the event's `waitUntil`, uncounted by `sw::busy`) waits for, and a served entry's
+/// background re-fetch is left to it (its host's `REVALIDATES` is false: the start module links no
+/// re-fetch; the router hands the request over, `super::router::Answered::Revalidate`). Each engine's runner is its own boxed future (`outlined`): the start module's
 /// binary then links no [`CacheStore::store`], and the whole engine's no hand-over (a branch on `START`
 /// around an `await` would keep both: the async state machine resumes into either).
 pub(crate) async fn respond_in<const START: bool>(
     target: Target,
     background: Rc<dyn Fn(Promise)>,
     keep_alive: Rc<dyn Fn(Promise)>,
-) -> Result<Response, Error> {
+) -> Result<(Response, bool), Error> {
     let store = CacheStore {
         index: target.index.clone(),
         background: background.clone(),
@@ -144,14 +146,15 @@ pub(crate) async fn respond_in<const START: bool>(
         persisted: target.persisted,
         leaves_auth_failure: target.leaves_auth_failure,
     };
-    let host = WorkerHost { background };
     let operation = target.operation;
     let plugins = target.plugins;
     let answered = if START {
         let store = LaterStore { cache: store, announce_url: target.job.announce_url.clone(), keep_alive };
+        let host = WorkerHost::<true> { background };
         let runner = Runner { store, network, host, plugins, method, url: url.clone() };
         outlined(run(target.job, Rc::new(runner))).await
     } else {
+        let host = WorkerHost::<false> { background };
         let runner = Runner { store, network, host, plugins, method, url: url.clone() };
         outlined(run(target.job, Rc::new(runner))).await
     };
@@ -161,9 +164,9 @@ pub(crate) async fn respond_in<const START: bool>(
                 say_not_stored(&served.response, &url, operation.as_deref(), reason);
             }
             if served.stale {
-                return say_stale(&served.response, &url, operation.as_deref());
+                return say_stale(&served.response, &url, operation.as_deref()).map(|response| (response, false));
             }
-            Ok(served.response)
+            Ok((served.response, served.revalidate_left))
         }
         Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
         Err(Failed::Edge(error)) => Err(error),
@@ -296,12 +299,15 @@ pub(crate) fn fetched(
     }
 }
 
-/// `waitUntil`, the worker's clock, the `cachet` BroadcastChannel, the console.
-pub(crate) struct WorkerHost {
+/// `waitUntil`, the worker's clock, the `cachet` BroadcastChannel, the console. The start module's
+/// (`START`) runs no re-fetch of a served entry: it leaves it to the whole engine.
+pub(crate) struct WorkerHost<const START: bool = false> {
     pub(crate) background: Rc<dyn Fn(Promise)>,
 }
 
-impl Host for WorkerHost {
+impl<const START: bool> Host for WorkerHost<START> {
+    const REVALIDATES: bool = !START;
+
     fn now(&self) -> u64 {
         increasing_ms()
     }
@@ -337,7 +343,7 @@ pub fn store_handed(job: &JsValue) -> Result<Promise, Error> {
     let fetched = fetched(&handed.response, handed.body, Clone::clone(&handed.response), None);
     let running = Rc::new(std::cell::RefCell::new(js_sys::Array::new()));
     let kept = running.clone();
-    let host = Rc::new(WorkerHost { background: Rc::new(move |promise: Promise| {
+    let host = Rc::new(WorkerHost::<false> { background: Rc::new(move |promise: Promise| {
         kept.borrow().push(&promise);
     }) });
     commit_decided(host, handed.entry, handed.announce_url, fetched, handed.tags, handed.keep, handed.store, handed.now);

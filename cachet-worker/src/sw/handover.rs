@@ -79,7 +79,7 @@ pub async fn adopt(entries: &[HandedEntry], config: &Config) -> Result<Vec<Resul
         let runner = Runner {
             store,
             network: (),
-            host: WorkerHost { background },
+            host: WorkerHost::<false> { background },
             plugins: plugins::for_request(None),
             method,
             url: entry.request.url.clone(),

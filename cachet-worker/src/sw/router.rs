@@ -25,13 +25,24 @@ pub(crate) enum Answered {
     Here(Response),
     /// The whole engine's request: a mutation or a subscription, or any request while the database
     /// waits for the move of the earlier builds' databases (nothing was sent for these), or an auth
-    /// failure to refresh ([`Error::AuthFailureLeft`]). The whole engine takes `body` as the request's
+    /// failure to refresh ([`Error::AuthFailureLeft`]), or a GET the start module could not answer (the
+    /// whole engine may answer it from the app shell, `super::shell`). The whole engine takes `body` as the request's
     /// body (the request's own was read) and `answer`, when there is one, as its first send's answer.
     Elsewhere {
         /// The request's body, read.
         body: Option<Rc<[u8]>>,
         /// The network's answer to the request as sent, for the whole engine to go on from.
         answer: Option<Response>,
+    },
+    /// The answer (a stored entry), whose background re-fetch is the whole engine's (the start module
+    /// links none: `engine::respond_in`): the whole engine runs the request again once this answer is
+    /// given, with `body` as its body, and re-fetches as its strategy says (an entry fresh again by then
+    /// is not re-fetched; one past its life is fetched and stored as a miss is).
+    Revalidate {
+        /// The answer for `respondWith`.
+        answer: Response,
+        /// The request's body, read.
+        body: Option<Rc<[u8]>>,
     },
 }
 
@@ -41,7 +52,7 @@ impl Answered {
     pub(crate) fn whole(self) -> Result<Response, Error> {
         match self {
             Answered::Here(response) => Ok(response),
-            Answered::Elsewhere { .. } => {
+            Answered::Elsewhere { .. } | Answered::Revalidate { .. } => {
                 Err(Error::NotInStartModule { what: "a request left to another engine" })
             }
         }
@@ -101,7 +112,11 @@ pub(crate) async fn handle_fetch<const START: bool>(
     .await
     {
         // What the engine could not answer, the build's own files may (`shell`): offline, a file the
-        // cache declined (over `cache.maxBodyBytes`) or never stored.
+        // cache declined (over `cache.maxBodyBytes`) or never stored. The start module links no shell:
+        // it leaves the request to the whole engine, which runs it again (taking the same early answer
+        // or preload, so a request sent early is not sent twice) and answers from the shell if it cannot
+        // either.
+        Err(_) if START && get => Ok(Answered::Elsewhere { body: None, answer: None }),
         Err(error) if get => {
             outlined(super::shell::answer(&url, navigation)).await.map(Answered::Here).ok_or(error)
         }
@@ -267,7 +282,8 @@ async fn answer_with_preload<const START: bool>(
                 let answer = Some(super::http::rebuild(&answer, &failed, &[])?);
                 Ok(Answered::Elsewhere { body, answer })
             }
-            answered => answered.map(Answered::Here),
+            Ok((answer, true)) if START => Ok(Answered::Revalidate { answer, body }),
+            answered => answered.map(|(response, _)| Answered::Here(response)),
         };
     }
     match class {

@@ -10,8 +10,11 @@
 //!
 //! - at the first event the start module does not handle (a message, a push, a sync, an activation),
 //!   or a request it leaves (a mutation or a subscription, or any request while the database waits for
-//!   the move of the earlier builds' databases: [`super::router::Answered::Elsewhere`], with the body it
-//!   read);
+//!   the move of the earlier builds' databases, an auth failure to refresh, a GET it could not answer,
+//!   which the whole engine may answer from the app shell: [`super::router::Answered::Elsewhere`], with
+//!   the body it read), or work it leaves (a network answer's store, `super::store_later`; a served
+//!   entry's background re-fetch: [`super::router::Answered::Revalidate`], for which the whole engine
+//!   runs the request again);
 //! - once the worker has had no fetch event for a second (the shim's `upkeepWhenQuiet`), to run the
 //!   start-up work no answer waits for (`upkeep()`: the queue's start replay, the sweep).
 //!
@@ -42,7 +45,8 @@ impl super::Options {
 }
 
 /// Installs the start module's engine on the worker's global scope as `self.__cachet_start_engine`:
-/// `fetch(event, early)` (a `Promise` of the answer, or of `{ body }` for a request it leaves to the whole
+/// `fetch(event, early)` (a `Promise` of the answer, or of `{ body, answer }` for a request it leaves to
+/// the whole engine, or of `{ body, given }` for an answer `given` whose re-fetch it leaves to the whole
 /// engine), `idle()`, `build`. Call it from the start binary's `main` (`cachet generate` writes
 /// `src/bin/cachet-sw-start.rs`); [`super::Options::install_start`] also takes the app's check and
 /// plugins, which the start module runs as the whole engine does.
@@ -58,16 +62,8 @@ pub fn install_start() {
             busy(wasm_bindgen_futures::future_to_promise(async move {
                 match router::handle_fetch::<true>(&event, early, None, &config).await {
                     Ok(Answered::Here(response)) => Ok(response.into()),
-                    Ok(Answered::Elsewhere { body, answer }) => {
-                        let left = js_sys::Object::new();
-                        if let Some(body) = body {
-                            super::set(&left, "body", &js_sys::Uint8Array::from(&body[..]));
-                        }
-                        if let Some(answer) = answer {
-                            super::set(&left, "answer", &answer);
-                        }
-                        Ok(left.into())
-                    }
+                    Ok(Answered::Elsewhere { body, answer }) => Ok(left(body, "answer", answer)),
+                    Ok(Answered::Revalidate { answer, body }) => Ok(left(body, "given", Some(answer))),
                     Err(error) => Err(error.into()),
                 }
             }))
@@ -86,4 +82,17 @@ pub fn install_start() {
     fetch.forget();
     idle.forget();
     super::set(&scope, START_ENGINE_GLOBAL, &engine);
+}
+
+/// What the shim gets for a request the start module leaves to the whole engine (`{ body, answer }`) or
+/// answered with work left to it (`{ body, given }`): the body it read, and the response under `name`.
+fn left(body: Option<std::rc::Rc<[u8]>>, name: &str, response: Option<web_sys::Response>) -> JsValue {
+    let left = js_sys::Object::new();
+    if let Some(body) = body {
+        super::set(&left, "body", &js_sys::Uint8Array::from(&body[..]));
+    }
+    if let Some(response) = response {
+        super::set(&left, name, &response);
+    }
+    left.into()
 }

@@ -180,12 +180,24 @@ async fn in_database(harness: &Harness, body: &str) -> Result<Value> {
     harness.run_async(&script).await
 }
 
+/// The latest `field` (`usedAt`, `storedAt`) of the worker's GraphQL entry records.
+async fn latest(harness: &Harness, field: &str) -> Result<Value> {
+    let body = format!(
+        "const records = await new Promise((resolve) => {{
+          const r = db.transaction('entries').objectStore('entries').getAll(); r.onsuccess = () => resolve(r.result); }});
+        return Math.max(...records.filter((r) => r.cache === 'cachet-graphql-v2').map((r) => r.{field}));"
+    );
+    in_database(harness, &body).await
+}
+
 /// The latest `usedAt` of the worker's GraphQL entry records.
 async fn last_used(harness: &Harness) -> Result<Value> {
-    let body = "const records = await new Promise((resolve) => {
-          const r = db.transaction('entries').objectStore('entries').getAll(); r.onsuccess = () => resolve(r.result); });
-        return Math.max(...records.filter((r) => r.cache === 'cachet-graphql-v2').map((r) => r.usedAt));";
-    in_database(harness, body).await
+    latest(harness, "usedAt").await
+}
+
+/// The latest `storedAt` of the worker's GraphQL entry records.
+async fn last_stored(harness: &Harness) -> Result<Value> {
+    latest(harness, "storedAt").await
 }
 
 // A hit's mark of use (least-recently-used eviction) is an index write: the start module keeps it and
@@ -347,5 +359,74 @@ async fn after_the_whole_engine_takes_over_the_next_user_is_never_answered_from_
         json!("network"),
         "bob is not answered from alice's partition"
     );
+    Ok(())
+}
+
+/// Waits (every 20 ms, at most 10 s) until the server answered `route` more than `before` times.
+async fn server_asked(harness: &Harness, route: &str, before: u64) -> Result<()> {
+    let started = std::time::Instant::now();
+    while harness.count(route) <= before {
+        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "{route} was never asked for again");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+// The start module links no background re-fetch: a stored entry it serves under stale-while-revalidate
+// is answered at once, and its re-fetch is the whole engine's, which runs the request again once it
+// loads (nothing is sent before) and stores the server's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_while_revalidate_hit_of_the_start_module_is_re_fetched_by_the_whole_engine() -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let (asked, sent) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count("graphql GetTodos"));
+    let swr = query("a").replacen(
+        "'x-cachet-tags'",
+        "'x-sw-strategy': 'stale-while-revalidate', 'x-cachet-tags'",
+        1,
+    );
+    let hit = harness.run_async(&format!("{swr}.then(done, (e) => done({{error: String(e)}}));")).await?;
+    assert_eq!(hit["source"], json!("cache"), "the stored entry at once: {hit}");
+    // The barrier: the whole engine is asked for only after the start module's answer was given (its
+    // re-fetch, were it the start module's, would have been sent by then, and its store asked for the
+    // whole engine after it).
+    whole_engine_asked(&harness, asked).await?;
+    assert_eq!(harness.count("graphql GetTodos"), sent, "nothing re-fetched by the start module");
+    let before = last_stored(&harness).await?;
+    harness.test_hook("/__test/release-static").await?;
+    server_asked(&harness, "graphql GetTodos", sent).await?;
+    // The re-fetch's store: the entry's record written again.
+    let started = std::time::Instant::now();
+    while last_stored(&harness).await?.as_u64() <= before.as_u64() {
+        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "the re-fetch was never stored");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(harness.count("graphql GetTodos") - sent, 1, "re-fetched once");
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
+    Ok(())
+}
+
+// The start module links no app shell: a GET it cannot answer (here a cache-only request of a page the
+// runtime cache never stored) is left to the whole engine, which runs it again and answers from the app
+// shell (the build's files, kept at install).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_the_start_module_cannot_answer_is_answered_by_the_whole_engine_from_the_app_shell(
+) -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let asked = harness.count(&format!("GET {WHOLE_WASM}"));
+    harness
+        .run_async(
+            "window.__answered = false;
+             window.__shell = fetch('/index.html', {headers: {'x-sw-strategy': 'cache-only'}})
+               .then(async (r) => ({status: r.status, source: r.headers.get('x-cachet-source'), html: (await r.text()).includes('<html')}))
+               .then((r) => { window.__answered = true; return r; });
+             done(true);",
+        )
+        .await?;
+    whole_engine_asked(&harness, asked).await?;
+    // Unanswered while the whole engine is held: the start module answered nothing from the shell.
+    assert_eq!(harness.run_async("done(window.__answered);").await?, json!(false));
+    harness.test_hook("/__test/release-static").await?;
+    let answered = harness.run_async("window.__shell.then(done, (e) => done({error: String(e)}));").await?;
+    assert_eq!(answered, json!({"status": 200, "source": null, "html": true}), "from the shell");
     Ok(())
 }
