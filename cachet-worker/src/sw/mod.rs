@@ -6,7 +6,7 @@
 //! | shim listener | engine method | what it does |
 //! |---|---|---|
 //! | `install` | `handsOver()` | whether the shim may hand a 2xx network answer of what the browser loads (a navigation's preload, a script's early send) to the page before the engine runs (`cachet_core::config::SwRoutes::hands_over`): `false` when a plugin of the app's may change network answers (said on the console); the shim keeps the answer with the build's wasm, and reads it as it starts |
-//! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, then broadcasts [`SwEvent::Activated`] to every page and agent |
+//! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, reads the generations (a new store's clock is written then, so that a stopped worker's start module finds it), then broadcasts [`SwEvent::Activated`] to every page and agent |
 //! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop) |
 //! | `message` | `message(event)` | carries out a page's request (see `messages`) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see `queue`) |
@@ -133,12 +133,21 @@ pub fn install() {
         let build = activate_build.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             // Entries of earlier versions' caches can no longer be named by any request: drop them.
-            let retired = match tag_index::shared().await {
-                Ok(index) => store::retire_old_caches(&index).await,
-                Err(error) => Err(error),
+            let index = tag_index::shared().await;
+            let retired = match &index {
+                Ok(index) => store::retire_old_caches(index).await,
+                Err(error) => Err(error.clone()),
             };
             if let Err(error) = retired {
                 web_sys::console::warn_1(&format!("cachet: dropping old caches: {error}").into());
+            }
+            // The generations read (and a new store's clock written, `generations::loaded`) now: a
+            // stopped worker's start module, which never writes them, then finds the clock, rather than
+            // leaving its requests to the whole engine until a request of this one had it written.
+            if let Ok(index) = &index {
+                if let Err(error) = generations::loaded(index).await {
+                    web_sys::console::warn_1(&format!("cachet: reading the generations: {error}").into());
+                }
             }
             broadcast::broadcast(&SwEvent::Activated { build }).map_err(JsValue::from)?;
             Ok(JsValue::UNDEFINED)
