@@ -5,9 +5,11 @@
 //! bundle, or the default). The worker, which holds the data, runs on the config its own
 //! `cachet-sw-config.js` set. Whenever a worker is there (controlling the page, or active for it, or
 //! being installed for it on a first visit), the client asks it (`config-request`) before its first call
-//! and again when a new worker takes control (`controllerchange`). When the two differ (a stale bundle, a
-//! new worker, a hand-written config), the client says so on the console, naming every key that differs
-//! ([`cachet_core::config::Config::differences`]), and follows the worker's: its routes, GraphQL
+//! and again when a new worker takes control (`controllerchange`), sending its own config as cachet
+//! writes it. When the two differ (a stale bundle, a new worker, a hand-written config), the client says
+//! so on the console, naming every key that differs as the worker listed them
+//! ([`cachet_core::config::Config::differences`], run by the worker: the listing and its JSON walk are
+//! not in the page's wasm), and follows the worker's: its routes, GraphQL
 //! endpoints, failure rule, strategies and bounds, and its auth type when the adapter is the default
 //! one. An adapter the app gave is kept (the app wrote it), with a warning when its type differs.
 //!
@@ -18,7 +20,7 @@
 use std::rc::Rc;
 
 use cachet_core::config::Config;
-use cachet_core::protocol::PageToSw;
+use cachet_core::protocol::{PageToSw, SwToPage};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
@@ -50,7 +52,7 @@ impl Inner {
         let answer =
             with_timeout(self.settings.options.service_worker_timeout, self.ask_config(&worker)).await;
         match answer {
-            Some(Ok(config)) => self.adopt_config(config),
+            Some(Ok((config, differences))) => self.adopt_config(config, &differences),
             Some(Err(error)) => web_sys::console::warn_1(
                 &format!(
                     "cachet: the Service Worker's config is unusable ({error}); this page keeps {}",
@@ -92,26 +94,35 @@ impl Inner {
         ready.dyn_into::<web_sys::ServiceWorkerRegistration>().ok()?.active()
     }
 
-    async fn ask_config(&self, worker: &ServiceWorker) -> Result<Config, crate::Error> {
-        let ask = |request_id| PageToSw::ConfigRequest { request_id };
-        let text = self.transport.link.request_to(worker, ask).await?;
-        // Written by the worker from the config it runs on: read back as written.
-        read_written(&text).map_err(|error| crate::Error::ServiceWorkerConfig(error.into()))
+    /// The worker's config, and the differences it listed against the page's (sent with the request).
+    async fn ask_config(&self, worker: &ServiceWorker) -> Result<(Config, Vec<String>), crate::Error> {
+        let page = Some(self.config().to_json());
+        let ask = |request_id| PageToSw::ConfigRequest { request_id, config: page };
+        let answered = self.transport.link.exchange(worker, ask, None).await?;
+        match answered.answer {
+            // Written by the worker from the config it runs on: read back as written.
+            SwToPage::Config { config, differences, .. } => read_written(&config)
+                .map(|config| (config, differences))
+                .map_err(|error| crate::Error::ServiceWorkerConfig(error.into())),
+            _ => Err(answered.unexpected()),
+        }
     }
 
-    /// Follows `worker_config` where it differs from the config in force, and says so.
-    pub(crate) fn adopt_config(&self, worker_config: Config) {
-        let current = self.config();
-        let differences = current.differences(&worker_config);
-        if differences.is_empty() {
+    /// Follows `worker_config` where it differs from the config in force, and says so with the
+    /// `differences` the worker listed (none from a worker of an earlier build: the message says so).
+    pub(crate) fn adopt_config(&self, worker_config: Config, differences: &[String]) {
+        if *self.config() == worker_config {
             return;
         }
-        let listed: Vec<String> = differences.iter().map(ToString::to_string).collect();
+        let listed = if differences.is_empty() {
+            "not listed by this worker (an earlier build)".to_owned()
+        } else {
+            differences.join("; ")
+        };
         let message = format!(
             "cachet: this page's config ({}) differs from its Service Worker's; following the worker's. \
-             Differences (here = the page's, there = the worker's): {}",
+             Differences (here = the page's, there = the worker's): {listed}",
             self.settings.source().describe(),
-            listed.join("; ")
         );
         if self.settings.source() == ConfigSource::Default {
             // Nothing was given to disagree with: following the worker is the expected course.

@@ -72,30 +72,9 @@ impl WorkerLink {
         let Some(worker) = self.service_worker().await else {
             return Ok(());
         };
-        self.answer_message(&worker, request_id, message).await.map(drop)
-    }
-
-    /// Sends the message `make(request_id)` to `worker` and awaits its answer: `Ok("")` for an `ack`,
-    /// the config text for a `config`.
-    pub(crate) async fn request_to(
-        &self,
-        worker: &ServiceWorker,
-        make: impl FnOnce(u64) -> PageToSw,
-    ) -> Result<String, Error> {
-        let (request_id, message) = self.numbered(make);
-        self.answer_message(worker, request_id, message).await
-    }
-
-    async fn answer_message(
-        &self,
-        worker: &ServiceWorker,
-        request_id: u64,
-        message: PageToSw,
-    ) -> Result<String, Error> {
-        let answered = self.exchange_message(worker, request_id, message, self.timeout).await?;
+        let answered = self.exchange_message(&worker, request_id, message, self.timeout).await?;
         match answered.answer {
-            SwToPage::Ack { .. } => Ok(String::new()),
-            SwToPage::Config { config, .. } => Ok(config),
+            SwToPage::Ack { .. } => Ok(()),
             _ => Err(answered.unexpected()),
         }
     }

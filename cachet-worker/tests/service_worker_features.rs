@@ -59,7 +59,7 @@ mod without_devtools {
 #[wasm_bindgen_test]
 async fn the_messages_every_worker_carries_out_are_answered() {
     let config = Rc::new(Config::default());
-    match reply(PageToSw::ConfigRequest { request_id: 9 }, &config, &|_| {}).await {
+    match reply(PageToSw::ConfigRequest { request_id: 9, config: None }, &config, &|_| {}).await {
         Reply::Answer(SwToPage::Config { request_id, .. }) => assert_eq!(request_id, 9),
         _ => panic!("expected the config"),
     }

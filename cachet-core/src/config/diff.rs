@@ -1,7 +1,9 @@
-//! Where two configs differ, key by key: the page compares the config it started with to the one its
-//! Service Worker runs on, and names the keys on the console when they disagree (the page then follows
-//! the worker's, which holds the data). Both are written by [`Config::to_json`] and read back with
-//! [`crate::json`], so the page links no serde serializer for this.
+//! Where two configs differ, key by key: the Service Worker compares the config a page sends it (the
+//! page's config as [`Config::to_json`] writes it, in its `config-request`) to the one it runs on, and
+//! the page names the keys it lists on the console when they disagree (the page then follows the
+//! worker's, which holds the data). Both are written by [`Config::to_json`] and read back with
+//! [`crate::json`]. The worker lists them ([`Config::differences_from_page`]) so that the listing is not
+//! in every page's wasm.
 
 use crate::json::{self, Value};
 
@@ -40,6 +42,18 @@ impl Config {
         // Through the one sort of the wasm (`crate::sort`), not a copy of its own.
         crate::sort::sort_by(&mut found, |left, right| left.path.cmp(&right.path));
         found
+    }
+}
+
+impl Config {
+    /// What a worker running on `self` answers a page whose config, as cachet writes it, is `page`
+    /// ([`crate::protocol::SwToPage::Config`]'s `differences`): one `path: here, there` line per key that
+    /// differs, here the page's; a page config that does not read is one line naming why.
+    pub fn differences_from_page(&self, page: &str) -> Vec<String> {
+        match Config::from_json_str(page) {
+            Ok(page) => page.differences(self).iter().map(ToString::to_string).collect(),
+            Err(error) => vec![format!("the page's config did not read ({error})")],
+        }
     }
 }
 
@@ -86,6 +100,22 @@ mod tests {
                 "features.auth.type: \"cookie\" here, \"bearer\" there",
                 "features.graphql.enabled: false here, true there",
             ]
+        );
+    }
+
+    #[test]
+    fn a_worker_lists_where_a_pages_written_config_differs_from_its_own() {
+        let worker = Config::from_json_str(r#"{"cache": {"maxEntries": 50}}"#).expect("valid");
+        assert_eq!(
+            worker.differences_from_page(&Config::default().to_json()),
+            ["cache.maxEntries: 200 here, 50 there"]
+        );
+        assert!(worker.differences_from_page(&worker.to_json()).is_empty());
+        let unread = worker.differences_from_page("{\"cache\": 3}");
+        assert_eq!(unread.len(), 1);
+        assert!(
+            unread[0].starts_with("the page's config did not read (") && unread[0].contains("cache"),
+            "{unread:?}"
         );
     }
 }

@@ -40,6 +40,11 @@ pub enum PageToSw {
     ConfigRequest {
         /// Correlates the answer.
         request_id: u64,
+        /// The page's config as cachet writes it ([`crate::config::Config::to_json`]), for the worker to
+        /// list where its own differs ([`SwToPage::Config`]'s `differences`): the page then says so
+        /// without the difference listing in its wasm. Absent (a page of an earlier build): none listed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config: Option<String>,
     },
     /// Asks for a [`StateSnapshot`] (devtools): one page of entries as `query` says; answered by
     /// [`SwToPage::Snapshot`].
@@ -143,6 +148,11 @@ pub enum SwToPage {
         config: String,
         /// The worker's build (`CACHET_BUILD`).
         build: String,
+        /// Where the page's config (the request's `config`) differs from the worker's, one line per key
+        /// ([`crate::config::ConfigDifference`]'s `path: here, there`, here the page's), sorted by path;
+        /// empty when they are equal or the page sent none. A worker of an earlier build sends none.
+        #[serde(default)]
+        differences: Vec<String>,
     },
     /// The answer to [`PageToSw::QueueAlarmRequest`]: when to ask again at the latest.
     QueueAlarm {

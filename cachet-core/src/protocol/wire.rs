@@ -351,7 +351,9 @@ impl PageToSw {
                 partition: f.option_string("partition")?,
                 authorization: f.option_string("authorization")?,
             },
-            "config-request" => PageToSw::ConfigRequest { request_id: f.u64(ID)? },
+            "config-request" => {
+                PageToSw::ConfigRequest { request_id: f.u64(ID)?, config: f.option_string("config")? }
+            }
             "snapshot-request" => {
                 PageToSw::SnapshotRequest { request_id: f.u64(ID)?, query: f.snapshot_query("query")? }
             }
@@ -397,6 +399,7 @@ impl SwToPage {
                 request_id: f.u64(ID)?,
                 config: f.string("config")?,
                 build: f.string("build")?,
+                differences: f.or_default("differences", |f| f.strings("differences"))?,
             },
             "queue-alarm" => {
                 SwToPage::QueueAlarm { request_id: f.u64(ID)?, check_at: f.option_u64("checkAt")? }
@@ -549,9 +552,10 @@ impl PageToSw {
                     .present("authorization", authorization.as_deref())
                     .end()
             }
-            PageToSw::ConfigRequest { request_id } => {
-                message(&mut text, "config-request").number(ID, *request_id).end()
-            }
+            PageToSw::ConfigRequest { request_id, config } => message(&mut text, "config-request")
+                .number(ID, *request_id)
+                .present("config", config.as_deref())
+                .end(),
             PageToSw::SnapshotRequest { request_id, query } => {
                 let mut object = message(&mut text, "snapshot-request");
                 object.number(ID, *request_id);
@@ -742,8 +746,12 @@ impl SwToPage {
                 object.number("requestId", *request_id);
                 crate::json::write(object.member("snapshot"), snapshot);
             }
-            SwToPage::Config { request_id, config, build } => {
-                object.number("requestId", *request_id).string("config", config).string("build", build);
+            SwToPage::Config { request_id, config, build, differences } => {
+                object
+                    .number("requestId", *request_id)
+                    .string("config", config)
+                    .string("build", build)
+                    .strings("differences", differences);
             }
             SwToPage::QueueAlarm { request_id, check_at } => {
                 object.number("requestId", *request_id).option_number("checkAt", *check_at);

@@ -166,7 +166,14 @@ fn page_and_sw_messages() {
             PageToSw::SetIdentity { request_id: 5, partition: None, authorization: None },
             r#"{"v":1,"type":"set-identity","requestId":5,"partition":null}"#,
         ),
-        (PageToSw::ConfigRequest { request_id: 9 }, r#"{"v":1,"type":"config-request","requestId":9}"#),
+        (
+            PageToSw::ConfigRequest { request_id: 9, config: None },
+            r#"{"v":1,"type":"config-request","requestId":9}"#,
+        ),
+        (
+            PageToSw::ConfigRequest { request_id: 9, config: Some("{}".into()) },
+            r#"{"v":1,"type":"config-request","requestId":9,"config":"{}"}"#,
+        ),
         (
             PageToSw::SnapshotRequest { request_id: 2, query: SnapshotQuery::default() },
             r#"{"v":1,"type":"snapshot-request","requestId":2,"query":{}}"#,
@@ -231,8 +238,17 @@ fn page_and_sw_messages() {
             r#"{"v":1,"type":"snapshot","requestId":2,"snapshot":{"build":"b1","config":"","online":true,"identity":{"partition":"06be370dc282def6","vouched":1},"entries":{"items":[],"next":null,"scanned":0},"tags":[],"queue":{"online":false,"pending":[],"inFlight":null,"deadLetters":[]},"problems":[],"notStored":[],"ignoredPushes":[]}}"#,
         ),
         (
-            SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into() },
-            r#"{"v":1,"type":"config","requestId":9,"config":"{}","build":"b1"}"#,
+            SwToPage::Config { request_id: 9, config: "{}".into(), build: "b1".into(), differences: vec![] },
+            r#"{"v":1,"type":"config","requestId":9,"config":"{}","build":"b1","differences":[]}"#,
+        ),
+        (
+            SwToPage::Config {
+                request_id: 9,
+                config: "{}".into(),
+                build: "b1".into(),
+                differences: vec!["cache.maxEntries: 200 here, 50 there".into()],
+            },
+            r#"{"v":1,"type":"config","requestId":9,"config":"{}","build":"b1","differences":["cache.maxEntries: 200 here, 50 there"]}"#,
         ),
         (SwToPage::Ack { request_id: 1 }, r#"{"v":1,"type":"ack","requestId":1}"#),
         (

@@ -99,9 +99,11 @@ pub async fn reply(message: PageToSw, config: &Rc<Config>, background: &dyn Fn(j
         PageToSw::SetIdentity { request_id, partition, authorization } => {
             (request_id, identity::set(partition, authorization).await)
         }
-        PageToSw::ConfigRequest { request_id } => {
+        PageToSw::ConfigRequest { request_id, config: page } => {
+            // Listed here, not in the page: the page's wasm holds no difference listing.
+            let differences = page.map(|page| config.differences_from_page(&page)).unwrap_or_default();
             let (config, build) = (super::config_text(), super::build_stamp());
-            return Reply::Answer(SwToPage::Config { request_id, config, build });
+            return Reply::Answer(SwToPage::Config { request_id, config, build, differences });
         }
         PageToSw::ConnectivityChanged { online } => {
             return Reply::Replay(if online { Trigger::Online } else { Trigger::Offline });
