@@ -65,12 +65,22 @@ async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
 /// Waits (every 20 ms, at most 10 s) until the server was asked for the whole engine's wasm more than
 /// `before` times.
 async fn whole_engine_asked(harness: &Harness, before: u64) -> Result<()> {
+    server_asked(harness, &format!("GET {WHOLE_WASM}"), before).await
+}
+
+/// Waits (every 20 ms, at most 10 s) until the server answered `route` more than `before` times.
+async fn server_asked(harness: &Harness, route: &str, before: u64) -> Result<()> {
+    until(&format!("{route} asked for"), || async { Ok(harness.count(route) > before) }).await
+}
+
+/// Waits (every 20 ms, at most 10 s) until `reached` says so; `what` names it when it never does.
+async fn until<F: std::future::Future<Output = Result<bool>>>(
+    what: &str,
+    reached: impl Fn() -> F,
+) -> Result<()> {
     let started = std::time::Instant::now();
-    while harness.count(&format!("GET {WHOLE_WASM}")) <= before {
-        ensure!(
-            started.elapsed() < std::time::Duration::from_secs(10),
-            "the whole engine's wasm was never asked for"
-        );
+    while !reached().await? {
+        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "never: {what}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     Ok(())
@@ -362,16 +372,6 @@ async fn after_the_whole_engine_takes_over_the_next_user_is_never_answered_from_
     Ok(())
 }
 
-/// Waits (every 20 ms, at most 10 s) until the server answered `route` more than `before` times.
-async fn server_asked(harness: &Harness, route: &str, before: u64) -> Result<()> {
-    let started = std::time::Instant::now();
-    while harness.count(route) <= before {
-        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "{route} was never asked for again");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    Ok(())
-}
-
 // The start module links no background re-fetch: a stored entry it serves under stale-while-revalidate
 // is answered at once, and its re-fetch is the whole engine's, which runs the request again once it
 // loads (nothing is sent before) and stores the server's answer.
@@ -395,11 +395,8 @@ async fn a_stale_while_revalidate_hit_of_the_start_module_is_re_fetched_by_the_w
     harness.test_hook("/__test/release-static").await?;
     server_asked(&harness, "graphql GetTodos", sent).await?;
     // The re-fetch's store: the entry's record written again.
-    let started = std::time::Instant::now();
-    while last_stored(&harness).await?.as_u64() <= before.as_u64() {
-        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "the re-fetch was never stored");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let stored = || async { Ok(last_stored(&harness).await?.as_u64() > before.as_u64()) };
+    until("the re-fetch stored", stored).await?;
     assert_eq!(harness.count("graphql GetTodos") - sent, 1, "re-fetched once");
     assert_eq!(run_query(&harness, "a").await?["source"], json!("cache"));
     Ok(())
