@@ -146,8 +146,13 @@ fn builder_config(builder: &cachet_client::ClientBuilder) -> Config {
 pub async fn get_config() -> Result<JsValue, JsValue> {
     let client = client()?;
     client.ready().await;
-    let config = serde_json::to_value(client.config().as_ref()).unwrap_or(Value::Null);
-    Ok(to_js(&json!({ "source": client.config_source().name(), "config": config })))
+    // Through the core's writer (serde's derive's exact text, which the page links anyway to send its
+    // config to its worker) and the browser's JSON: no serde serializer of the config in the API.
+    let config = js_sys::JSON::parse(&client.config().to_json()).unwrap_or(JsValue::NULL);
+    let answer = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&answer, &"source".into(), &client.config_source().name().into());
+    let _ = js_sys::Reflect::set(&answer, &"config".into(), &config);
+    Ok(answer.into())
 }
 
 /// `setAuth(data)`.
