@@ -178,6 +178,28 @@ fn start_display() -> Result<(Child, u32)> {
 /// A session of `browser` through `driver` with a fresh profile at `profile` (Chromium; Firefox and
 /// WebKit make a fresh one of their own for each session).
 pub async fn connect(browser: Browser, driver: &Driver, profile: &Path) -> Result<Client> {
+    connect_with(browser, driver, profile, serde_json::json!({})).await
+}
+
+/// How long Firefox lets an idle Service Worker run in a session of [`connect_stopping_idle_workers`]
+/// (its preference `dom.serviceWorkers.idle_timeout`; 30 s by default).
+pub const FIREFOX_WORKER_IDLE_MS: u64 = 500;
+
+/// [`connect`] for Firefox with its idle Service Workers stopped after [`FIREFOX_WORKER_IDLE_MS`], as
+/// browsers stop idle workers: how a story there meets a worker that starts again (Chromium's are
+/// stopped on demand, `stop_all_service_workers`; Firefox has no such command).
+pub async fn connect_stopping_idle_workers(driver: &Driver) -> Result<Client> {
+    let prefs = serde_json::json!({ "dom.serviceWorkers.idle_timeout": FIREFOX_WORKER_IDLE_MS });
+    connect_with(Browser::Firefox, driver, Path::new(""), prefs).await
+}
+
+/// [`connect`], with Firefox's preferences `firefox_prefs`.
+async fn connect_with(
+    browser: Browser,
+    driver: &Driver,
+    profile: &Path,
+    firefox_prefs: serde_json::Value,
+) -> Result<Client> {
     let mut capabilities = serde_json::Map::new();
     match browser {
         Browser::Chromium => return crate::connect_browser(&driver.url, profile).await,
@@ -185,7 +207,7 @@ pub async fn connect(browser: Browser, driver: &Driver, profile: &Path) -> Resul
             capabilities.insert("browserName".into(), "firefox".into());
             capabilities.insert(
                 "moz:firefoxOptions".into(),
-                serde_json::json!({ "binary": "/usr/bin/firefox-esr", "args": ["-headless"] }),
+                serde_json::json!({ "binary": "/usr/bin/firefox-esr", "args": ["-headless"], "prefs": firefox_prefs }),
             );
         }
         Browser::Webkit => {

@@ -173,6 +173,12 @@ impl Harness {
         Self::start_full_in(browser, auth_mode, Some(config), None).await
     }
 
+    /// Starts everything in Firefox, whose idle Service Workers this session stops after
+    /// [`browser::FIREFOX_WORKER_IDLE_MS`] (see [`browser::connect_stopping_idle_workers`]).
+    pub async fn start_in_firefox_stopping_idle_workers(auth_mode: AuthMode) -> Result<Self> {
+        Self::start_session(Browser::Firefox, auth_mode, None, None, true).await
+    }
+
     async fn start_full(auth_mode: AuthMode, config: Option<&str>, profile: Option<&Path>) -> Result<Self> {
         Self::start_full_in(Browser::Chromium, auth_mode, config, profile).await
     }
@@ -182,6 +188,16 @@ impl Harness {
         auth_mode: AuthMode,
         config: Option<&str>,
         profile: Option<&Path>,
+    ) -> Result<Self> {
+        Self::start_session(browser, auth_mode, config, profile, false).await
+    }
+
+    async fn start_session(
+        browser: Browser,
+        auth_mode: AuthMode,
+        config: Option<&str>,
+        profile: Option<&Path>,
+        stopping_idle_workers: bool,
     ) -> Result<Self> {
         let scratch = tempfile::tempdir()?;
         let dist = served_copy(scratch.path(), config)?;
@@ -197,7 +213,11 @@ impl Harness {
         let server_config = ServerConfig { addr: server.addr(), ..server_config };
         let driver = browser::start_driver(browser).await?;
         let profile = profile.map_or_else(|| scratch.path().join("chromium-profile"), Path::to_path_buf);
-        let client = browser::connect(browser, &driver, &profile).await?;
+        let client = if stopping_idle_workers {
+            browser::connect_stopping_idle_workers(&driver).await?
+        } else {
+            browser::connect(browser, &driver, &profile).await?
+        };
         Ok(Harness {
             client,
             server: Some(server),

@@ -5,7 +5,10 @@
 //! every event after that, reading what the start module kept in memory from storage again.
 //!
 //! The barrier in each story: the whole engine's wasm is gone from the shim's cache and held by the
-//! server, so only the start module can answer until the story releases it.
+//! server, so only the start module can answer until the story releases it. In Chromium the worker is
+//! stopped on demand (DevTools' `ServiceWorker.stopAllWorkers`); in Firefox ESR, which has no such
+//! command, a session whose idle workers stop after half a second meets a worker started again (the
+//! last story).
 
 use anyhow::{ensure, Result};
 use cachet_e2e::Harness;
@@ -31,6 +34,11 @@ async fn run_query(harness: &Harness, name: &str) -> Result<Value> {
 async fn signed_in_with_a_stored() -> Result<Harness> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
+    signed_in_with_a_stored_on(harness).await
+}
+
+/// [`signed_in_with_a_stored`] on `harness`, whose page is open and controlled.
+async fn signed_in_with_a_stored_on(harness: Harness) -> Result<Harness> {
     harness.login("alice").await?;
     let first = run_query(&harness, "a").await?;
     let second = run_query(&harness, "a").await?;
@@ -51,6 +59,13 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
 
 /// Drops the whole engine's wasm from the shim's cache, has the server hold it, and stops the worker.
 async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
+    hold_the_whole_engine(harness).await?;
+    harness.stop_service_workers_until_stopped().await
+}
+
+/// Drops the whole engine's wasm from the shim's cache and has the server hold it: a worker that starts
+/// now cannot load it until the story releases it.
+async fn hold_the_whole_engine(harness: &Harness) -> Result<()> {
     let dropped = format!(
         "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
            .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
@@ -59,7 +74,7 @@ async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
     );
     assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
     harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
-    harness.stop_service_workers_until_stopped().await
+    Ok(())
 }
 
 /// Waits (every 20 ms, at most 10 s) until the server was asked for the whole engine's wasm more than
@@ -78,9 +93,18 @@ async fn until<F: std::future::Future<Output = Result<bool>>>(
     what: &str,
     reached: impl Fn() -> F,
 ) -> Result<()> {
+    until_within(std::time::Duration::from_secs(10), what, reached).await
+}
+
+/// [`until`], at most `bound`.
+async fn until_within<F: std::future::Future<Output = Result<bool>>>(
+    bound: std::time::Duration,
+    what: &str,
+    reached: impl Fn() -> F,
+) -> Result<()> {
     let started = std::time::Instant::now();
     while !reached().await? {
-        ensure!(started.elapsed() < std::time::Duration::from_secs(10), "never: {what}");
+        ensure!(started.elapsed() < bound, "never: {what}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     Ok(())
@@ -425,5 +449,52 @@ async fn a_get_the_start_module_cannot_answer_is_answered_by_the_whole_engine_fr
     harness.test_hook("/__test/release-static").await?;
     let answered = harness.run_async("window.__shell.then(done, (e) => done({error: String(e)}));").await?;
     assert_eq!(answered, json!({"status": 200, "source": null, "html": true}), "from the shell");
+    Ok(())
+}
+
+// Firefox ESR, whose Service Workers this suite cannot stop on demand: in a session whose idle workers
+// stop after half a second (a preference), the worker stops between requests as browsers stop idle
+// workers, and the next request starts it again. The start module answers that worker's hit while the
+// whole engine is held, then the whole engine takes over (for a message) once released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_firefox_a_restarted_worker_answers_a_hit_from_its_start_module_and_the_whole_engine_takes_over(
+) -> Result<()> {
+    let harness = Harness::start_in_firefox_stopping_idle_workers(AuthMode::Cookie).await?;
+    // A page with no cachet client (the app's would message the worker, which a stopped worker would
+    // start again for, and hand to the whole engine, held below).
+    harness.open_bare_controlled().await?;
+    let harness = signed_in_with_a_stored_on(harness).await?;
+    hold_the_whole_engine(&harness).await?;
+    let asked = harness.count(&format!("GET {WHOLE_WASM}"));
+    // Each round: a pause past the idle timeout (pacing, not a proof), then a hit. The proof that a new
+    // worker answered is its asking for the whole engine's wasm as it goes quiet (the worker that ran
+    // before had it in memory); it was then its start module that answered, the whole engine being held.
+    let pause = std::time::Duration::from_millis(3 * cachet_e2e::browser::FIREFOX_WORKER_IDLE_MS);
+    let mut restarted = false;
+    for _ in 0..10 {
+        tokio::time::sleep(pause).await;
+        let hit = run_query(&harness, "a").await?;
+        assert_eq!(hit["source"], json!("cache"), "{hit}");
+        let whole_asked = || async { Ok(harness.count(&format!("GET {WHOLE_WASM}")) > asked) };
+        // The start-up work asks for it a second after a new worker's last fetch event.
+        if until_within(std::time::Duration::from_secs(3), "the whole engine asked for", whole_asked)
+            .await
+            .is_ok()
+        {
+            restarted = true;
+            break;
+        }
+    }
+    ensure!(restarted, "no hit was answered by a worker that started again");
+    harness.test_hook("/__test/release-static").await?;
+    // The whole engine takes the message, and its invalidation makes the entry a miss.
+    let acked = "navigator.serviceWorker.startMessages();
+        const acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
+          const m = JSON.parse(e.data);
+          if (m.requestId === 5353) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
+        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5353, tags: ['start-test']}));
+        acked.then(done);";
+    assert_eq!(harness.run_async(acked).await?, json!("ack"));
+    assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
     Ok(())
 }
