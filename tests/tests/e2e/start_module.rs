@@ -110,6 +110,28 @@ async fn until_within<F: std::future::Future<Output = Result<bool>>>(
     Ok(())
 }
 
+/// Posts `invalidate-tags` of `tag` (`requestId`: `request_id`) to the worker, as any client may; its
+/// answer's type is then [`answer_to`]'s.
+async fn post_invalidation(harness: &Harness, request_id: u64, tag: &str) -> Result<()> {
+    let posted = format!(
+        "navigator.serviceWorker.startMessages();
+         window.__answers = window.__answers || {{}};
+         window.__answers[{request_id}] = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {{
+           const m = JSON.parse(e.data);
+           if (m.requestId === {request_id}) {{ navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); }} }}));
+         navigator.serviceWorker.controller.postMessage(JSON.stringify({{v: 1, type: 'invalidate-tags', requestId: {request_id}, tags: [{tag}]}}));
+         done(true);",
+        tag = json!(tag)
+    );
+    harness.run_async(&posted).await.map(drop)
+}
+
+/// The type of the worker's answer to the message [`post_invalidation`] posted as `request_id`, once
+/// it comes.
+async fn answer_to(harness: &Harness, request_id: u64) -> Result<Value> {
+    harness.run_async(&format!("window.__answers[{request_id}].then(done);")).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_worker_answers_a_hit_without_the_whole_engine_which_then_takes_over_and_invalidates(
 ) -> Result<()> {
@@ -119,17 +141,10 @@ async fn a_stopped_worker_answers_a_hit_without_the_whole_engine_which_then_take
     let hit = run_query(&harness, "a").await?;
     assert_eq!(hit["source"], json!("cache"), "{hit}");
     // An invalidation is the whole engine's: posted now, it waits for it (the server holds its wasm).
-    let posted = "navigator.serviceWorker.startMessages();
-        window.__acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
-          const m = JSON.parse(e.data);
-          if (m.requestId === 5151) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
-        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5151, tags: ['start-test']}));
-        done(true);";
-    harness.run_async(posted).await?;
+    post_invalidation(&harness, 5151, "start-test").await?;
     whole_engine_asked(&harness, asked).await?;
     harness.test_hook("/__test/release-static").await?;
-    let acked = harness.run_async("window.__acked.then(done);").await?;
-    assert_eq!(acked, json!("ack"));
+    assert_eq!(answer_to(&harness, 5151).await?, json!("ack"));
     // The whole engine answers from now on, from the generations as stored: the entry the start module
     // served is absent (a miss), and stored again.
     let after = run_query(&harness, "a").await?;
@@ -246,13 +261,8 @@ async fn a_hit_of_the_start_module_is_marked_used_by_the_whole_engine_as_it_take
     harness.test_hook("/__test/release-static").await?;
     // The take-over, for a message (not a fetch of the entry, which would mark it itself): once it is
     // answered, the whole engine has written the start module's marks.
-    let acked = "navigator.serviceWorker.startMessages();
-        const acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
-          const m = JSON.parse(e.data);
-          if (m.requestId === 5252) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
-        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5252, tags: ['unrelated']}));
-        acked.then(done);";
-    assert_eq!(harness.run_async(acked).await?, json!("ack"));
+    post_invalidation(&harness, 5252, "unrelated").await?;
+    assert_eq!(answer_to(&harness, 5252).await?, json!("ack"));
     let after = last_used(&harness).await?;
     assert!(after.as_u64() > before.as_u64(), "marked used: {before} then {after}");
     Ok(())
@@ -488,13 +498,8 @@ async fn in_firefox_a_restarted_worker_answers_a_hit_from_its_start_module_and_t
     ensure!(restarted, "no hit was answered by a worker that started again");
     harness.test_hook("/__test/release-static").await?;
     // The whole engine takes the message, and its invalidation makes the entry a miss.
-    let acked = "navigator.serviceWorker.startMessages();
-        const acked = new Promise((resolve) => navigator.serviceWorker.addEventListener('message', function listen(e) {
-          const m = JSON.parse(e.data);
-          if (m.requestId === 5353) { navigator.serviceWorker.removeEventListener('message', listen); resolve(m.type); } }));
-        navigator.serviceWorker.controller.postMessage(JSON.stringify({v: 1, type: 'invalidate-tags', requestId: 5353, tags: ['start-test']}));
-        acked.then(done);";
-    assert_eq!(harness.run_async(acked).await?, json!("ack"));
+    post_invalidation(&harness, 5353, "start-test").await?;
+    assert_eq!(answer_to(&harness, 5353).await?, json!("ack"));
     assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
     Ok(())
 }
