@@ -118,8 +118,9 @@ pub async fn respond(target: Target, background: Rc<dyn Fn(Promise)>) -> Result<
 /// the start module (`START`), a network answer's store is handed to the whole engine ([`LaterStore`]),
 /// which `keep_alive` (the event's `waitUntil`, uncounted by `sw::busy`) waits for, and a served entry's
 /// background re-fetch is left to it (its host's `REVALIDATES` is false: the start module links no
-/// re-fetch; the router hands the request over, `super::router::Answered::Revalidate`). Each engine's runner is its own boxed future (`outlined`): the start module's
-/// binary then links no [`CacheStore::store`], and the whole engine's no hand-over (a branch on `START`
+/// re-fetch; the router hands the request over, `super::router::Answered::Revalidate`). Each engine's
+/// runner is its own boxed future (`outlined`): the start module's binary then links no
+/// [`CacheStore::store`], and the whole engine's no hand-over (a branch on `START`
 /// around an `await` would keep both: the async state machine resumes into either).
 pub(crate) async fn respond_in<const START: bool>(
     target: Target,
@@ -301,7 +302,7 @@ pub(crate) fn fetched(
 
 /// `waitUntil`, the worker's clock, the `cachet` BroadcastChannel, the console. The start module's
 /// (`START`) runs no re-fetch of a served entry: it leaves it to the whole engine.
-pub(crate) struct WorkerHost<const START: bool = false> {
+pub(crate) struct WorkerHost<const START: bool> {
     pub(crate) background: Rc<dyn Fn(Promise)>,
 }
 

@@ -132,21 +132,22 @@ pub fn install() {
         start_queue(&activate_config, &drop);
         let build = activate_build.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            // Entries of earlier versions' caches can no longer be named by any request: drop them.
-            let index = tag_index::shared().await;
-            let retired = match &index {
-                Ok(index) => store::retire_old_caches(index).await,
-                Err(error) => Err(error.clone()),
-            };
-            if let Err(error) = retired {
-                web_sys::console::warn_1(&format!("cachet: dropping old caches: {error}").into());
-            }
-            // The generations read (and a new store's clock written, `generations::loaded`) now: a
-            // stopped worker's start module, which never writes them, then finds the clock, rather than
-            // leaving its requests to the whole engine until a request of this one had it written.
-            if let Ok(index) = &index {
-                if let Err(error) = generations::loaded(index).await {
-                    web_sys::console::warn_1(&format!("cachet: reading the generations: {error}").into());
+            match tag_index::shared().await {
+                Ok(index) => {
+                    // Entries of earlier versions' caches can no longer be named by any request: drop them.
+                    if let Err(error) = store::retire_old_caches(&index).await {
+                        web_sys::console::warn_1(&format!("cachet: dropping old caches: {error}").into());
+                    }
+                    // The generations read (and a new store's clock written, `generations::loaded`) now:
+                    // a stopped worker's start module, which never writes them, then finds the clock,
+                    // rather than leaving its requests to the whole engine until a request of this one
+                    // had it written.
+                    if let Err(error) = generations::loaded(&index).await {
+                        web_sys::console::warn_1(&format!("cachet: reading the generations: {error}").into());
+                    }
+                }
+                Err(error) => {
+                    web_sys::console::warn_1(&format!("cachet: dropping old caches: {error}").into());
                 }
             }
             broadcast::broadcast(&SwEvent::Activated { build }).map_err(JsValue::from)?;

@@ -26,8 +26,9 @@ pub(crate) enum Answered {
     /// The whole engine's request: a mutation or a subscription, or any request while the database
     /// waits for the move of the earlier builds' databases (nothing was sent for these), or an auth
     /// failure to refresh ([`Error::AuthFailureLeft`]), or a GET the start module could not answer (the
-    /// whole engine may answer it from the app shell, `super::shell`). The whole engine takes `body` as the request's
-    /// body (the request's own was read) and `answer`, when there is one, as its first send's answer.
+    /// whole engine may answer it from the app shell, `super::shell`). The whole engine takes `body` as
+    /// the request's body (the request's own was read) and `answer`, when there is one, as its first
+    /// send's answer.
     Elsewhere {
         /// The request's body, read.
         body: Option<Rc<[u8]>>,
