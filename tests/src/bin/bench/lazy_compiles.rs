@@ -2,8 +2,9 @@
 //! answer. Chromium compiles wasm lazily (Liftoff, on the worker's one thread, as each function is first
 //! called), so the code a cold hit runs is compiled while the page waits. A browser-wide trace of the
 //! `v8.wasm` category around each cold hit (`wasm.CompileLazy`, one event per function, with its index)
-//! says which functions and how long each took; the named build (`wasm-opt -Oz -g` of the same module,
-//! checked to have the same function bodies) gives their names. The page stamps the trace when it has
+//! says which functions and how long each took; the named build (`wasm-opt -Oz -g` of the same module:
+//! the start module, which a stopped worker runs; checked to have the same function bodies) gives their
+//! names. The page stamps the trace when it has
 //! read the answer (`console.timeStamp`), which splits the compiles into those the answer waited for and
 //! those of the work after it (the queue's start replay, the sweep). The same checks as the timed cold
 //! start: the answer comes from storage, and a worker was really stopped and started.
@@ -135,11 +136,13 @@ impl LazyCompiles {
     }
 }
 
-/// The named build's functions when it has the same bodies as the module the worker ran (`served`),
-/// else `None` (the table then names functions by index).
-pub fn names_for(root: &Path, served: &str) -> Option<Functions> {
-    let named = std::fs::read(root.join(crate::sizes::NAMED_DIR).join("cachet-sw_bg.wasm")).ok()?;
-    let served = std::fs::read(root.join(served)).ok()?;
+/// The named build's functions when it has the same bodies as the module the worker ran (`module`, a
+/// file of `served_dir`: the start module, which a stopped worker runs until the whole engine takes
+/// over), else `None` (the table then names functions by index). The trace's function indexes are the
+/// served module's: a name from another module would be another function's.
+pub fn names_for(root: &Path, served_dir: &str, module: &str) -> Option<Functions> {
+    let named = std::fs::read(root.join(crate::sizes::NAMED_DIR).join(module)).ok()?;
+    let served = std::fs::read(root.join(served_dir).join(module)).ok()?;
     let (named, served) =
         (crate::wasm_names::functions(&named).ok()?, crate::wasm_names::functions(&served).ok()?);
     (named.imported == served.imported && named.body_sizes == served.body_sizes).then_some(named)

@@ -155,7 +155,9 @@ async fn main() -> Result<()> {
         if let Some(site) = sites.iter().find(|site| site.variant == Variant::Cachet) {
             progress("cold starts: the code compiled on the way (cachet, a v8.wasm trace)");
             let lazy = lazy_compiles::run(&browser, site, settings.cold_traced).await?;
-            let names = lazy_compiles::names_for(&root, "bench/dist/bench-sw/cachet-sw_bg.wasm");
+            // The functions compiled before the answer are the start module's (the whole engine
+            // takes over after the answer): named from its build, not the whole engine's.
+            let names = lazy_compiles::names_for(&root, sizes::BENCH_SW_DIR, "cachet-sw-start_bg.wasm");
             compiles = lazy_compiles::table(&lazy, names.as_ref(), 20);
             std::fs::write(
                 cachet_e2e_target().join("lazy-compiles.csv"),
