@@ -662,3 +662,52 @@ async fn the_start_pass_creates_no_cache_that_is_not_there() {
         assert!(!there.is_truthy(), "{name} created by the pass");
     }
 }
+
+/// Counts the `readwrite` transactions on the entry index (`entries`) opened from now on, until dropped
+/// (which puts `IDBDatabase.prototype.transaction` back, also when a test fails).
+struct EntryIndexWrites;
+
+impl EntryIndexWrites {
+    fn count() -> Self {
+        js_sys::Function::new_no_args(
+            "const proto = self.IDBDatabase.prototype; self.__cachetTransaction = proto.transaction;
+             self.__entryIndexWrites = 0;
+             proto.transaction = function (stores, mode, ...rest) {
+               const names = typeof stores === 'string' ? [stores] : Array.from(stores);
+               if (mode === 'readwrite' && names.includes('entries')) self.__entryIndexWrites += 1;
+               return self.__cachetTransaction.call(this, stores, mode, ...rest);
+             };",
+        )
+        .call0(&js_sys::global())
+        .unwrap();
+        EntryIndexWrites
+    }
+
+    fn so_far(&self) -> f64 {
+        js_sys::Reflect::get(&js_sys::global(), &"__entryIndexWrites".into()).unwrap().as_f64().unwrap()
+    }
+}
+
+impl Drop for EntryIndexWrites {
+    fn drop(&mut self) {
+        js_sys::Function::new_no_args("self.IDBDatabase.prototype.transaction = self.__cachetTransaction;")
+            .call0(&js_sys::global())
+            .unwrap();
+    }
+}
+
+/// A store that evicts nothing writes the entry index once (its record): no second, empty `readwrite`
+/// transaction for the evictions, which would wait its turn behind every other write of the index.
+#[wasm_bindgen_test]
+async fn a_store_that_evicts_nothing_writes_the_entry_index_once() {
+    let index = open_index().await;
+    let mut target = at("https://t.invalid/one-write", target_in("test-one-write", &answering("{}")));
+    target.index = index.clone();
+    let writes = EntryIndexWrites::count();
+    respond_settled(&target, Strategy::CacheFirst).await.unwrap();
+    let stored = writes.so_far();
+    drop(writes);
+    assert_eq!(index.beyond("test-one-write", 0).await.unwrap(), ["https://t.invalid/one-write"], "stored");
+    assert_eq!(stored, 1.0, "readwrite transactions on the entry index during the store");
+    index.remove(&["https://t.invalid/one-write".to_owned()]).await.unwrap();
+}

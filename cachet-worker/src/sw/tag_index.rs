@@ -233,9 +233,14 @@ impl TagIndex {
         Ok(())
     }
 
-    /// Forgets the entries at `urls`, all at once, in one transaction.
+    /// Forgets the entries at `urls`, all at once, in one transaction; none: no transaction (every store
+    /// evicts nothing most of the time, and an empty `readwrite` transaction still waits its turn behind
+    /// every other write of the entry index and commits).
     pub async fn remove(&self, urls: &[String]) -> Result<(), Error> {
         use cachet_core::join::all_at_once;
+        if urls.is_empty() {
+            return Ok(());
+        }
         let (transaction, store) = self.entries(TransactionMode::Readwrite).await?;
         // Per entry: read its cache (for the count), then delete it; all entries at once.
         let records = all_at_once(urls.iter().map(|url| {
