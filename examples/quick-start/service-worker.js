@@ -21,13 +21,23 @@ function importAll(scripts) {
   }
 }
 // The start module's glue (`cachet-sw-start.js`, whose global the build-stamp hook renamed
-// `cachet_sw_start`) only where the build has one (`self.CACHET_START`, written by that hook). Both glues
-// are evaluated as the script is. Importing the whole engine's glue at its take-over instead (a later
-// start may import what its install imported, as the spec says) saved 1-3 ms of a navigation's first byte
-// without delay (BENCHMARKS.md, session 29), but a stopped worker's later start is tested in Chromium
-// alone: kept until Firefox's and WebKit's are.
-importAll(['./cachet-sw-config.js', './cachet-build.js', './cachet-sw.js']);
+// `cachet_sw_start`) only where the build has one (`self.CACHET_START`, written by that hook). The whole
+// engine's glue (`cachet-sw.js`) is evaluated as the script is in the worker's first evaluation (its
+// install's: `self.serviceWorker.state` is `parsed`, or the browser does not say), and otherwise when the
+// whole engine takes over (`importWholeGlue`): the Service Worker spec lets a later start import what
+// the install imported, and nothing else. A stopped worker's start then evaluates one glue, not two
+// (BENCHMARKS.md, sessions 29 and 32). Tested: restarted workers in Chromium take over this way; each
+// browser's rule (Chromium, Firefox ESR, WebKit) by a probe worker of the suite. Firefox ESR has no
+// `self.serviceWorker`: it evaluates both glues at every start, as before.
+importAll(['./cachet-sw-config.js', './cachet-build.js']);
 const START = self.CACHET_START === true;
+const FIRST_EVALUATION = !self.serviceWorker || self.serviceWorker.state === 'parsed';
+let wholeGlue = false;
+function importWholeGlue() {
+  if (!wholeGlue) importAll(['./cachet-sw.js']);
+  wholeGlue = true;
+}
+if (!START || FIRST_EVALUATION) importWholeGlue();
 if (START) importAll(['./cachet-sw-start.js']);
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
@@ -102,7 +112,11 @@ function whole() {
   if (wholePromise === null) {
     const before = startEngine === null ? undefined : startEngine.idle();
     startPromise = null; // no event goes to the start module from now on
-    const loaded = wasm_bindgen({ module_or_path: wasmSource(WASM_URL) }).then(async () => {
+    // A glue that does not import is the whole engine's failure to load (reported below, tried again).
+    const loaded = Promise.resolve().then(() => {
+      importWholeGlue();
+      return wasm_bindgen({ module_or_path: wasmSource(WASM_URL) });
+    }).then(async () => {
       const loaded = self.__cachet_engine;
       if (fetchedWasm.delete(WASM_URL)) {
         await keepHandsOver(loaded).catch((error) => console.warn('cachet: ' + HANDS_OVER_URL + ' not kept: ' + error));

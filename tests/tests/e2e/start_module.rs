@@ -8,9 +8,12 @@
 //! server, so only the start module can answer until the story releases it. In Chromium the worker is
 //! stopped on demand (DevTools' `ServiceWorker.stopAllWorkers`); in Firefox ESR, which has no such
 //! command, a session whose idle workers stop after half a second meets a worker started again (the
-//! last story).
+//! Firefox story). A restarted worker imports the whole engine's glue when it takes over, which every
+//! browser's rule must allow (a later start imports what the install imported, and nothing else): a
+//! probe worker of the last story checks that rule in Chromium, Firefox and WebKit.
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
+use cachet_e2e::browser::Browser;
 use cachet_e2e::Harness;
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
@@ -501,5 +504,75 @@ async fn in_firefox_a_restarted_worker_answers_a_hit_from_its_start_module_and_t
     post_invalidation(&harness, 5353, "start-test").await?;
     assert_eq!(answer_to(&harness, 5353).await?, json!("ack"));
     assert_eq!(run_query(&harness, "a").await?["source"], json!("network"));
+    Ok(())
+}
+
+/// The probe worker of the next story (scope `/probe/`): imports `at-start.js` as it is evaluated and
+/// `first-only.js` in its first evaluation alone (the shim's test for the whole engine's glue), notes its
+/// state then, and, asked on a port after its activation, imports each again and one it never imported,
+/// answering `imported` or the error's name for each.
+const PROBE_WORKER: &str = r#"
+self.firstState = self.serviceWorker ? self.serviceWorker.state : 'unknown';
+importScripts('./at-start.js');
+if (!self.serviceWorker || self.serviceWorker.state === 'parsed') importScripts('./first-only.js');
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('message', (event) => {
+  const tried = (url) => { try { importScripts(url); return 'imported'; } catch (error) { return error.name; } };
+  event.ports[0].postMessage({
+    firstState: self.firstState,
+    atStart: tried('./at-start.js'),
+    firstOnly: tried('./first-only.js'),
+    never: tried('./never.js'),
+    runs: self.firstOnlyRuns,
+  });
+});
+"#;
+
+/// Registers the probe worker, waits for its activation and asks it (see [`PROBE_WORKER`]).
+const ASK_PROBE: &str = r#"(async () => {
+  const registration = await navigator.serviceWorker.register('/probe/sw.js', { scope: '/probe/' });
+  const worker = registration.installing || registration.waiting || registration.active;
+  if (worker.state !== 'activated') {
+    await new Promise((resolve) => worker.addEventListener('statechange', () => {
+      if (worker.state === 'activated') resolve();
+    }));
+  }
+  const channel = new MessageChannel();
+  const answer = new Promise((resolve) => { channel.port1.onmessage = (event) => resolve(event.data); });
+  worker.postMessage('probe', [channel.port2]);
+  return answer;
+})()"#;
+
+// The shim imports the whole engine's glue in the worker's first evaluation only (its install's), and
+// when the whole engine takes over in a later start: each browser must let an installed worker import
+// again what its first evaluation imported, and refuse what it never imported (the Service Worker spec's
+// script map). A worker's first evaluation must also say so (`self.serviceWorker.state`, `parsed`), or
+// not be able to (then the shim imports both glues at every start). Checked in every browser of the
+// suite with a probe worker of its own, after its activation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_browser_lets_an_installed_worker_import_what_its_first_evaluation_imported_and_nothing_else(
+) -> Result<()> {
+    for browser in Browser::ALL {
+        let config = r#"{"features": {"graphql": {"enabled": true, "endpoints": ["/graphql"]}}}"#;
+        let harness = Harness::start_with_config_in(browser, AuthMode::Cookie, config).await?;
+        let probe = harness.static_dir().context("the harness serves no files")?.join("probe");
+        std::fs::create_dir_all(&probe)?;
+        std::fs::write(probe.join("sw.js"), PROBE_WORKER)?;
+        std::fs::write(probe.join("at-start.js"), "self.atStartRuns = (self.atStartRuns || 0) + 1;\n")?;
+        std::fs::write(probe.join("first-only.js"), "self.firstOnlyRuns = (self.firstOnlyRuns || 0) + 1;\n")?;
+        std::fs::write(probe.join("never.js"), "self.neverRuns = true;\n")?;
+        harness.open_bare_controlled().await?;
+        let answer = harness.eval(ASK_PROBE).await?;
+        let first_state = answer["firstState"].as_str().unwrap_or_default();
+        ensure!(
+            first_state == "parsed" || first_state == "unknown",
+            "{browser:?}: a worker's first evaluation reads its state as {first_state} ({answer})"
+        );
+        assert_eq!(answer["atStart"], json!("imported"), "{browser:?}: {answer}");
+        assert_eq!(answer["firstOnly"], json!("imported"), "{browser:?}: {answer}");
+        assert_eq!(answer["runs"], json!(2), "{browser:?}: evaluated again when imported again: {answer}");
+        assert_eq!(answer["never"], json!("NetworkError"), "{browser:?}: {answer}");
+        eprintln!("{browser:?}: {answer}");
+    }
     Ok(())
 }
