@@ -85,7 +85,7 @@ impl AgentLink {
                 };
                 let held = Rc::new(RefCell::new(held));
                 let (close, closed) = oneshot::channel();
-                pump(responses_of(held.clone()), closed, drop);
+                pump(responses_of(held.clone()), closed, Box::new(drop));
                 LinkKind::Worker { held, _close: close }
             }
             #[cfg(feature = "in-page-agent")]
@@ -123,11 +123,12 @@ fn responses_of(bridge: Rc<RefCell<ReactorBridge<CachetAgent>>>) -> LocalBoxStre
 }
 
 /// Hands every response to `on_wire` until the stream ends or `closed` fires (its sender dropped); the
-/// stream, and so its end of the bridge, is dropped then.
+/// stream, and so its end of the bridge, is dropped then. `on_wire` is boxed: one task's state machine
+/// in the page's wasm for both callers, not one per closure.
 fn pump(
     responses: LocalBoxStream<'static, String>,
     closed: oneshot::Receiver<()>,
-    on_wire: impl Fn(String) + 'static,
+    on_wire: Box<dyn Fn(String)>,
 ) {
     // `take_until` rather than `select!` in a loop: the same end, a fraction of the page's wasm.
     let mut responses = responses.take_until(closed);
@@ -163,16 +164,20 @@ pub(crate) fn use_bridge_of(link: AgentLink, on_response: Rc<dyn Fn(AgentRespons
     let bridge = use_memo(link, |link| {
         let (send, responses) = link.open();
         let (close, closed) = oneshot::channel::<()>();
-        pump(responses, closed, move |wire| {
-            // The hub sends only what this build encodes; a failure would mean two builds disagree.
-            match decode_message::<AgentResponse>(&wire) {
-                Ok(response) => {
-                    let on_response = current.borrow().clone();
-                    on_response(response);
+        pump(
+            responses,
+            closed,
+            Box::new(move |wire| {
+                // The hub sends only what this build encodes; a failure would mean two builds disagree.
+                match decode_message::<AgentResponse>(&wire) {
+                    Ok(response) => {
+                        let on_response = current.borrow().clone();
+                        on_response(response);
+                    }
+                    Err(error) => web_sys::console::warn_1(&format!("cachet: agent said: {error}").into()),
                 }
-                Err(error) => web_sys::console::warn_1(&format!("cachet: agent said: {error}").into()),
-            }
-        });
+            }),
+        );
         AgentBridge { send, _close: Rc::new(close) }
     });
     (*bridge).clone()
