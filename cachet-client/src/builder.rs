@@ -22,7 +22,7 @@ use crate::Error;
 /// Builds a [`Client`].
 #[derive(Default)]
 pub struct ClientBuilder {
-    config: Option<Config>,
+    config: Option<Rc<Config>>,
     config_source: ConfigSource,
     /// Set by `adapter` (with the cargo feature `auth`).
     pub(crate) adapter: Option<Rc<dyn AuthAdapter>>,
@@ -45,7 +45,12 @@ impl std::fmt::Debug for ClientBuilder {
 impl ClientBuilder {
     /// The config (`cachet.config.json`); default: [`Config::default`]. Once a Service Worker answers,
     /// the client follows the worker's config where the two differ, and says so on the console.
-    pub fn config(mut self, config: Config) -> Self {
+    pub fn config(self, config: Config) -> Self {
+        self.config_shared(Rc::new(config))
+    }
+
+    /// [`Self::config`], shared rather than copied (the provider's `config` prop).
+    pub fn config_shared(mut self, config: Rc<Config>) -> Self {
         self.config = Some(config);
         self.config_source = ConfigSource::Given;
         self
@@ -59,7 +64,7 @@ impl ClientBuilder {
 
     /// The config set so far, if any.
     pub fn config_ref(&self) -> Option<&Config> {
-        self.config.as_ref()
+        self.config.as_deref()
     }
 
     /// Where the config set so far came from ([`ConfigSource::Default`] when none was set).

@@ -62,8 +62,8 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    pub(crate) fn new(config: Config, source: ConfigSource, options: ClientOptions) -> Self {
-        Settings { config: RefCell::new(Rc::new(config)), source: Cell::new(source), options }
+    pub(crate) fn new(config: Rc<Config>, source: ConfigSource, options: ClientOptions) -> Self {
+        Settings { config: RefCell::new(config), source: Cell::new(source), options }
     }
 
     /// The config in force.

@@ -97,7 +97,7 @@ pub fn CachetProvider(props: &CachetProviderProps) -> Html {
     let client = use_memo((props.client.clone(), props.config.clone()), |(client, config)| {
         client.clone().unwrap_or_else(|| {
             let builder = match config {
-                Some(config) => Ok(Client::builder().config(Config::clone(config))),
+                Some(config) => Ok(Client::builder().config_shared(config.clone())),
                 None => Client::builder().config_from_global(),
             };
             builder.and_then(|builder| builder.build()).unwrap_or_else(|error| {
