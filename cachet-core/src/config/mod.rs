@@ -76,7 +76,7 @@ use serde::Serialize;
 pub const CONFIG_FILE_NAME: &str = "cachet.config.json";
 
 /// The whole of `cachet.config.json`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Config {
     /// `features`: auth and GraphQL.
     pub features: Features,
@@ -86,6 +86,21 @@ pub struct Config {
     pub cache: CacheBounds,
     /// `queue`: bounds of the offline mutation queue.
     pub queue: QueueBounds,
+}
+
+impl PartialEq for Config {
+    /// Field by field, as the derive compares, but one function: a page compares configs in three places
+    /// (the provider's props and its memo, the worker's answer), and the derive's `eq`, inlined into
+    /// each, was three copies in its wasm. The destructuring names every field: a new one does not
+    /// compile until it is compared.
+    #[inline(never)]
+    fn eq(&self, other: &Self) -> bool {
+        let Config { features, strategy, cache, queue } = self;
+        *features == other.features
+            && *strategy == other.strategy
+            && *cache == other.cache
+            && *queue == other.queue
+    }
 }
 
 /// `features`.

@@ -205,6 +205,25 @@ mod tests {
             prop_assert_eq!(config.to_json(), serde_json::to_string(&config).unwrap());
         }
 
+        /// `Config`'s `eq`, written by hand (one function in a page's wasm, not one copy per caller), says
+        /// what the derive's writing says: two configs are equal when every key is written the same. The
+        /// second config is the first with some of its parts taken from another, so that both answers
+        /// come up.
+        #[test]
+        fn configs_are_equal_exactly_when_written_the_same(
+            first in config(),
+            other in config(),
+            taken in proptest::collection::vec(any::<bool>(), 4),
+        ) {
+            let mut second = first.clone();
+            if taken[0] { second.features = other.features.clone(); }
+            if taken[1] { second.strategy = other.strategy.clone(); }
+            if taken[2] { second.cache = other.cache.clone(); }
+            if taken[3] { second.queue = other.queue.clone(); }
+            let written_the_same = serde_json::to_string(&first).unwrap() == serde_json::to_string(&second).unwrap();
+            prop_assert_eq!(first == second, written_the_same);
+        }
+
         /// What a page reads ([`Config::from_written_json`]) is what was written, compact or pretty.
         #[test]
         fn every_config_written_reads_back_equal(config in config()) {
