@@ -217,9 +217,9 @@ mod tests {
         ) {
             let mut second = first.clone();
             if taken[0] { second.features = other.features.clone(); }
-            if taken[1] { second.strategy = other.strategy.clone(); }
-            if taken[2] { second.cache = other.cache.clone(); }
-            if taken[3] { second.queue = other.queue.clone(); }
+            if taken[1] { second.strategy = other.strategy; }
+            if taken[2] { second.cache = other.cache; }
+            if taken[3] { second.queue = other.queue; }
             let written_the_same = serde_json::to_string(&first).unwrap() == serde_json::to_string(&second).unwrap();
             prop_assert_eq!(first == second, written_the_same);
         }
