@@ -122,6 +122,8 @@ async function inBatches(ids, concurrency, each) {
 }
 
 const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
+// The URL `bench.seed` stores entry `id` at in `storage` (and `bench.holdsSeeded` looks it up at).
+const seededUrl = async (storage, id) => storage.url(await sha256Hex(`entry-${id}`));
 
 const idbRequest = (request) => new Promise((resolve, reject) => {
   request.onsuccess = () => resolve(request.result);
@@ -285,7 +287,7 @@ window.bench = {
     const db = await idbRequest(indexedDB.open(storage.database));
     const generation = await storage.generation(db);
     const entries = [];
-    for (const id of range(firstId, count)) entries.push([id, storage.url(await sha256Hex(`entry-${id}`)), [tagOf(id)]]);
+    for (const id of range(firstId, count)) entries.push([id, await seededUrl(storage, id), [tagOf(id)]]);
     // The records first, then the entries, as the worker stores (cachet's sweep, which may run meanwhile,
     // deletes an entry without its record, and leaves a record without its entry alone for a while).
     const transaction = db.transaction('entries', 'readwrite');
@@ -317,7 +319,7 @@ window.bench = {
     const storage = STORAGE[kind];
     const cache = await caches.open(storage.cache);
     for (const id of range(firstId, count)) {
-      const url = storage.url(await sha256Hex(`entry-${id}`));
+      const url = await seededUrl(storage, id);
       if (!(await cache.match(url))) throw new Error(`entry ${id} (${url}) not there after seeding`);
     }
   },
