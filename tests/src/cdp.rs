@@ -64,19 +64,28 @@ pub async fn service_worker_running(client: &Client) -> Result<bool> {
 
 /// Stops every Service Worker of `client`'s browser (`ServiceWorker.stopAllWorkers`) and waits until
 /// none runs (checked with `Target.getTargets` every 20 ms, at most 10 s), so that the next event starts
-/// its worker cold.
+/// its worker cold. The stop is sent again every half second while one runs: a page's event can start a
+/// worker again meanwhile (the queue alarm asks again 2 s after a question the stop left unanswered), and
+/// that worker, idle, would otherwise run on for the browser's 30 s.
 pub async fn stop_all_service_workers(client: &Client) -> Result<()> {
-    for command in ["ServiceWorker.enable", "ServiceWorker.stopAllWorkers"] {
-        devtools(client, command, serde_json::json!({})).await?;
-    }
+    devtools(client, "ServiceWorker.enable", serde_json::json!({})).await?;
     let started = std::time::Instant::now();
-    while service_worker_running(client).await? {
+    let mut stopped_at = None;
+    loop {
+        if stopped_at
+            .is_none_or(|at: std::time::Instant| at.elapsed() >= std::time::Duration::from_millis(500))
+        {
+            devtools(client, "ServiceWorker.stopAllWorkers", serde_json::json!({})).await?;
+            stopped_at = Some(std::time::Instant::now());
+        }
+        if !service_worker_running(client).await? {
+            return Ok(());
+        }
         if started.elapsed() > std::time::Duration::from_secs(10) {
             anyhow::bail!("a service worker still runs 10 s after stopAllWorkers");
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    Ok(())
 }
 
 /// Sends one Chrome DevTools command to the page of `client`'s session.
