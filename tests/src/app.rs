@@ -55,6 +55,15 @@ impl Stored {
             .collect()
     }
 
+    /// Every Cache Storage entry read, in every cache: `[url, request headers, response headers, body]`.
+    pub fn cache_entries(&self) -> impl Iterator<Item = &Value> {
+        self.0
+            .iter()
+            .filter(|(place, _)| place.starts_with("cache:"))
+            .filter_map(|(_, held)| held.as_array())
+            .flatten()
+    }
+
     /// The records of the IndexedDB store `db/store` (none when it does not exist).
     pub fn records(&self, store: &str) -> &[Value] {
         self.0.get(store).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()

@@ -485,6 +485,7 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
     );
     harness.test_hook(&hook).await?;
     let before = harness.count("graphql GetTodos");
+    let both_stored_before = answers_listing_both(&harness.stored().await?);
     reload(&harness).await?;
     assert_eq!(
         harness.wait_for_list(&["milk", "eggs"]).await?,
@@ -492,6 +493,10 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
         "the broken answer was not cached"
     );
     assert_eq!(harness.count("graphql GetTodos"), before + 1);
+    // The barrier before the stop: this answer's own entry is written (after the answer is given, in
+    // the worker's `waitUntil`; a stop before that loses it, by design, and the next load is a miss).
+    let stored = harness.stored_when(|stored| answers_listing_both(stored) > both_stored_before).await?;
+    assert!(answers_listing_both(&stored) > both_stored_before, "the answer with the garbage tags is stored");
     harness.stop_service_workers().await?;
     reload(&harness).await?;
     assert_eq!(
@@ -503,6 +508,16 @@ async fn bad_input_gets_clear_errors_and_loses_nothing() -> Result<()> {
     assert_eq!(harness.wait_for_list(&["milk", "eggs", "bread"]).await?, "from network", "its own tags held");
     assert_eq!(harness.count("graphql CreateTodo"), 3);
     Ok(())
+}
+
+/// How many Cache Storage entries hold an answer listing both "milk" and "eggs".
+fn answers_listing_both(stored: &Stored) -> usize {
+    stored
+        .cache_entries()
+        .filter(|entry| {
+            entry[3].as_str().is_some_and(|body| body.contains("\"milk\"") && body.contains("\"eggs\""))
+        })
+        .count()
 }
 
 /// Percent-encodes `text` for a query string.
