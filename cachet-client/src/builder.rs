@@ -170,6 +170,8 @@ impl ClientBuilder {
             session,
             listeners: RefCell::new(Vec::new()),
             started,
+            #[cfg(feature = "queue")]
+            alarm: Default::default(),
         });
         inner.listen(&window);
         let (purging, starting) = (inner.clone(), inner.clone());

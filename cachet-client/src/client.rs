@@ -55,6 +55,9 @@ pub(crate) struct Inner {
     pub(crate) session: Rc<Session>,
     pub(crate) listeners: RefCell<Vec<EventListener>>,
     pub(crate) started: Rc<Started>,
+    /// The offline queue's alarm (`crate::queue_alarm`; cargo feature `queue`).
+    #[cfg(feature = "queue")]
+    pub(crate) alarm: crate::queue_alarm::Alarm,
 }
 
 impl Inner {

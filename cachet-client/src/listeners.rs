@@ -46,6 +46,9 @@ impl Inner {
             &self.hub.channel,
             "message",
             on(&weak, |inner, event| {
+                // Any broadcast may say the queue changed (queued, failed, replayed, ...).
+                #[cfg(feature = "queue")]
+                crate::queue_alarm::poke(inner);
                 if let Some(event) = message_text(event).and_then(|text| decode_sw_event(&text).ok()) {
                     inner.on_sw_event(event);
                 }
@@ -103,13 +106,17 @@ impl Inner {
                     return;
                 };
                 inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
+                #[cfg(feature = "queue")]
+                if online {
+                    crate::queue_alarm::poke(&inner);
+                }
                 let session = inner.session.clone();
                 wasm_bindgen_futures::spawn_local(async move { session.connectivity(online).await });
             }));
         }
         *self.listeners.borrow_mut() = listeners;
         #[cfg(feature = "queue")]
-        crate::queue_alarm::start(Rc::downgrade(&self.transport));
+        crate::queue_alarm::start(self);
     }
 
     pub(crate) fn on_sw_event(self: &Rc<Self>, event: SwEvent) {

@@ -14,27 +14,36 @@ use futures::FutureExt;
 /// The Web Lock itself: only the queue alarm's tab (`queue`) and the auth refresh (`auth`) take one.
 #[cfg(any(feature = "queue", feature = "auth"))]
 mod web_lock {
-    use futures::channel::oneshot;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
 
     use crate::Error;
 
-    /// Holds an exclusive Web Lock until dropped (the queue alarm's tab, the auth refresh).
+    /// Holds an exclusive Web Lock until dropped (the queue alarm's tab, the auth refresh): it resolves
+    /// the promise the lock's callback returned, which releases the lock.
     #[derive(Debug)]
     pub(crate) struct LockGuard {
-        release: Option<oneshot::Sender<()>>,
+        release: js_sys::Function,
     }
 
     impl Drop for LockGuard {
         fn drop(&mut self) {
-            if let Some(release) = self.release.take() {
-                let _ = release.send(());
-            }
+            let _ = self.release.call0(&JsValue::UNDEFINED);
         }
     }
 
+    /// A promise and the function that resolves it.
+    fn resolvable() -> (js_sys::Promise, js_sys::Function) {
+        let mut resolver = None;
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| resolver = Some(resolve));
+        // The executor runs synchronously, inside `new`: the fallback is never used (calling it fails,
+        // and its failure is ignored where it is called).
+        (promise, resolver.unwrap_or_else(|| JsValue::UNDEFINED.unchecked_into()))
+    }
+
     /// Waits for the exclusive lock `name` of the origin; `Ok(None)` when Web Locks are not available.
+    /// Promises rather than Rust channels: the browser's own (BENCHMARKS.md, session 33).
     pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
         let Some(window) = web_sys::window() else {
             return Ok(None);
@@ -47,28 +56,24 @@ mod web_lock {
             .ok()
             .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
             .ok_or(Error::Unsupported { api: "navigator.locks.request" })?;
-        let (acquired_sender, acquired) = oneshot::channel::<()>();
-        let (release, released) = oneshot::channel::<()>();
+        let (acquired, acquire) = resolvable();
+        let (held, release) = resolvable();
         // The lock is held until the promise the callback returns settles: until the guard is dropped.
         let callback = Closure::once_into_js(move |_lock: JsValue| -> js_sys::Promise {
-            let _ = acquired_sender.send(());
-            wasm_bindgen_futures::future_to_promise(async move {
-                let _ = released.await;
-                Ok(JsValue::UNDEFINED)
-            })
+            let _ = acquire.call0(&JsValue::UNDEFINED);
+            held
         });
         request
             .call2(&locks, &JsValue::from_str(name), &callback)
             .map_err(|e| Error::js("navigator.locks.request", e))?;
-        match acquired.await {
-            Ok(()) => Ok(Some(LockGuard { release: Some(release) })),
-            // The browser dropped the callback without calling it: treat the lock as unavailable.
-            Err(_) => Ok(None),
-        }
+        let _ = JsFuture::from(acquired).await;
+        Ok(Some(LockGuard { release }))
     }
 }
 #[cfg(any(feature = "queue", feature = "auth"))]
 pub(crate) use web_lock::acquire;
+#[cfg(feature = "queue")]
+pub(crate) use web_lock::LockGuard;
 
 /// Runs `future` for at most `limit`; `None` when time ran out first.
 pub(crate) async fn with_timeout<T>(

@@ -8,24 +8,25 @@
 //! replays at once when the head is due. The page then sleeps until the time it was given (again every
 //! [`ALARM_RECHECK_MS`] while the head stays due), and asks again at once when the `cachet` channel
 //! carries anything (`mutation-queued`, `mutation-failed {retryAt}`, `mutation-replayed`, ...) and
-//! when the browser goes online. The decision is the core's and the queue the worker's: this module
-//! only asks, waits and asks again. (Until session 26 the page read the worker's database itself: 3 KB
-//! of its wasm; BENCHMARKS.md.)
+//! when the browser goes online: the client's own listeners of that channel and of `online` poke it
+//! ([`poke`]), and events that come while a question is out make one more question after it. The
+//! decision is the core's and the queue the worker's: this module only asks, waits and asks again.
+//! (Until session 26 the page read the worker's database itself: 3 KB of its wasm; until session 33
+//! the alarm was a task of its own, with its own listeners, channel and timer future: 1.2 KB more;
+//! BENCHMARKS.md.)
 //!
 //! With no tab open, the Service Worker's own start (a page opened) and Background Sync replay.
 
-use std::rc::Weak;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use cachet_core::machines::queue::{ask_again_after_silence, ALARM_RECHECK_MS};
 use cachet_core::protocol::{PageToSw, SwToPage};
-use futures::channel::mpsc;
-use futures::future::{select, Either};
-use futures::StreamExt;
-use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
 
+use crate::client::Inner;
 use crate::link::WorkerLink;
-use crate::locks::{acquire, now_ms};
-use crate::transport::Transport;
+use crate::locks::{acquire, now_ms, LockGuard};
 use crate::Error;
 
 /// How long the alarm waits for the worker's answer before it asks again: a worker stopped while it
@@ -35,63 +36,90 @@ const ASK_WITHIN: std::time::Duration = std::time::Duration::from_millis(2 * ALA
 /// The Web Lock held by the tab that runs the alarm.
 pub const LOCK: &str = "cachet-queue-alarm";
 
-/// Starts the alarm for the client whose transport is `transport` (it ends when the client is dropped). Without Web Locks every
-/// tab runs it, which is harmless: a wake-up changes nothing in a worker already busy with the head.
-pub(crate) fn start(transport: Weak<Transport>) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
+/// The alarm's state, kept by the client (it ends, and its lock is released, when the client is dropped).
+#[derive(Default)]
+pub(crate) struct Alarm(RefCell<State>);
+
+#[derive(Default)]
+struct State {
+    /// Set once this tab runs the alarm: the lock's guard (`None` inside: no Web Locks here).
+    running: Option<Option<LockGuard>>,
+    /// A question is out; `again`: something happened meanwhile, ask once more after its answer.
+    asking: bool,
+    again: bool,
+    /// The next question's timer, when the worker gave a time.
+    timer: Option<Timeout>,
+    /// The last answer's time (for the core's rule after a silence).
+    last: Option<u64>,
+    /// Whether an error was said on the console already (once per page).
+    reported: bool,
+}
+
+/// Starts the alarm for `inner`'s tab once it holds the lock. Without Web Locks every tab runs it,
+/// which is harmless: a wake-up changes nothing in a worker already busy with the head.
+pub(crate) fn start(inner: &Rc<Inner>) {
+    let weak = Rc::downgrade(inner);
     wasm_bindgen_futures::spawn_local(async move {
-        let _held = match acquire(LOCK).await {
-            Ok(guard) => guard,
+        let held = acquire(LOCK).await.unwrap_or_else(|error| {
+            web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
+            None
+        });
+        // A client dropped meanwhile releases the lock with the guard.
+        if let Some(inner) = weak.upgrade() {
+            inner.alarm.0.borrow_mut().running = Some(held);
+            poke(&inner);
+        }
+    });
+}
+
+/// Something may have changed the queue (a `cachet` broadcast, `online`, the alarm's timer): asks the
+/// worker when its head is due, once for a burst, when this tab runs the alarm.
+pub(crate) fn poke(inner: &Rc<Inner>) {
+    {
+        let mut state = inner.alarm.0.borrow_mut();
+        if state.running.is_none() {
+            return;
+        }
+        if state.asking {
+            state.again = true;
+            return;
+        }
+        state.asking = true;
+        state.timer = None;
+    }
+    let inner = inner.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let online = web_sys::window().is_some_and(|window| window.navigator().on_line());
+        let answer = ask(&inner.transport.link, online).await;
+        let mut state = inner.alarm.0.borrow_mut();
+        let check_at = match answer {
+            Ok(check_at) => check_at,
+            // Stopped while it answered (the browser stops an idle worker at will; the question
+            // waited ASK_WITHIN): the core's rule.
+            Err(Error::ServiceWorkerSilent { .. }) => ask_again_after_silence(state.last, now_ms()),
             Err(error) => {
-                web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
-                None
+                if !std::mem::replace(&mut state.reported, true) {
+                    web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
+                }
+                Some(now_ms() + 10 * ALARM_RECHECK_MS)
             }
         };
-        let (changed, mut changes) = mpsc::unbounded::<()>();
-        let mut listeners = Vec::new();
-        let channel = web_sys::BroadcastChannel::new("cachet").ok();
-        for (target, name) in [(channel.as_deref(), "message"), (Some(window.as_ref()), "online")] {
-            if let Some(target) = target {
-                let changed = changed.clone();
-                listeners.push(EventListener::new(target, name, move |_| {
-                    let _ = changed.unbounded_send(());
-                }));
-            }
+        state.last = check_at;
+        state.asking = false;
+        if std::mem::take(&mut state.again) {
+            drop(state);
+            return poke(&inner);
         }
-        let (mut reported, mut last) = (false, None);
-        while let Some(client) = transport.upgrade() {
-            let check_at = match ask(&client.link, window.navigator().on_line()).await {
-                Ok(check_at) => check_at,
-                // Stopped while it answered (the browser stops an idle worker at will; the question
-                // waited ASK_WITHIN): the core's rule.
-                Err(Error::ServiceWorkerSilent { .. }) => ask_again_after_silence(last, now_ms()),
-                Err(error) => {
-                    if !std::mem::replace(&mut reported, true) {
-                        web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
-                    }
-                    Some(now_ms() + 10 * ALARM_RECHECK_MS)
+        if let Some(at) = check_at {
+            // setTimeout takes at most 2^31 - 1 ms (more fires at once).
+            let delay = at.saturating_sub(now_ms()).min(i32::MAX as u64) as u32;
+            let weak = Rc::downgrade(&inner);
+            state.timer = Some(Timeout::new(delay, move || {
+                if let Some(inner) = weak.upgrade() {
+                    poke(&inner);
                 }
-            };
-            last = check_at;
-            drop(client);
-            let changed = changes.next();
-            match check_at {
-                Some(at) => {
-                    let delay = u32::try_from(at.saturating_sub(now_ms())).unwrap_or(u32::MAX);
-                    let timer = gloo::timers::future::TimeoutFuture::new(delay);
-                    if let Either::Left((None, _)) = select(changed, timer).await {
-                        break;
-                    }
-                }
-                None if changed.await.is_none() => break,
-                None => {}
-            }
-            // One question for a burst of events.
-            while changes.try_recv().is_ok() {}
+            }));
         }
-        drop(listeners);
     });
 }
 

@@ -334,3 +334,47 @@ async fn a_queue_database_closed_under_the_running_worker_is_opened_again() -> R
     assert_eq!(ids, [json!(after)], "{stored}");
     Ok(())
 }
+
+/// Resolves, in the page, with the origin's holders and waiters of the queue alarm's Web Lock
+/// (`cachet-queue-alarm`) once they are `held` and `pending` (read every 50 ms, at most 10 s; the last
+/// reading either way).
+async fn alarm_lock_once(harness: &Harness, held: usize, pending: usize) -> Result<Value> {
+    let script = format!(
+        "const count = (list) => list.filter((lock) => lock.name === 'cachet-queue-alarm').length;
+         const read = async () => {{ const now = await navigator.locks.query();
+           return {{held: count(now.held), pending: count(now.pending)}}; }};
+         const until = Date.now() + 10000;
+         (async () => {{
+           let last = await read();
+           while ((last.held !== {held} || last.pending !== {pending}) && Date.now() < until) {{
+             await new Promise((resolve) => setTimeout(resolve, 50));
+             last = await read();
+           }}
+           done(last);
+         }})();"
+    );
+    harness.run_async(&script).await
+}
+
+/// One tab at a time runs the queue alarm: with two tabs of the app, its Web Lock is held by one and
+/// the other waits for it; when the holder closes, the other tab takes it over (cachet-client's
+/// `queue_alarm`; the lock is held until the client's promise is resolved, not merely taken).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_tab_at_a_time_runs_the_queue_alarm_and_a_closed_tab_hands_it_on() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    let one = json!({"held": 1, "pending": 0});
+    assert_eq!(alarm_lock_once(&harness, 1, 0).await?, one, "the first tab runs the alarm");
+    let first = harness.open_second_tab().await?;
+    let second = harness.client.window().await?;
+    assert_eq!(
+        alarm_lock_once(&harness, 1, 1).await?,
+        json!({"held": 1, "pending": 1}),
+        "the second tab waits for the lock"
+    );
+    harness.client.switch_to_window(first).await?;
+    harness.client.close_window().await?;
+    harness.client.switch_to_window(second).await?;
+    assert_eq!(alarm_lock_once(&harness, 1, 0).await?, one, "the second tab took the alarm over");
+    Ok(())
+}
