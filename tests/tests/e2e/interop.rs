@@ -383,6 +383,40 @@ async fn validation_error_never_stored(matrix: &Matrix) -> Result<()> {
     Ok(())
 }
 
+/// A stopped worker (Chromium: DevTools' `stopAllWorkers`, as the browser stops an idle one) starts on
+/// the next request with the engine's start module: it answers a stored query from the cache without the
+/// server, answers a miss from the server (which the whole engine then stores, so the next one is a hit),
+/// and a mutation sent to it invalidates by operation name as through a running worker.
+async fn stopped_worker(matrix: &Matrix) -> Result<()> {
+    let harness = &matrix.harness;
+    let hit = "query StoppedHit { todos { title } }";
+    let before = matrix.operations("StoppedHit").await?;
+    ensure!(!from_cache(harness, hit, json!({}), json!({})).await?, "the first answer came from the cache");
+    ensure!(from_cache(harness, hit, json!({}), json!({})).await?, "not cached before the stop");
+    harness.stop_service_workers_until_stopped().await?;
+    ensure!(from_cache(harness, hit, json!({}), json!({})).await?, "a stopped worker's start missed");
+    let asked = matrix.operations("StoppedHit").await? - before;
+    ensure!(asked == 1, "the server was asked {asked} times");
+
+    let miss = "query StoppedMiss { todos { title } }";
+    harness.stop_service_workers_until_stopped().await?;
+    ensure!(
+        !from_cache(harness, miss, json!({}), json!({})).await?,
+        "a query never asked came from the cache"
+    );
+    ensure!(
+        from_cache(harness, miss, json!({}), json!({})).await?,
+        "a miss answered by a stopped worker's start was not stored"
+    );
+
+    harness.stop_service_workers_until_stopped().await?;
+    mutate_gql(harness, CREATE_TODO, json!({"title": "sent to a stopped worker"}), json!({})).await?;
+    let answer = query_gql(harness, hit, json!({}), json!({})).await?;
+    ensure!(answer["fromCache"] == json!(false), "still served from the cache: {answer}");
+    ensure!(answer.to_string().contains("sent to a stopped worker"), "the new todo is missing: {answer}");
+    Ok(())
+}
+
 /// Mutations queued while the server cannot be reached are replayed in order when it can.
 async fn offline_queue_replayed_in_order(matrix: &mut Matrix) -> Result<()> {
     matrix.set_reachable(false).await?;
@@ -552,6 +586,13 @@ async fn matrix_in(browser: Browser, backend: Backend) -> Result<()> {
         let outcome = Some(foreign_client_cached(&matrix, name, operation, headers).await);
         rows.push(Row { client, story: "query cached", outcome });
     }
+    // Only Chromium's DevTools stop a worker on demand (docs/status.md, notes on the engines).
+    let stopped = if browser == Browser::Chromium { Some(stopped_worker(&matrix).await) } else { None };
+    rows.push(Row {
+        client: "window.cachet",
+        story: "a stopped worker: a stored answer, a miss stored for the next, a mutation's invalidation",
+        outcome: stopped,
+    });
     rows.push(Row {
         client: "window.cachet",
         story: "the offline queue replayed in order",
