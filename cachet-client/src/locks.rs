@@ -16,7 +16,6 @@ use futures::FutureExt;
 mod web_lock {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
-    use wasm_bindgen_futures::JsFuture;
 
     use crate::Error;
 
@@ -42,38 +41,56 @@ mod web_lock {
         (promise, resolver.unwrap_or_else(|| JsValue::UNDEFINED.unchecked_into()))
     }
 
-    /// Waits for the exclusive lock `name` of the origin; `Ok(None)` when Web Locks are not available.
-    /// Promises rather than Rust channels: the browser's own (BENCHMARKS.md, session 33).
-    pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
-        let Some(window) = web_sys::window() else {
-            return Ok(None);
+    /// Asks for the exclusive lock `name` of the origin and calls `then` with its guard once this page
+    /// holds it (at once with `None` where Web Locks are not available). Callbacks and promises rather
+    /// than Rust channels or a task: the browser's own (BENCHMARKS.md, session 33). An error (a
+    /// `navigator.locks` without `request`, a refused call) drops `then` uncalled.
+    pub(crate) fn with_lock(name: &str, then: Box<dyn FnOnce(Option<LockGuard>)>) -> Result<(), Error> {
+        let locks = web_sys::window()
+            .and_then(|window| js_sys::Reflect::get(&window.navigator(), &"locks".into()).ok())
+            .filter(|locks| !locks.is_undefined() && !locks.is_null());
+        let Some(locks) = locks else {
+            then(None);
+            return Ok(());
         };
-        let locks = js_sys::Reflect::get(&window.navigator(), &"locks".into()).unwrap_or(JsValue::UNDEFINED);
-        if locks.is_undefined() || locks.is_null() {
-            return Ok(None);
-        }
         let request = js_sys::Reflect::get(&locks, &"request".into())
             .ok()
             .and_then(|request| request.dyn_into::<js_sys::Function>().ok())
             .ok_or(Error::Unsupported { api: "navigator.locks.request" })?;
-        let (acquired, acquire) = resolvable();
         let (held, release) = resolvable();
         // The lock is held until the promise the callback returns settles: until the guard is dropped.
         let callback = Closure::once_into_js(move |_lock: JsValue| -> js_sys::Promise {
-            let _ = acquire.call0(&JsValue::UNDEFINED);
+            then(Some(LockGuard { release }));
             held
         });
         request
             .call2(&locks, &JsValue::from_str(name), &callback)
             .map_err(|e| Error::js("navigator.locks.request", e))?;
-        let _ = JsFuture::from(acquired).await;
-        Ok(Some(LockGuard { release }))
+        Ok(())
+    }
+
+    /// Waits for the exclusive lock `name` of the origin ([`with_lock`]); `Ok(None)` when Web Locks are
+    /// not available.
+    #[cfg(feature = "auth")]
+    pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, Error> {
+        let (acquired, resolve) = resolvable();
+        let slot = std::rc::Rc::new(std::cell::Cell::new(None));
+        let given = slot.clone();
+        with_lock(
+            name,
+            Box::new(move |guard| {
+                given.set(Some(guard));
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            }),
+        )?;
+        let _ = wasm_bindgen_futures::JsFuture::from(acquired).await;
+        Ok(slot.take().flatten())
     }
 }
-#[cfg(any(feature = "queue", feature = "auth"))]
+#[cfg(feature = "auth")]
 pub(crate) use web_lock::acquire;
 #[cfg(feature = "queue")]
-pub(crate) use web_lock::LockGuard;
+pub(crate) use web_lock::{with_lock, LockGuard};
 
 /// Runs `future` for at most `limit`; `None` when time ran out first.
 pub(crate) async fn with_timeout<T>(

@@ -26,7 +26,7 @@ use gloo::timers::callback::Timeout;
 
 use crate::client::Inner;
 use crate::link::WorkerLink;
-use crate::locks::{acquire, now_ms, LockGuard};
+use crate::locks::{now_ms, with_lock, LockGuard};
 use crate::Error;
 
 /// How long the alarm waits for the worker's answer before it asks again: a worker stopped while it
@@ -59,17 +59,25 @@ struct State {
 /// which is harmless: a wake-up changes nothing in a worker already busy with the head.
 pub(crate) fn start(inner: &Rc<Inner>) {
     let weak = Rc::downgrade(inner);
-    wasm_bindgen_futures::spawn_local(async move {
-        let held = acquire(LOCK).await.unwrap_or_else(|error| {
-            web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
-            None
-        });
-        // A client dropped meanwhile releases the lock with the guard.
-        if let Some(inner) = weak.upgrade() {
-            inner.alarm.0.borrow_mut().running = Some(held);
-            poke(&inner);
-        }
-    });
+    // A client dropped before the lock came releases it with the guard.
+    let held = with_lock(
+        LOCK,
+        Box::new(move |held| {
+            if let Some(inner) = weak.upgrade() {
+                run(&inner, held);
+            }
+        }),
+    );
+    if let Err(error) = held {
+        web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
+        run(inner, None);
+    }
+}
+
+/// This tab runs the alarm from now on (`held`: the lock's guard, `None` without Web Locks).
+fn run(inner: &Rc<Inner>, held: Option<LockGuard>) {
+    inner.alarm.0.borrow_mut().running = Some(held);
+    poke(inner);
 }
 
 /// Something may have changed the queue (a `cachet` broadcast, `online`, the alarm's timer): asks the
