@@ -163,6 +163,8 @@ impl ClientBuilder {
             self.adapter,
             online,
         )?;
+        #[cfg(feature = "queue")]
+        let alarm = crate::queue_alarm::Alarm::new(transport.clone());
         let inner = Rc::new(Inner {
             settings,
             transport,
@@ -171,7 +173,7 @@ impl ClientBuilder {
             listeners: RefCell::new(Vec::new()),
             started,
             #[cfg(feature = "queue")]
-            alarm: Default::default(),
+            alarm,
         });
         inner.listen(&window);
         let (purging, starting) = (inner.clone(), inner.clone());

@@ -57,7 +57,7 @@ pub(crate) struct Inner {
     pub(crate) started: Rc<Started>,
     /// The offline queue's alarm (`crate::queue_alarm`; cargo feature `queue`).
     #[cfg(feature = "queue")]
-    pub(crate) alarm: crate::queue_alarm::Alarm,
+    pub(crate) alarm: Rc<crate::queue_alarm::Alarm>,
 }
 
 impl Inner {

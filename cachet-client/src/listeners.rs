@@ -48,7 +48,7 @@ impl Inner {
             on(&weak, |inner, event| {
                 // Any broadcast may say the queue changed (queued, failed, replayed, ...).
                 #[cfg(feature = "queue")]
-                crate::queue_alarm::poke(inner);
+                crate::queue_alarm::poke(&inner.alarm);
                 if let Some(event) = message_text(event).and_then(|text| decode_sw_event(&text).ok()) {
                     inner.on_sw_event(event);
                 }
@@ -108,7 +108,7 @@ impl Inner {
                 inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
                 #[cfg(feature = "queue")]
                 if online {
-                    crate::queue_alarm::poke(&inner);
+                    crate::queue_alarm::poke(&inner.alarm);
                 }
                 let session = inner.session.clone();
                 wasm_bindgen_futures::spawn_local(async move { session.connectivity(online).await });
@@ -116,7 +116,7 @@ impl Inner {
         }
         *self.listeners.borrow_mut() = listeners;
         #[cfg(feature = "queue")]
-        crate::queue_alarm::start(self);
+        crate::queue_alarm::start(&self.alarm);
     }
 
     pub(crate) fn on_sw_event(self: &Rc<Self>, event: SwEvent) {

@@ -24,9 +24,9 @@ use cachet_core::machines::queue::{ask_again_after_silence, ALARM_RECHECK_MS};
 use cachet_core::protocol::{PageToSw, SwToPage};
 use gloo::timers::callback::Timeout;
 
-use crate::client::Inner;
 use crate::link::WorkerLink;
 use crate::locks::{now_ms, with_lock, LockGuard};
+use crate::transport::Transport;
 use crate::Error;
 
 /// How long the alarm waits for the worker's answer before it asks again: a worker stopped while it
@@ -36,9 +36,19 @@ const ASK_WITHIN: std::time::Duration = std::time::Duration::from_millis(2 * ALA
 /// The Web Lock held by the tab that runs the alarm.
 pub const LOCK: &str = "cachet-queue-alarm";
 
-/// The alarm's state, kept by the client (it ends, and its lock is released, when the client is dropped).
-#[derive(Default)]
-pub(crate) struct Alarm(RefCell<State>);
+/// The alarm: its state and the client's transport, which it asks the worker through. Kept by the
+/// client (it ends, and its lock is released, when the client is dropped and no question is out).
+pub(crate) struct Alarm {
+    state: RefCell<State>,
+    transport: Rc<Transport>,
+}
+
+impl Alarm {
+    /// The alarm of the client whose transport is `transport`, not started ([`start`]).
+    pub(crate) fn new(transport: Rc<Transport>) -> Rc<Self> {
+        Rc::new(Alarm { state: RefCell::default(), transport })
+    }
+}
 
 #[derive(Default)]
 struct State {
@@ -55,36 +65,36 @@ struct State {
     reported: bool,
 }
 
-/// Starts the alarm for `inner`'s tab once it holds the lock. Without Web Locks every tab runs it,
-/// which is harmless: a wake-up changes nothing in a worker already busy with the head.
-pub(crate) fn start(inner: &Rc<Inner>) {
-    let weak = Rc::downgrade(inner);
+/// Starts `alarm` once this tab holds the lock. Without Web Locks every tab runs it, which is
+/// harmless: a wake-up changes nothing in a worker already busy with the head.
+pub(crate) fn start(alarm: &Rc<Alarm>) {
+    let weak = Rc::downgrade(alarm);
     // A client dropped before the lock came releases it with the guard.
     let held = with_lock(
         LOCK,
         Box::new(move |held| {
-            if let Some(inner) = weak.upgrade() {
-                run(&inner, held);
+            if let Some(alarm) = weak.upgrade() {
+                run(&alarm, held);
             }
         }),
     );
     if let Err(error) = held {
         web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
-        run(inner, None);
+        run(alarm, None);
     }
 }
 
 /// This tab runs the alarm from now on (`held`: the lock's guard, `None` without Web Locks).
-fn run(inner: &Rc<Inner>, held: Option<LockGuard>) {
-    inner.alarm.0.borrow_mut().running = Some(held);
-    poke(inner);
+fn run(alarm: &Rc<Alarm>, held: Option<LockGuard>) {
+    alarm.state.borrow_mut().running = Some(held);
+    poke(alarm);
 }
 
 /// Something may have changed the queue (a `cachet` broadcast, `online`, the alarm's timer): asks the
 /// worker when its head is due, once for a burst, when this tab runs the alarm.
-pub(crate) fn poke(inner: &Rc<Inner>) {
+pub(crate) fn poke(alarm: &Rc<Alarm>) {
     {
-        let mut state = inner.alarm.0.borrow_mut();
+        let mut state = alarm.state.borrow_mut();
         if state.running.is_none() {
             return;
         }
@@ -95,11 +105,11 @@ pub(crate) fn poke(inner: &Rc<Inner>) {
         state.asking = true;
         state.timer = None;
     }
-    let inner = inner.clone();
+    let alarm = alarm.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let online = web_sys::window().is_some_and(|window| window.navigator().on_line());
-        let answer = ask(&inner.transport.link, online).await;
-        let mut state = inner.alarm.0.borrow_mut();
+        let answer = ask(&alarm.transport.link, online).await;
+        let mut state = alarm.state.borrow_mut();
         let check_at = match answer {
             Ok(check_at) => check_at,
             // Stopped while it answered (the browser stops an idle worker at will; the question
@@ -116,15 +126,15 @@ pub(crate) fn poke(inner: &Rc<Inner>) {
         state.asking = false;
         if std::mem::take(&mut state.again) {
             drop(state);
-            return poke(&inner);
+            return poke(&alarm);
         }
         if let Some(at) = check_at {
             // setTimeout takes at most 2^31 - 1 ms (more fires at once).
             let delay = at.saturating_sub(now_ms()).min(i32::MAX as u64) as u32;
-            let weak = Rc::downgrade(&inner);
+            let weak = Rc::downgrade(&alarm);
             state.timer = Some(Timeout::new(delay, move || {
-                if let Some(inner) = weak.upgrade() {
-                    poke(&inner);
+                if let Some(alarm) = weak.upgrade() {
+                    poke(&alarm);
                 }
             }));
         }
