@@ -12,7 +12,7 @@
 //! ([`poke`]), and events that come while a question is out make one more question after it. The
 //! decision is the core's and the queue the worker's: this module only asks, waits and asks again.
 //! (Until session 26 the page read the worker's database itself: 3 KB of its wasm; until session 33
-//! the alarm was a task of its own, with its own listeners, channel and timer future: 1.2 KB more;
+//! the alarm was a task of its own, with its own listeners, channel and timer future: 1.6 KB more;
 //! BENCHMARKS.md.)
 //!
 //! With no tab open, the Service Worker's own start (a page opened) and Background Sync replay.
