@@ -283,4 +283,23 @@ mod tests {
         let prefix = cachet_core::protocol::storage::SHELL_CACHE_PREFIX;
         assert!(super::SW_SHIM.contains(&format!("const SHELL_CACHE_PREFIX = '{prefix}';")));
     }
+
+    /// The shim reads the request names' table as the engine writes it.
+    #[test]
+    fn the_shim_reads_request_names_as_the_engine_writes_them() {
+        use cachet_core::protocol::headers::STORED_AT_HEADER;
+        use cachet_core::protocol::storage::{
+            NAMES_CACHE_PREFIX, NAME_ENTRY_CACHE_HEADER, NAME_ENTRY_URL_HEADER, NAME_UNTIL_HEADER,
+        };
+        assert!(super::SW_SHIM.contains(&format!("const NAMES_CACHE_PREFIX = '{NAMES_CACHE_PREFIX}';")));
+        for (constant, header) in [
+            ("NAME_ENTRY_CACHE", NAME_ENTRY_CACHE_HEADER),
+            ("NAME_ENTRY_URL", NAME_ENTRY_URL_HEADER),
+            ("NAME_UNTIL", NAME_UNTIL_HEADER),
+            ("STORED_AT", STORED_AT_HEADER),
+            ("SOURCE", cachet_core::protocol::headers::SOURCE_HEADER),
+        ] {
+            assert!(super::SW_SHIM.contains(&format!("const {constant} = '{header}';")), "{constant}");
+        }
+    }
 }

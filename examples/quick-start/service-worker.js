@@ -38,7 +38,14 @@ function importWholeGlue() {
   wholeGlue = true;
 }
 if (!START || FIRST_EVALUATION) importWholeGlue();
-if (START) importAll(['./cachet-sw-start.js']);
+// The start module's glue likewise: at the install's evaluation, else when the start module is first
+// needed (`start`), so that a hit the shim answers from its name (`servedAlone`) evaluates no glue.
+let startGlue = false;
+function importStartGlue() {
+  if (!startGlue) importAll(['./cachet-sw-start.js']);
+  startGlue = true;
+}
+if (START && FIRST_EVALUATION) importStartGlue();
 
 const ROUTES = self.CACHET_ROUTES || { passThrough: [], graphqlEndpoints: [], fetchEarly: false };
 const BUILD = self.CACHET_BUILD || 'unstamped';
@@ -106,12 +113,14 @@ async function precache() {
 // engine gets its first event once the start module is idle (everything it took has settled), and the
 // start module gets none after. Without a start module, the whole engine takes every event.
 let wholePromise = null;
-let startPromise = null; // while the start module takes fetch events
+let tookOver = false; // once the whole engine takes every event
+let startPromise = null; // the start module's load, once begun (`start`)
 let startEngine = null; // once it has loaded
+let engineReady = false; // once either engine has loaded: the shim answers nothing from names then
 function whole() {
   if (wholePromise === null) {
     const before = startEngine === null ? undefined : startEngine.idle();
-    startPromise = null; // no event goes to the start module from now on
+    tookOver = true; // no event goes to the start module from now on
     // A glue that does not import is the whole engine's failure to load (reported below, tried again).
     const loaded = Promise.resolve().then(() => {
       importWholeGlue();
@@ -124,10 +133,16 @@ function whole() {
       return loaded;
     });
     // The start module's `idle()` resolves to the marks of use its hits kept (cachet-worker's
-    // `sw::store_later`), written by the whole engine before its first event.
-    wholePromise = Promise.all([loaded, before]).then(async ([loaded, touched]) => {
-      if (touched !== undefined) {
-        await loaded.touch(touched).catch((error) => console.warn('cachet: marks of use not kept: ' + error));
+    // `sw::store_later`) and the namings of its hits served alone (`sw::names`), written by the whole
+    // engine before its first event, the marks with those of the hits the shim answered from names
+    // (`servedAlone`).
+    wholePromise = Promise.all([loaded, before]).then(async ([loaded, handed]) => {
+      engineReady = true;
+      const [touched, named] = handed || [[], []];
+      const marks = touched.concat(Array.from(aloneTouches));
+      aloneTouches.clear();
+      if (marks.length > 0 || named.length > 0) {
+        await loaded.touch(marks, named).catch((error) => console.warn('cachet: marks of use or request names not kept: ' + error));
       }
       return loaded;
     });
@@ -145,9 +160,9 @@ function whole() {
 // `{ result }`, so that a caller tells an engine that did not load (a rejection) from a `result` that
 // rejects.
 async function onEngine(call) {
-  if (startPromise !== null) {
-    const start = await startPromise.catch(() => null);
-    if (start !== null && startPromise !== null) return { result: call(start) };
+  if (START && !tookOver) {
+    const engine = await start().catch(() => null);
+    if (engine !== null && !tookOver) return { result: call(engine) };
   }
   return { result: call(await whole()) };
 }
@@ -160,19 +175,71 @@ self.__cachet_store_later = (job) => whole().then((engine) => engine.store(job))
   console.warn('cachet: ' + job.url + ' was answered, not stored: ' + error);
 });
 
-// Loaded as the script is evaluated, not at the first event: the browser starts a stopped worker for
-// an event, and the wasm's read and compile then run while the event is being dispatched.
-if (START) {
-  startPromise = cachet_sw_start({ module_or_path: wasmSource(START_WASM_URL) }).then(() => {
-    startEngine = self.__cachet_start_engine;
-    return startEngine;
-  });
-  startPromise.catch((error) => {
-    console.warn('cachet: the start module ' + START_WASM_URL + ' did not load, the whole engine answers: ' + error);
-    startPromise = null;
-  });
-} else {
-  whole();
+// The start module, loaded at the first fetch event that needs an engine: one the shim cannot answer
+// from a name (`servedAlone`). A hit answered from a name then waits for no wasm: loading the engine as
+// the script is evaluated cost such a hit 3-4 ms of the worker's one thread (BENCHMARKS.md, session 33).
+// One that does not load leaves every event to the whole engine.
+function start() {
+  if (startPromise === null) {
+    startPromise = Promise.resolve().then(() => {
+      importStartGlue();
+      return cachet_sw_start({ module_or_path: wasmSource(START_WASM_URL) });
+    }).then(() => {
+      startEngine = self.__cachet_start_engine;
+      engineReady = true;
+      return startEngine;
+    });
+    startPromise.catch((error) => {
+      console.warn('cachet: the start module ' + START_WASM_URL + ' did not load, the whole engine answers: ' + error);
+    });
+  }
+  return startPromise;
+}
+if (!START) whole();
+
+// Request names (cachet-worker's `sw::names`): the engine names a hit it served alone (a fresh
+// cache-first or cache-only entry: cachet_core::engine::plan::served_alone_until) with the name the
+// shim gave the request, in the build's names cache: a body-less response whose headers point at the
+// entry (its cache, its URL, its stored-at mark) and say until when. Until an engine has loaded, the
+// shim answers a request whose name it finds, still fresh, whose entry is there with the same stored-at
+// mark, with that entry: the stored response the engine would answer with. It decides nothing else: the
+// engine writes only what it would answer alone, and forgets every name before a change of answers
+// (an invalidation, an identity written, clear-all) is acknowledged; a new build has its own cache.
+const NAMES_CACHE_PREFIX = 'cachet-names-';
+const NAMES_CACHE = NAMES_CACHE_PREFIX + BUILD;
+const NAME_ENTRY_CACHE = 'x-cachet-entry-cache';
+const NAME_ENTRY_URL = 'x-cachet-entry-url';
+const NAME_UNTIL = 'x-cachet-served-alone-until';
+const STORED_AT = 'x-cachet-stored-at';
+const SOURCE = 'x-cachet-source';
+const NAMES_URL = new URL('./cachet-name/', self.location).href;
+const CAN_NAME = typeof crypto === 'object' && crypto !== null && typeof crypto.subtle === 'object'
+  && typeof TextEncoder === 'function';
+// The name of a request: the SHA-256 of the whole request as the browser gives it (its method, URL and
+// every header, in the Headers order, as JSON text, which has no 0 byte; a 0 byte; the body), as a URL.
+// The same bytes name the same answer whatever the engine reads of them.
+async function nameOf(request, body) {
+  const head = new TextEncoder().encode(JSON.stringify([request.method, request.url, [...request.headers]]));
+  const bytes = new Uint8Array(head.length + 1 + (body ? body.length : 0));
+  bytes.set(head);
+  if (body) bytes.set(body, head.length + 1);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return NAMES_URL + Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+// The marks of use of the hits answered from names (entry URL -> time), handed to the whole engine with
+// the start module's as it takes over.
+const aloneTouches = new Map();
+async function servedAlone(name) {
+  const pointer = await caches.match(name, { cacheName: NAMES_CACHE });
+  if (!pointer || !(Date.now() < Number(pointer.headers.get(NAME_UNTIL)))) return undefined;
+  const url = pointer.headers.get(NAME_ENTRY_URL);
+  const entry = await caches.match(url, { cacheName: pointer.headers.get(NAME_ENTRY_CACHE) });
+  // The engine answers an entry stored marked as it is, and wraps one stored before the mark: that one
+  // is the engine's to answer.
+  if (!entry || entry.headers.get(STORED_AT) !== pointer.headers.get(STORED_AT)
+    || entry.headers.get(SOURCE) !== 'cache') return undefined;
+  aloneTouches.set(url, Date.now());
+  return entry;
 }
 
 // The engine's IndexedDB database (`self.CACHET_DATABASE`: its name, its version and what a first
@@ -348,7 +415,7 @@ async function handOver(event, sent) {
 // whole engine takes as its first send's, else `early`) handed to the whole engine. `{ body, given }`:
 // the start module's answer `given` (a stored entry) whose background re-fetch it left to the whole
 // engine, which runs the request again once the answer is given, and re-fetches as its strategy says.
-async function toWhole(event, answered, early) {
+async function toWhole(event, answered, early, name) {
   if (answered instanceof Response) return answered;
   if (answered.given) {
     event.waitUntil(whole().then((engine) => engine.fetch(event, early, answered.body)).then(() => undefined, (error) => {
@@ -357,19 +424,38 @@ async function toWhole(event, answered, early) {
     return answered.given;
   }
   const sent = answered.answer ? Promise.resolve(answered.answer) : early;
-  return (await whole()).fetch(event, sent, answered.body);
+  return (await whole()).fetch(event, sent, answered.body, name);
 }
 
 // The engine's answer: the start module's while it takes fetch events, else the whole engine's; a
 // request the start module leaves is the whole engine's (`toWhole`). If no engine can load, the
 // request goes to the network as if there were no SW (a navigation: its preloaded answer, when there
-// is one; an early one: that answer).
-function answer(event, early) {
-  return onEngine((engine) => engine.fetch(event, early)).then(async ({ result }) => {
-    return toWhole(event, await result, early);
+// is one; an early one: that answer). A request that is not a navigation has its POST body read here
+// and is named (`nameOf`), both handed to the engine; until an engine has loaded, one whose name the
+// shim finds is answered from it (`servedAlone`), and otherwise the start module is loaded then.
+async function answer(event, early) {
+  const request = event.request;
+  let body;
+  let name;
+  if (request.mode !== 'navigate') {
+    if (request.method === 'POST') body = await request.arrayBuffer().then((read) => new Uint8Array(read), () => undefined);
+    if (CAN_NAME) {
+      name = nameOf(request, body);
+      name.catch(() => undefined); // the engine reports it when it needs it
+    }
+  }
+  if (name !== undefined && !engineReady) {
+    const alone = await name.then(servedAlone).catch(() => undefined);
+    if (alone) {
+      if (START && !tookOver) upkeepWhenQuiet(event);
+      return alone;
+    }
+  }
+  return onEngine((engine) => engine.fetch(event, early, body, name)).then(async ({ result }) => {
+    return toWhole(event, await result, early, name);
   }, async () => {
-    const preloaded = event.request.mode === 'navigate' ? await event.preloadResponse : await early;
-    return preloaded || fetch(event.request);
+    const preloaded = request.mode === 'navigate' ? await event.preloadResponse : await early;
+    return preloaded || fetch(body === undefined ? request : new Request(request, { body }));
   });
 }
 
@@ -410,17 +496,21 @@ self.addEventListener('install', (event) => {
     console.error('cachet: the app shell was not kept, so this worker is not installed: ' + error);
     throw error;
   });
-  event.waitUntil(Promise.all([whole(), shell]).then(() => self.skipWaiting()));
+  // The start module's wasm kept too (it loads only when a stopped worker first needs it: `start`),
+  // so that a stopped worker starts with it even while the server is down.
+  const kept = START ? wasmSource(START_WASM_URL).then(() => undefined) : undefined;
+  event.waitUntil(Promise.all([whole(), shell, kept]).then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
-    // The earlier builds' wasm and app shells: the new set is whole before this worker activates, so
+    // The earlier builds' wasm, app shells and request names: the new set is whole before this worker activates, so
     // the old one goes at once (one build's files at a time, never a mix).
     await Promise.all(names
       .filter((name) => (name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
-        || (name.startsWith(SHELL_CACHE_PREFIX) && name !== SHELL_CACHE))
+        || (name.startsWith(SHELL_CACHE_PREFIX) && name !== SHELL_CACHE)
+        || (name.startsWith(NAMES_CACHE_PREFIX) && name !== NAMES_CACHE))
       .map((name) => caches.delete(name)));
     // Navigation preload (feature-detected: every current engine has it): the browser sends a
     // navigation's request as it starts the worker, so a stopped worker's start and the network's time
@@ -441,7 +531,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   armQuietTimer(); // not yet: a fetch event
   if (!routed(event.request)) return;
-  if (startPromise !== null) upkeepWhenQuiet(event);
+  if (START && !tookOver) upkeepWhenQuiet(event);
   const early = fetchesEarly(event.request) ? fetch(event.request) : undefined;
   // Kept alive until it settles, its failure left to the engine (which falls back to its cache).
   if (early) event.waitUntil(early.catch(() => undefined));

@@ -58,4 +58,9 @@ impl Plugin<HttpResponse> for PageAuth {
             }
         })
     }
+
+    /// It only sends and retries: a stored answer never reaches it.
+    fn shapes_cached_answers(&self) -> bool {
+        false
+    }
 }

@@ -223,6 +223,20 @@ pub fn found(stored_at: Option<Option<u64>>, now: u64, freshness: Freshness) -> 
     }
 }
 
+/// Until when (Unix ms, exclusive) a lookup of `job`'s entry, stored at `stored_at` and as fresh as
+/// `freshness` says, is answered with the stored entry alone: no re-fetch, no network, nothing but a
+/// mark of use ([`after_lookup`] says [`AfterLookup::Serve`] without `revalidate` at every `now` before
+/// it). A fresh entry of cache-first or cache-only; `None` for every other strategy (stale-while-revalidate
+/// and cache-and-network re-fetch, the network-first ones ask the network first) and for an entry with
+/// no readable time. The worker writes it next to the request's name, so that a stopped worker's shim
+/// answers such a hit without the engine (cachet-worker's `sw::names`).
+pub fn served_alone_until(job: &Job, stored_at: Option<u64>, freshness: Freshness) -> Option<u64> {
+    if !matches!(job.strategy, Strategy::CacheFirst | Strategy::CacheOnly) || job.entry.is_none() {
+        return None;
+    }
+    Some(stored_at?.saturating_add(freshness.life_ms))
+}
+
 /// What follows a lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterLookup {

@@ -139,6 +139,15 @@ pub trait Plugin<R: 'static> {
     fn shapes_network_answers(&self) -> bool {
         true
     }
+
+    /// Whether this plugin may change which stored answer a request gets, or how it looks
+    /// (`cache_key_will_be_used`, `cached_response_will_be_used`, `handler_will_respond`): `true` unless it
+    /// says otherwise. While no plugin of a request says `true`, the worker names a fresh cache-first hit
+    /// for the shim ([`super::plan::served_alone_until`]), which then answers it on a stopped worker's
+    /// start without the engine; a plugin that says `true` keeps every hit of its requests in the engine.
+    fn shapes_cached_answers(&self) -> bool {
+        true
+    }
 }
 
 /// The plugins one request runs with, in order.
@@ -176,6 +185,11 @@ impl<R: Message + 'static> Plugin<R> for CacheControl {
 
     /// It only keeps answers out of the store.
     fn shapes_network_answers(&self) -> bool {
+        false
+    }
+
+    /// It never sees a stored answer.
+    fn shapes_cached_answers(&self) -> bool {
         false
     }
 }

@@ -36,12 +36,17 @@ pub struct Served<R> {
     /// [`Host::REVALIDATES`] is false asks (the worker's start module): the edge hands the request to the
     /// engine that re-fetches.
     pub revalidate_left: bool,
+    /// A stored answer served alone (a fresh cache-first or cache-only hit, through plugins none of
+    /// which shapes cached answers: [`super::plugin::Plugin::shapes_cached_answers`]): until when
+    /// (Unix ms) a lookup of the same request is answered the same way ([`plan::served_alone_until`]).
+    /// The worker names it for its shim (cachet-worker's `sw::names`); the page ignores it.
+    pub alone_until: Option<u64>,
 }
 
 impl<R> Served<R> {
     /// An answer from `source`, nothing stored, not stale, nothing left.
     fn plain(response: R, source: Source) -> Self {
-        Served { response, source, storing: None, stale: false, revalidate_left: false }
+        Served { response, source, storing: None, stale: false, revalidate_left: false, alone_until: None }
     }
 }
 
@@ -220,7 +225,15 @@ where
                     }));
                 }
                 let revalidate_left = revalidate && !H::REVALIDATES;
-                return Ok(Served { revalidate_left, ..Served::plain(hit.response, Source::Cache) });
+                let alone =
+                    !revalidate && runner.plugins.iter().all(|plugin| !plugin.shapes_cached_answers());
+                let alone_until =
+                    alone.then(|| plan::served_alone_until(job, hit.stored_at, freshness)).flatten();
+                return Ok(Served {
+                    revalidate_left,
+                    alone_until,
+                    ..Served::plain(hit.response, Source::Cache)
+                });
             }
             (AfterLookup::NotCached, _) => return Err(Failed::NotCached),
             _ => {}

@@ -19,6 +19,23 @@
 /// network fails and its own cache has nothing; the shim deletes the earlier builds' at activation.
 pub const SHELL_CACHE_PREFIX: &str = "cachet-shell-";
 
+/// The Cache Storage caches of request names: `cachet-names-<build stamp>`, one per build. Each entry,
+/// keyed by the shim's name of a whole request (a URL the shim makes from a SHA-256 of its method, URL,
+/// headers and body), points at the stored answer a fresh cache-first hit of that request got
+/// ([`crate::engine::plan::served_alone_until`]): its cache ([`NAME_ENTRY_CACHE_HEADER`]), its URL
+/// ([`NAME_ENTRY_URL_HEADER`]), its stored-at mark (`X-Cachet-Stored-At`) and the time it stops being
+/// served alone ([`NAME_UNTIL_HEADER`]). The engine writes them (cachet-worker's `sw::names`) and deletes
+/// the cache before any change that could alter an answer (an invalidation, an identity written,
+/// clear-all) is acknowledged; the shim of a stopped worker answers from them without the engine, and
+/// deletes the earlier builds' at activation.
+pub const NAMES_CACHE_PREFIX: &str = "cachet-names-";
+/// A request name's header: the cache of the entry it points at.
+pub const NAME_ENTRY_CACHE_HEADER: &str = "x-cachet-entry-cache";
+/// A request name's header: the URL of the entry it points at.
+pub const NAME_ENTRY_URL_HEADER: &str = "x-cachet-entry-url";
+/// A request name's header: until when (Unix ms, exclusive) the entry is served alone.
+pub const NAME_UNTIL_HEADER: &str = "x-cachet-served-alone-until";
+
 /// The worker's database.
 pub const DATABASE: &str = "cachet";
 /// Its version (the layout above).

@@ -1046,3 +1046,68 @@ fn the_stored_answers_cache_control_sets_its_entrys_life() {
         );
     }
 }
+
+/// A plugin that keeps every default: it says it may shape cached answers.
+struct Shapes;
+
+impl Plugin<Resp> for Shapes {}
+
+#[test]
+fn a_fresh_cache_first_hit_is_served_alone_until_its_life_ends_unless_a_plugin_may_shape_it() {
+    let life = MAX_AGE_SECONDS * 1000;
+    let stored_at = NOW - 1_000;
+    let served = |strategy: Strategy, plugins: Vec<Rc<dyn Plugin<Resp>>>| {
+        let job = get_job(strategy);
+        let fake = Rc::new(Fake::default());
+        let url = job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
+        fake.entries.borrow_mut().insert(url, (Resp::new("stored"), Some(stored_at), vec![]));
+        let network = Scripted { net: Net::Ok, body: "{\"data\":{}}".into(), server_tags: None };
+        futures::executor::block_on(run_with(job, &fake, network, plugins))
+            .ok()
+            .map(|served| served.alone_until)
+    };
+    assert_eq!(served(Strategy::CacheFirst, vec![]), Some(Some(stored_at + life)));
+    assert_eq!(served(Strategy::CacheOnly, vec![]), Some(Some(stored_at + life)));
+    let never_shapes: Rc<dyn Plugin<Resp>> = Rc::new(cachet_core::engine::CacheControl::strict());
+    assert_eq!(served(Strategy::CacheFirst, vec![never_shapes]), Some(Some(stored_at + life)));
+    assert_eq!(served(Strategy::CacheFirst, vec![Rc::new(Shapes)]), Some(None), "a plugin may shape it");
+    for strategy in [
+        Strategy::StaleWhileRevalidate,
+        Strategy::CacheAndNetwork,
+        Strategy::NetworkFirst,
+        Strategy::NetworkOnly,
+    ] {
+        assert_eq!(served(strategy, vec![]), Some(None), "{strategy:?}");
+    }
+}
+
+proptest::proptest! {
+    /// The rule the worker names hits by says what the planner does: before the time it gives, every
+    /// lookup serves the entry with no re-fetch; from then on, none does so.
+    #[test]
+    fn served_alone_until_is_when_the_planner_stops_serving_the_entry_alone(
+        strategy in proptest::sample::select(vec![
+            Strategy::CacheFirst,
+            Strategy::CacheOnly,
+            Strategy::StaleWhileRevalidate,
+            Strategy::CacheAndNetwork,
+            Strategy::NetworkFirst,
+            Strategy::NetworkOnly,
+        ]),
+        stored_at in 0_u64..2_000_000,
+        life_ms in 0_u64..100_000,
+        revalidate_ms in 0_u64..100_000,
+        after in 0_u64..300_000,
+    ) {
+        let job = get_job(strategy);
+        let freshness = plan::Freshness { life_ms, revalidate_ms };
+        let now = stored_at + after;
+        let alone = plan::start(&job) != plan::Start::Fetch
+            && plan::after_lookup(&job, plan::found(Some(Some(stored_at)), now, freshness))
+                == plan::AfterLookup::Serve { revalidate: false };
+        match plan::served_alone_until(&job, Some(stored_at), freshness) {
+            Some(until) => proptest::prop_assert_eq!(alone, now < until),
+            None => proptest::prop_assert!(!alone),
+        }
+    }
+}

@@ -93,6 +93,11 @@ impl Plugin<Response> for AuthRetry {
             }
         })
     }
+
+    /// It only sends and retries: a stored answer never reaches it.
+    fn shapes_cached_answers(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {

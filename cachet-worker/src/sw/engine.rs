@@ -65,6 +65,9 @@ pub struct Target {
     /// ([`super::auth_retry::AuthRetry::applies`]): an auth failure is not answered but left to the whole
     /// engine ([`Error::AuthFailureLeft`]), whose refresh is not linked into the start module.
     pub(crate) leaves_auth_failure: bool,
+    /// The shim's name of the request (a promise of its URL, `super::names`), with the names' epoch
+    /// when the request's handling began ([`super::names::epoch`]): a hit served alone is named with it.
+    pub(crate) name: Option<(Promise, u64)>,
 }
 
 #[cfg(feature = "test-support")]
@@ -102,6 +105,7 @@ impl Target {
             preload: None,
             persisted: None,
             leaves_auth_failure: false,
+            name: None,
         }
     }
 }
@@ -149,6 +153,7 @@ pub(crate) async fn respond_in<const START: bool>(
     };
     let operation = target.operation;
     let plugins = target.plugins;
+    let (name, entry, later) = (target.name, target.job.entry.clone(), background.clone());
     let answered = if START {
         let store = LaterStore { cache: store, announce_url: target.job.announce_url.clone(), keep_alive };
         let host = WorkerHost::<true> { background };
@@ -161,6 +166,9 @@ pub(crate) async fn respond_in<const START: bool>(
     };
     match answered {
         Ok(served) => {
+            if let (Some(until), Some(name), Some(entry)) = (served.alone_until, name, entry) {
+                name_alone::<START>(until, name, entry, &served.response, &*later);
+            }
             if let Some(Storing::Skip(reason)) = &served.storing {
                 say_not_stored(&served.response, &url, operation.as_deref(), reason);
             }
@@ -171,6 +179,23 @@ pub(crate) async fn respond_in<const START: bool>(
         }
         Err(Failed::NotCached) => Err(Error::NotCached { url: not_cached }),
         Err(Failed::Edge(error)) => Err(error),
+    }
+}
+
+/// Names a hit served alone until `until` for the shim (`super::names`), after the answer; the start
+/// module writes none (the whole engine does as it takes over).
+fn name_alone<const START: bool>(
+    until: u64,
+    (name, epoch): (Promise, u64),
+    entry: cachet_core::engine::EntryKey,
+    response: &Response,
+    later: &dyn Fn(Promise),
+) {
+    let Some(naming) = super::names::Naming::of(name, entry, response, until, epoch) else { return };
+    if START {
+        super::names::hand_over(naming);
+    } else {
+        super::http::after_answer(later, Box::pin(naming.write()));
     }
 }
 

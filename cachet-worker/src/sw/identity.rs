@@ -78,7 +78,10 @@ pub async fn forget() -> Result<(), Error> {
     write(None).await
 }
 
+/// Writes the identity, after forgetting the shim's request names (`super::names`): a request's
+/// partition may change with it.
 async fn write(identity: Option<Identity>) -> Result<(), Error> {
+    super::names::forget_all().await?;
     database::open().await?;
     // What the open read is no longer what is stored.
     drop(database::take_start_identity());

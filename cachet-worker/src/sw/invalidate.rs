@@ -12,7 +12,7 @@ use super::tag_index::{self, TagIndex};
 use super::{generations, sweep};
 use crate::Error;
 
-/// Invalidates `tags`: bumps their generations (committed to IndexedDB: from then on, in this worker
+/// Invalidates `tags`: forgets the shim's request names (`super::names`), bumps their generations (committed to IndexedDB: from then on, in this worker
 /// instance and in any later one, no entry they carry is served), then broadcasts `cache-invalidated
 /// {tags}`, then hands the sweep of their stale entries to `background` (`waitUntil`). Constant time:
 /// no entry is read or deleted before it returns.
@@ -22,6 +22,8 @@ pub async fn invalidate_tags(
     background: &dyn Fn(Promise),
 ) -> Result<(), Error> {
     note_invalidation(Some(tags));
+    // The shim's names first: from here on it answers no hit without the engine (`super::names`).
+    super::names::forget_all().await?;
     generations::bump(index, tags).await?;
     broadcast(&SwEvent::CacheInvalidated { tags: tags.to_vec() })?;
     background(sweep::after_invalidation(tags.to_vec()));

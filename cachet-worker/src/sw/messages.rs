@@ -217,12 +217,13 @@ async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Purges everything cachet stored: the runtime and GraphQL caches, the entry index, the mutation queue
+/// Purges everything cachet stored: the shim's request names (`super::names`), the runtime and GraphQL caches, the entry index, the mutation queue
 /// (items, dead letters, records set aside as unreadable) and the identity. The cached SW wasm stays (the
 /// worker needs it to restart offline), and caches that are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
     // A store on its way when the purge begins is not kept (see [`super::store::invalidations_begun`]).
     note_invalidation(None);
+    super::names::forget_all().await?;
     let _writing = exclusive_writes().await;
     let index = tag_index::shared().await?;
     // First: whatever the deletes below leave if the worker stops halfway is already absent.

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `install` | `handsOver()` | whether the shim may hand a 2xx network answer of what the browser loads (a navigation's preload, a script's early send) to the page before the engine runs (`cachet_core::config::SwRoutes::hands_over`): `false` when a plugin of the app's may change network answers (said on the console); the shim keeps the answer with the build's wasm, and reads it as it starts |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, reads the generations (a new store's clock is written then, so that a stopped worker's start module finds it), then broadcasts [`SwEvent::Activated`] to every page and agent |
-//! | `fetch` | `fetch(event, early)` | answers a request the shim routed here, returns a `Promise<Response>`; `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop) |
+//! | `fetch` | `fetch(event, early, body, name)` | answers a request the shim routed here, returns a `Promise<Response>`; `body`: the request's body when the shim (or the start module) read it; `name`: the shim's name of the request (a promise of a URL), under which a hit served alone is named for the shim (`names`); `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop) |
 //! | `message` | `message(event)` | carries out a page's request (see `messages`) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see `queue`) |
 //! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
@@ -71,6 +71,7 @@ mod clock;
 #[cfg(all(feature = "devtools", feature = "queue"))]
 mod dead_letters;
 mod http;
+mod names;
 mod page_auth;
 mod persisted;
 mod plugins;
@@ -155,16 +156,18 @@ pub fn install() {
         })
     });
     let fetch_config = config.clone();
-    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue) -> js_sys::Promise>::new(
-        move |event: FetchEvent, early: JsValue, body: JsValue| {
+    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue, JsValue) -> js_sys::Promise>::new(
+        move |event: FetchEvent, early: JsValue, body: JsValue, name: JsValue| {
             let config = fetch_config.clone();
             // The shim's early send of a request whose job begins with the network, if it made one.
             let early = early.dyn_into::<js_sys::Promise>().ok();
-            // The body the start module read from the request, when it left the request to this engine.
+            // The body the shim or the start module read from the request.
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
+            // The shim's name of the request (`names`), if it made one.
+            let name = name.dyn_into::<js_sys::Promise>().ok();
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
-                let answered = router::handle_fetch::<false>(&event, early, body, &config).await;
+                let answered = router::handle_fetch::<false>(&event, early, body, name, &config).await;
                 answered.and_then(router::Answered::whole).map(JsValue::from).map_err(JsValue::from)
             })
         },
@@ -232,12 +235,17 @@ pub fn install() {
     });
     set(&engine, "store", store.as_ref());
     store.forget();
-    // The start module's marks of use, handed over with its `idle()`: the shim awaits it as it takes over.
-    let touch = Closure::<dyn Fn(JsValue) -> js_sys::Promise>::new(|touched: JsValue| {
-        wasm_bindgen_futures::future_to_promise(async move {
-            engine::touch_handed(touched).await.map(|()| JsValue::UNDEFINED).map_err(JsValue::from)
-        })
-    });
+    // The start module's marks of use and namings, handed over with its `idle()` (and the marks of the
+    // hits the shim answered from names): the shim awaits it as the whole engine takes over.
+    let touch =
+        Closure::<dyn Fn(JsValue, JsValue) -> js_sys::Promise>::new(|touched: JsValue, named: JsValue| {
+            wasm_bindgen_futures::future_to_promise(async move {
+                let touched = engine::touch_handed(touched).await;
+                // Every naming is tried even when the marks failed: neither depends on the other.
+                let named = if named.is_undefined() { Ok(()) } else { names::write_handed(&named).await };
+                touched.and(named).map(|()| JsValue::UNDEFINED).map_err(JsValue::from)
+            })
+        });
     set(&engine, "touch", touch.as_ref());
     touch.forget();
     set(&engine, "build", &JsValue::from_str(&build));

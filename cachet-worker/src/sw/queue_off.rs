@@ -46,6 +46,11 @@ impl Plugin<Response> for NotBuilt {
         );
         Box::pin(std::future::ready(not_queued_answer(NotQueued::NotBuilt, &detail).ok()))
     }
+
+    /// It only answers a mutation the network did not take: a stored answer never reaches it.
+    fn shapes_cached_answers(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {

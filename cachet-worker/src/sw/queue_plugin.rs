@@ -66,4 +66,9 @@ impl Plugin<Response> for QueueOffline {
     ) -> Later<'a, Option<Response>> {
         Box::pin(std::future::ready(self.queued.borrow_mut().take()))
     }
+
+    /// It only keeps a mutation the network did not take: a stored answer never reaches it.
+    fn shapes_cached_answers(&self) -> bool {
+        false
+    }
 }

@@ -64,7 +64,7 @@ impl Answered {
 /// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
 /// untouched, so the server answers it as it would without cachet. `body`: the request's body as the
-/// start module read it, when it left the request to this engine.
+/// shim or the start module read it; `name`: the shim's name of the request (`super::names`).
 ///
 /// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
 /// sweep of what earlier instances left) begins after its first answer is given ([`super::http::after_answer`]),
@@ -75,8 +75,11 @@ pub(crate) async fn handle_fetch<const START: bool>(
     event: &FetchEvent,
     early: Option<Promise>,
     body: Option<Vec<u8>>,
+    name: Option<Promise>,
     config: &Rc<Config>,
 ) -> Result<Answered, Error> {
+    // Noted before anything is read: a name is written only if no change of answers began since.
+    let name = name.map(|name| (name, super::names::epoch()));
     let event_for_background = event.clone();
     let background: Rc<dyn Fn(Promise)> = Rc::new(move |promise: Promise| {
         // The start module counts what it leaves running, so that the whole engine waits for it.
@@ -104,7 +107,7 @@ pub(crate) async fn handle_fetch<const START: bool>(
     let answered = match answer_with_preload::<START>(
         request,
         preload,
-        body,
+        Given { body, name },
         client_id,
         config,
         background.clone(),
@@ -156,20 +159,28 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    answer_with_preload::<false>(request, None, None, client_id, config, background.clone(), background)
+    let given = Given { body: None, name: None };
+    answer_with_preload::<false>(request, None, given, client_id, config, background.clone(), background)
         .await?
         .whole()
 }
 
+/// What came with a request from the shim (or the start module): its body, read, and its name, with
+/// the names' epoch when its handling began (`super::names`).
+struct Given {
+    body: Option<Vec<u8>>,
+    name: Option<(Promise, u64)>,
+}
+
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
 /// shim's early send): the network step of its job uses that answer (`engine::WorkerNetwork`). `given`:
-/// the body the start module read from the request. In the start module (`START`), a mutation or a
+/// the body the shim or the start module read from the request, and the request's name. In the start module (`START`), a mutation or a
 /// subscription is left to the whole engine ([`Answered::Elsewhere`]), whose code for them is not linked
 /// in, and so is every request while the database waits for the move of the earlier builds' databases.
 async fn answer_with_preload<const START: bool>(
     request: web_sys::Request,
     preload: Option<Promise>,
-    given: Option<Vec<u8>>,
+    given: Given,
     client_id: String,
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
@@ -190,8 +201,8 @@ async fn answer_with_preload<const START: bool>(
         if method != "POST" {
             return Ok(None);
         }
-        if given.is_some() {
-            return Ok(given);
+        if given.body.is_some() {
+            return Ok(given.body);
         }
         if navigation {
             let copy = request.clone().map_err(|e| crate::Error::js("Request.clone", e))?;
@@ -276,8 +287,9 @@ async fn answer_with_preload<const START: bool>(
             preload,
             persisted,
             leaves_auth_failure,
+            name: given.name,
         };
-        return match respond_in::<START>(target, background, keep_alive).await {
+        return match outlined(respond_in::<START>(target, background, keep_alive)).await {
             // Each request left gets an answer of its own (one that joined another's send shares it).
             Err(Error::AuthFailureLeft { answer, body: failed }) if START => {
                 let answer = Some(super::http::rebuild(&answer, &failed, &[])?);

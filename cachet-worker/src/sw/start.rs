@@ -45,7 +45,7 @@ impl super::Options {
 }
 
 /// Installs the start module's engine on the worker's global scope as `self.__cachet_start_engine`:
-/// `fetch(event, early)` (a `Promise` of the answer, or of `{ body, answer }` for a request it leaves to
+/// `fetch(event, early, body, name)` (as the whole engine's: a `Promise` of the answer, or of `{ body, answer }` for a request it leaves to
 /// the whole engine, or of `{ body, given }` for an answer `given` whose re-fetch it leaves to the whole
 /// engine), `idle()`, `build`. Call it from the start binary's `main` (`cachet generate` writes
 /// `src/bin/cachet-sw-start.rs`); [`super::Options::install_start`] also takes the app's check and
@@ -55,24 +55,28 @@ impl super::Options {
 pub fn install_start() {
     let Some((scope, build, config)) = super::begin() else { return };
     let engine = js_sys::Object::new();
-    let fetch =
-        Closure::<dyn Fn(FetchEvent, JsValue) -> Promise>::new(move |event: FetchEvent, early: JsValue| {
+    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue, JsValue) -> Promise>::new(
+        move |event: FetchEvent, early: JsValue, body: JsValue, name: JsValue| {
             let config = config.clone();
             let early = early.dyn_into::<Promise>().ok();
+            let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
+            let name = name.dyn_into::<Promise>().ok();
             busy(wasm_bindgen_futures::future_to_promise(async move {
-                match router::handle_fetch::<true>(&event, early, None, &config).await {
+                match router::handle_fetch::<true>(&event, early, body, name, &config).await {
                     Ok(Answered::Here(response)) => Ok(response.into()),
                     Ok(Answered::Elsewhere { body, answer }) => Ok(left(body, "answer", answer)),
                     Ok(Answered::Revalidate { answer, body }) => Ok(left(body, "given", Some(answer))),
                     Err(error) => Err(error.into()),
                 }
             }))
-        });
-    // Resolves, once idle, to the marks of use its hits kept for the whole engine (`store_later`).
+        },
+    );
+    // Resolves, once idle, to `[touched, named]`: the marks of use its hits kept for the whole engine
+    // (`store_later`) and the namings of its hits served alone (`names`).
     let idle = Closure::<dyn Fn() -> Promise>::new(|| {
         wasm_bindgen_futures::future_to_promise(async {
             let _ = wasm_bindgen_futures::JsFuture::from(idle()).await;
-            Ok(super::store_later::take_touches().into())
+            Ok(js_sys::Array::of2(&super::store_later::take_touches(), &super::names::take_handed()).into())
         })
     });
     super::set(&engine, "fetch", fetch.as_ref());

@@ -29,6 +29,7 @@ mod plain_page_tabs;
 mod queue_delivery;
 mod queue_without_idempotency;
 mod readme_quick_start;
+mod served_alone;
 mod server_cache_hints;
 mod server_push;
 mod session_restore;

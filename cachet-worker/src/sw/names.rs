@@ -1,0 +1,211 @@
+//! Request names: what lets a stopped worker's shim answer a fresh cache-first hit without loading the
+//! engine (issue "A stopped worker costs the page nothing"; BENCHMARKS.md, session 34).
+//!
+//! A name is the shim's: a URL it makes from a SHA-256 of the whole request as the browser gives it
+//! (method, URL, every header in the `Headers` order, the body), handed to the engine with the request.
+//! The engine decides what a name may point at: only a hit that the core says is served alone
+//! ([`cachet_core::engine::Served::alone_until`]: a fresh cache-first or cache-only entry, through
+//! plugins none of which shapes cached answers), with the time it stops being so. It writes, in the
+//! names' cache of the build ([`NAMES_CACHE_PREFIX`]), a body-less response under the name whose headers
+//! point at the entry: its cache, its URL, its stored-at mark, that time. The shim of a worker that has no
+//! engine loaded yet looks the name up, compares the time with the clock and the stored-at mark with the
+//! entry's, and answers with the entry as the engine would (the same stored response); anything else
+//! (no name, a passed time, an entry gone or replaced) is the engine's, as before.
+//!
+//! Kept true: the same bytes name the same answer, whatever the engine reads of them (the partition:
+//! `Authorization`, the marker; the strategy and tags: cachet's headers), as long as nothing the engine
+//! reads besides the request changes. Each such change forgets every name before it is acknowledged
+//! ([`forget_all`]): an invalidation (`super::invalidate`), an identity written (`super::identity`: a
+//! sign-in, a refresh's new token, a sign-out), clear-all (`super::messages`). A new build has a cache of
+//! its own (its name carries the build stamp; the shim deletes the earlier builds' at activation). The
+//! time is the core's ([`cachet_core::engine::plan::served_alone_until`]); an evicted or replaced entry
+//! is found absent or different by the shim. Whole-cache deletion keeps an invalidation constant-time, as
+//! the generations do: the names come back as the engine answers hits again.
+//!
+//! A name is written by the whole engine after its answer is given, and only if no [`forget_all`] began
+//! since the request's job began ([`epoch`]): the check runs after the cache is opened and the write is
+//! issued in the same step, so a write either lands before the deletion (and goes with the cache) or in
+//! the deleted cache, which nobody reads again. The start module writes none (it links no write, as it
+//! links no store): it hands its hits' namings over with its marks of use ([`hand_over`], [`take_handed`]),
+//! and the whole engine writes them before it takes its first event ([`write_handed`]), before any change
+//! of its could overtake them.
+
+use std::cell::{Cell, RefCell};
+
+use cachet_core::engine::key::CACHES;
+use cachet_core::engine::EntryKey;
+use cachet_core::protocol::headers::STORED_AT_HEADER;
+use cachet_core::protocol::storage::{
+    NAMES_CACHE_PREFIX, NAME_ENTRY_CACHE_HEADER, NAME_ENTRY_URL_HEADER, NAME_UNTIL_HEADER,
+};
+use js_sys::{Array, Promise};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Headers, Response, ResponseInit};
+
+use super::http::await_js;
+use super::store::{cache_storage, open_cache};
+use crate::Error;
+
+/// How many names this worker instance remembers having written (then it forgets them all and may write
+/// some again: a repeat costs one `cache.put`, never a wrong answer).
+const REMEMBERED: usize = 256;
+
+thread_local! {
+    /// How many [`forget_all`] this worker instance began.
+    static EPOCH: Cell<u64> = const { Cell::new(0) };
+    /// The names this instance wrote since its last [`forget_all`], with their times: a hit that would
+    /// write the same again writes nothing.
+    static WRITTEN: RefCell<Vec<(String, u64)>> = const { RefCell::new(Vec::new()) };
+    /// The start module's namings, for the whole engine ([`take_handed`]).
+    static HANDED: RefCell<Vec<Naming>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The number of the last [`forget_all`] this instance began: a job notes it before it looks up.
+pub(crate) fn epoch() -> u64 {
+    EPOCH.with(Cell::get)
+}
+
+/// The build's names cache: [`NAMES_CACHE_PREFIX`] and the build stamp (the shim's `BUILD`, `unstamped`
+/// when the build has none).
+fn cache_name() -> String {
+    let build = super::build_stamp();
+    let build = if build.is_empty() { "unstamped" } else { build.as_str() };
+    [NAMES_CACHE_PREFIX, build].concat()
+}
+
+/// Forgets every name (deletes the build's names cache), before what changes an answer is acknowledged.
+/// A write of a job begun earlier is never kept (see the module's doc).
+pub(crate) async fn forget_all() -> Result<(), Error> {
+    EPOCH.with(|epoch| epoch.set(epoch.get() + 1));
+    WRITTEN.with(|written| written.borrow_mut().clear());
+    await_js("caches.delete", cache_storage()?.delete(&cache_name())).await?;
+    Ok(())
+}
+
+/// What a served-alone hit's name is written from: the shim's name of the request (a promise of its
+/// URL), the entry, its stored-at mark, the time the core gave, and the [`epoch`] when its job began.
+pub(crate) struct Naming {
+    pub(crate) name: Promise,
+    pub(crate) entry: EntryKey,
+    pub(crate) stored_at: String,
+    pub(crate) until: u64,
+    pub(crate) epoch: u64,
+}
+
+impl Naming {
+    /// The naming of `response`, a stored answer served alone until `until` from `entry`, when it can
+    /// be named: it carries the mark of a stored answer (`X-Cachet-Source: cache`, as stored: the shim
+    /// answers with the stored response itself) and a stored-at mark.
+    pub(crate) fn of(
+        name: Promise,
+        entry: EntryKey,
+        response: &Response,
+        until: u64,
+        epoch: u64,
+    ) -> Option<Self> {
+        let headers = response.headers();
+        let marked = headers.get(super::http::SOURCE_HEADER).ok().flatten();
+        if marked.as_deref() != Some("cache") {
+            return None;
+        }
+        let stored_at = headers.get(STORED_AT_HEADER).ok().flatten()?;
+        Some(Naming { name, entry, stored_at, until, epoch })
+    }
+
+    /// Writes the name (after the answer: the caller runs it in the background). Nothing when this
+    /// instance wrote the same already, or forgot every name since the job began.
+    pub(crate) async fn write(self) -> Result<JsValue, JsValue> {
+        let name = await_js("the request's name", self.name).await?.as_string();
+        let Some(name) = name else { return Ok(JsValue::UNDEFINED) };
+        let written = WRITTEN
+            .with(|written| written.borrow().iter().any(|(at, until)| *at == name && *until == self.until));
+        if written {
+            return Ok(JsValue::UNDEFINED);
+        }
+        let cache = open_cache(&cache_name()).await?;
+        if epoch() != self.epoch {
+            return Ok(JsValue::UNDEFINED);
+        }
+        let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
+        let until = self.until.to_string();
+        for (header, value) in [
+            (NAME_ENTRY_CACHE_HEADER, self.entry.cache),
+            (NAME_ENTRY_URL_HEADER, self.entry.url.as_str()),
+            (STORED_AT_HEADER, self.stored_at.as_str()),
+            (NAME_UNTIL_HEADER, until.as_str()),
+        ] {
+            headers.set(header, value).map_err(|e| Error::js("Headers.set", e))?;
+        }
+        let init = ResponseInit::new();
+        init.set_headers(&headers);
+        let pointer =
+            Response::new_with_opt_str_and_init(None, &init).map_err(|e| Error::js("new Response", e))?;
+        // Issued in the same step as the check above (see the module's doc).
+        let put = cache.put_with_str(&name, &pointer);
+        await_js("cache.put", put).await?;
+        WRITTEN.with(|written| {
+            let mut written = written.borrow_mut();
+            if written.len() >= REMEMBERED {
+                written.clear();
+            }
+            written.push((name, self.until));
+        });
+        Ok(JsValue::UNDEFINED)
+    }
+}
+
+/// Keeps a naming of the start module's for the whole engine ([`take_handed`]).
+pub(crate) fn hand_over(naming: Naming) {
+    HANDED.with(|handed| handed.borrow_mut().push(naming));
+}
+
+/// The start module's namings kept so far, as `[[name, cache, url, storedAt, until], ...]`, for the whole
+/// engine's [`write_handed`]; kept no more.
+pub(crate) fn take_handed() -> Array {
+    HANDED.with(|handed| {
+        handed
+            .take()
+            .into_iter()
+            .map(|naming| {
+                let fields = [
+                    naming.name.into(),
+                    naming.entry.cache.into(),
+                    naming.entry.url.into(),
+                    naming.stored_at.into(),
+                    JsValue::from_f64(naming.until as f64),
+                ];
+                fields.into_iter().collect::<Array>()
+            })
+            .collect()
+    })
+}
+
+/// Writes the namings the start module handed over (`named`, [`take_handed`]'s), each after the other,
+/// with this engine's [`epoch`]: it runs before the whole engine's first event, so no change of answers
+/// began since their hits. A malformed list writes nothing ([`Error::HandedStore`] naming `named`).
+pub(crate) async fn write_handed(named: &JsValue) -> Result<(), Error> {
+    let wrong = || Error::HandedStore { field: "named" };
+    let named = named.dyn_ref::<Array>().ok_or_else(wrong)?;
+    let namings = named
+        .iter()
+        .map(|fields| {
+            let fields = fields.dyn_into::<Array>().map_err(|_| wrong())?;
+            let name = fields.get(0).dyn_into::<Promise>().map_err(|_| wrong())?;
+            let cache = fields.get(1).as_string().ok_or_else(wrong)?;
+            let cache = CACHES.into_iter().find(|known| *known == cache).ok_or_else(wrong)?;
+            let url = fields.get(2).as_string().ok_or_else(wrong)?;
+            let stored_at = fields.get(3).as_string().ok_or_else(wrong)?;
+            let until = fields
+                .get(4)
+                .as_f64()
+                .filter(|until| until.is_finite() && *until >= 0.0)
+                .ok_or_else(wrong)?;
+            let entry = EntryKey { cache, url };
+            Ok(Naming { name, entry, stored_at, until: until as u64, epoch: epoch() })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    for naming in namings {
+        naming.write().await.map_err(|error| Error::js("writing a request name", error))?;
+    }
+    Ok(())
+}
