@@ -244,9 +244,10 @@ async function servedAlone(name) {
 
 // The engine's IndexedDB database (`self.CACHET_DATABASE`: its name, its version and what a first
 // answer reads, written by `cachet generate` from cachet_core::protocol::storage), opened and read as
-// the script is evaluated, for the same reason: a stopped worker's first answer needs the signed-in
-// user and the generations, and their open and read (4-8 ms) then run while the wasm compiles instead
-// of after. Only a database already at that version is opened here: an upgrade (the first start, a
+// the script is evaluated, for the same reason: a stopped worker's first answer from the engine needs
+// the signed-in user and the generations, and their open and read (4-8 ms) then run while the wasm
+// compiles instead of after. (Opened only once an engine is needed, a hit answered from a name was no
+// faster: BENCHMARKS.md, session 34.) Only a database already at that version is opened here: an upgrade (the first start, a
 // build with a new layout) is aborted and left to the engine, which opens the database itself whenever
 // this gives it nothing (null). The engine takes the promise once (`self.__cachet_database`: the
 // connection and the records read, in the order of `reads`, or null when the read failed) and checks
@@ -430,25 +431,28 @@ async function toWhole(event, answered, early, name) {
 // The engine's answer: the start module's while it takes fetch events, else the whole engine's; a
 // request the start module leaves is the whole engine's (`toWhole`). If no engine can load, the
 // request goes to the network as if there were no SW (a navigation: its preloaded answer, when there
-// is one; an early one: that answer). A request that is not a navigation has its POST body read here
-// and is named (`nameOf`), both handed to the engine; until an engine has loaded, one whose name the
-// shim finds is answered from it (`servedAlone`), and otherwise the start module is loaded then.
+// is one; an early one: that answer). Until an engine has loaded, a request that is not a navigation
+// has its POST body read here and is named (`nameOf`): one whose name the shim finds is answered from
+// it (`servedAlone`); otherwise the start module is loaded then, and gets the body. The engine gets a
+// function of the body to the request's name, which it calls only for a hit it names (`sw::names`): a
+// warm worker's requests cost the shim no hash.
 async function answer(event, early) {
   const request = event.request;
   let body;
   let name;
-  if (request.mode !== 'navigate') {
-    if (request.method === 'POST') body = await request.arrayBuffer().then((read) => new Uint8Array(read), () => undefined);
-    if (CAN_NAME) {
-      name = nameOf(request, body);
-      name.catch(() => undefined); // the engine reports it when it needs it
-    }
-  }
-  if (name !== undefined && !engineReady) {
-    const alone = await name.then(servedAlone).catch(() => undefined);
-    if (alone) {
-      if (START && !tookOver) upkeepWhenQuiet(event);
-      return alone;
+  if (request.mode !== 'navigate' && CAN_NAME) {
+    if (engineReady) {
+      name = (read) => nameOf(request, read);
+    } else {
+      if (request.method === 'POST') body = await request.arrayBuffer().then((read) => new Uint8Array(read), () => undefined);
+      const named = nameOf(request, body);
+      named.catch(() => undefined); // the engine reports it when it needs it
+      const alone = await named.then(servedAlone).catch(() => undefined);
+      if (alone) {
+        if (START && !tookOver) upkeepWhenQuiet(event);
+        return alone;
+      }
+      name = () => named;
     }
   }
   return onEngine((engine) => engine.fetch(event, early, body, name)).then(async ({ result }) => {

@@ -65,9 +65,10 @@ pub struct Target {
     /// ([`super::auth_retry::AuthRetry::applies`]): an auth failure is not answered but left to the whole
     /// engine ([`Error::AuthFailureLeft`]), whose refresh is not linked into the start module.
     pub(crate) leaves_auth_failure: bool,
-    /// The shim's name of the request (a promise of its URL, `super::names`), with the names' epoch
-    /// when the request's handling began ([`super::names::epoch`]): a hit served alone is named with it.
-    pub(crate) name: Option<(Promise, u64)>,
+    /// The shim's naming of the request (`super::names`: a function of the request's body, read, to a
+    /// promise of the name's URL, called only for a hit served alone), with the names' epoch when the
+    /// request's handling began ([`super::names::epoch`]).
+    pub(crate) name: Option<(js_sys::Function, u64)>,
 }
 
 #[cfg(feature = "test-support")]
@@ -140,6 +141,7 @@ pub(crate) async fn respond_in<const START: bool>(
         begun: super::store::invalidations_begun(),
         generation: super::generations::loaded(&target.index).await?,
     };
+    let body = target.body.clone();
     let not_cached = target.job.entry.as_ref().map(|entry| entry.url.clone()).unwrap_or_default();
     let method = if target.body.is_some() { "POST" } else { "GET" };
     let url = target.request.url();
@@ -167,7 +169,7 @@ pub(crate) async fn respond_in<const START: bool>(
     match answered {
         Ok(served) => {
             if let (Some(until), Some(name), Some(entry)) = (served.alone_until, name, entry) {
-                name_alone::<START>(until, name, entry, &served.response, &*later);
+                name_alone::<START>(until, name, entry, &served.response, body.as_deref(), &*later);
             }
             if let Some(Storing::Skip(reason)) = &served.storing {
                 say_not_stored(&served.response, &url, operation.as_deref(), reason);
@@ -186,17 +188,23 @@ pub(crate) async fn respond_in<const START: bool>(
 /// module writes none (the whole engine does as it takes over).
 fn name_alone<const START: bool>(
     until: u64,
-    (name, epoch): (Promise, u64),
+    (name, epoch): (js_sys::Function, u64),
     entry: cachet_core::engine::EntryKey,
     response: &Response,
+    body: Option<&[u8]>,
     later: &dyn Fn(Promise),
 ) {
-    let Some(naming) = super::names::Naming::of(name, entry, response, until, epoch) else { return };
     if START {
-        super::names::hand_over(naming);
-    } else {
-        super::http::after_answer(later, Box::pin(naming.write()));
+        super::names::hand_over(&name, body, entry, response, until);
+        return;
     }
+    // The whole engine names an entry once per time in a worker instance: the shim's hash is not even
+    // computed again.
+    if super::names::written(&entry.url, until) {
+        return;
+    }
+    let Some(naming) = super::names::Naming::of(&name, body, entry, response, until, epoch) else { return };
+    super::http::after_answer(later, Box::pin(naming.write()));
 }
 
 /// Says why an answer from the network was not stored, where a developer looks: on the answer

@@ -163,8 +163,8 @@ pub fn install() {
             let early = early.dyn_into::<js_sys::Promise>().ok();
             // The body the shim or the start module read from the request.
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
-            // The shim's name of the request (`names`), if it made one.
-            let name = name.dyn_into::<js_sys::Promise>().ok();
+            // The shim's naming of the request (`names`), if it gave one.
+            let name = name.dyn_into::<js_sys::Function>().ok();
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
                 let answered = router::handle_fetch::<false>(&event, early, body, name, &config).await;

@@ -2,7 +2,10 @@
 //! engine (issue "A stopped worker costs the page nothing"; BENCHMARKS.md, session 34).
 //!
 //! A name is the shim's: a URL it makes from a SHA-256 of the whole request as the browser gives it
-//! (method, URL, every header in the `Headers` order, the body), handed to the engine with the request.
+//! (method, URL, every header in the `Headers` order, the body). It hands the engine, with the request,
+//! a function of the body the engine read to a promise of the name, which the engine calls only for a
+//! hit it names (a warm worker's requests cost the shim nothing; a stopped worker's shim computed the
+//! name for its own lookup already, and the function gives it back).
 //! The engine decides what a name may point at: only a hit that the core says is served alone
 //! ([`cachet_core::engine::Served::alone_until`]: a fresh cache-first or cache-only entry, through
 //! plugins none of which shapes cached answers), with the time it stops being so. It writes, in the
@@ -26,9 +29,9 @@
 //! since the request's job began ([`epoch`]): the check runs after the cache is opened and the write is
 //! issued in the same step, so a write either lands before the deletion (and goes with the cache) or in
 //! the deleted cache, which nobody reads again. The start module writes none (it links no write, as it
-//! links no store): it hands its hits' namings over with its marks of use ([`hand_over`], [`take_handed`]),
-//! and the whole engine writes them before it takes its first event ([`write_handed`]), before any change
-//! of its could overtake them.
+//! links no store): it hands what its hits are named from over with its marks of use ([`hand_over`],
+//! [`take_handed`]), and the whole engine names them and writes them before it takes its first event
+//! ([`write_handed`]), before any change of its could overtake them.
 
 use std::cell::{Cell, RefCell};
 
@@ -53,11 +56,11 @@ const REMEMBERED: usize = 256;
 thread_local! {
     /// How many [`forget_all`] this worker instance began.
     static EPOCH: Cell<u64> = const { Cell::new(0) };
-    /// The names this instance wrote since its last [`forget_all`], with their times: a hit that would
-    /// write the same again writes nothing.
+    /// The entries this instance named since its last [`forget_all`], with their times: a hit that would
+    /// write the same again writes nothing, and asks the shim for no name.
     static WRITTEN: RefCell<Vec<(String, u64)>> = const { RefCell::new(Vec::new()) };
-    /// The start module's namings, for the whole engine ([`take_handed`]).
-    static HANDED: RefCell<Vec<Naming>> = const { RefCell::new(Vec::new()) };
+    /// What the start module's hits served alone are named from, for the whole engine ([`take_handed`]).
+    static HANDED: RefCell<Vec<Array>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The number of the last [`forget_all`] this instance began: a job notes it before it looks up.
@@ -82,6 +85,11 @@ pub(crate) async fn forget_all() -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether this instance named `url`'s entry until `until` since its last [`forget_all`].
+pub(crate) fn written(url: &str, until: u64) -> bool {
+    WRITTEN.with(|written| written.borrow().iter().any(|(at, time)| at == url && *time == until))
+}
+
 /// What a served-alone hit's name is written from: the shim's name of the request (a promise of its
 /// URL), the entry, its stored-at mark, the time the core gave, and the [`epoch`] when its job began.
 pub(crate) struct Naming {
@@ -94,21 +102,21 @@ pub(crate) struct Naming {
 
 impl Naming {
     /// The naming of `response`, a stored answer served alone until `until` from `entry`, when it can
-    /// be named: it carries the mark of a stored answer (`X-Cachet-Source: cache`, as stored: the shim
-    /// answers with the stored response itself) and a stored-at mark.
+    /// be named: it carries a stored-at mark. The name is asked of the shim's `naming` function with the
+    /// request's `body`. (The shim answers only with an entry stored already marked
+    /// `X-Cachet-Source: cache`, which the engine answers as it is: one stored before the mark, which the
+    /// engine answers wrapped in a marked response, is left to the engine.)
     pub(crate) fn of(
-        name: Promise,
+        naming: &js_sys::Function,
+        body: Option<&[u8]>,
         entry: EntryKey,
         response: &Response,
         until: u64,
         epoch: u64,
     ) -> Option<Self> {
-        let headers = response.headers();
-        let marked = headers.get(super::http::SOURCE_HEADER).ok().flatten();
-        if marked.as_deref() != Some("cache") {
-            return None;
-        }
-        let stored_at = headers.get(STORED_AT_HEADER).ok().flatten()?;
+        let stored_at = response.headers().get(STORED_AT_HEADER).ok().flatten()?;
+        let body = body.map_or(JsValue::UNDEFINED, |body| js_sys::Uint8Array::from(body).into());
+        let name = naming.call1(&JsValue::UNDEFINED, &body).ok()?.dyn_into::<Promise>().ok()?;
         Some(Naming { name, entry, stored_at, until, epoch })
     }
 
@@ -117,9 +125,7 @@ impl Naming {
     pub(crate) async fn write(self) -> Result<JsValue, JsValue> {
         let name = await_js("the request's name", self.name).await?.as_string();
         let Some(name) = name else { return Ok(JsValue::UNDEFINED) };
-        let written = WRITTEN
-            .with(|written| written.borrow().iter().any(|(at, until)| *at == name && *until == self.until));
-        if written {
+        if written(&self.entry.url, self.until) {
             return Ok(JsValue::UNDEFINED);
         }
         let cache = open_cache(&cache_name()).await?;
@@ -148,36 +154,38 @@ impl Naming {
             if written.len() >= REMEMBERED {
                 written.clear();
             }
-            written.push((name, self.until));
+            written.push((self.entry.url, self.until));
         });
         Ok(JsValue::UNDEFINED)
     }
 }
 
-/// Keeps a naming of the start module's for the whole engine ([`take_handed`]).
-pub(crate) fn hand_over(naming: Naming) {
-    HANDED.with(|handed| handed.borrow_mut().push(naming));
+/// Keeps what the start module's hit served alone is named from, for the whole engine
+/// ([`take_handed`]): the shim's naming function, the request's body, the entry, the answer, the time.
+/// The whole engine makes the naming of them ([`Naming::of`]): the start module links none of it.
+pub(crate) fn hand_over(
+    naming: &js_sys::Function,
+    body: Option<&[u8]>,
+    entry: EntryKey,
+    response: &Response,
+    until: u64,
+) {
+    let body = body.map_or(JsValue::UNDEFINED, |body| js_sys::Uint8Array::from(body).into());
+    let fields = [
+        naming.into(),
+        body,
+        entry.cache.into(),
+        entry.url.into(),
+        response.into(),
+        JsValue::from_f64(until as f64),
+    ];
+    HANDED.with(|handed| handed.borrow_mut().push(fields.into_iter().collect()));
 }
 
-/// The start module's namings kept so far, as `[[name, cache, url, storedAt, until], ...]`, for the whole
-/// engine's [`write_handed`]; kept no more.
+/// What the start module kept so far ([`hand_over`]), as `[[naming, body, cache, url, response, until],
+/// ...]`, for the whole engine's [`write_handed`]; kept no more.
 pub(crate) fn take_handed() -> Array {
-    HANDED.with(|handed| {
-        handed
-            .take()
-            .into_iter()
-            .map(|naming| {
-                let fields = [
-                    naming.name.into(),
-                    naming.entry.cache.into(),
-                    naming.entry.url.into(),
-                    naming.stored_at.into(),
-                    JsValue::from_f64(naming.until as f64),
-                ];
-                fields.into_iter().collect::<Array>()
-            })
-            .collect()
-    })
+    HANDED.with(|handed| handed.take().into_iter().collect())
 }
 
 /// Writes the namings the start module handed over (`named`, [`take_handed`]'s), each after the other,
@@ -190,21 +198,27 @@ pub(crate) async fn write_handed(named: &JsValue) -> Result<(), Error> {
         .iter()
         .map(|fields| {
             let fields = fields.dyn_into::<Array>().map_err(|_| wrong())?;
-            let name = fields.get(0).dyn_into::<Promise>().map_err(|_| wrong())?;
-            let cache = fields.get(1).as_string().ok_or_else(wrong)?;
+            let naming = fields.get(0).dyn_into::<js_sys::Function>().map_err(|_| wrong())?;
+            let body = fields.get(1);
+            let body = if body.is_undefined() {
+                None
+            } else {
+                Some(body.dyn_into::<js_sys::Uint8Array>().map_err(|_| wrong())?.to_vec())
+            };
+            let cache = fields.get(2).as_string().ok_or_else(wrong)?;
             let cache = CACHES.into_iter().find(|known| *known == cache).ok_or_else(wrong)?;
-            let url = fields.get(2).as_string().ok_or_else(wrong)?;
-            let stored_at = fields.get(3).as_string().ok_or_else(wrong)?;
+            let url = fields.get(3).as_string().ok_or_else(wrong)?;
+            let response = fields.get(4).dyn_into::<Response>().map_err(|_| wrong())?;
             let until = fields
-                .get(4)
+                .get(5)
                 .as_f64()
                 .filter(|until| until.is_finite() && *until >= 0.0)
                 .ok_or_else(wrong)?;
             let entry = EntryKey { cache, url };
-            Ok(Naming { name, entry, stored_at, until: until as u64, epoch: epoch() })
+            Ok(Naming::of(&naming, body.as_deref(), entry, &response, until as u64, epoch()))
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    for naming in namings {
+    for naming in namings.into_iter().flatten() {
         naming.write().await.map_err(|error| Error::js("writing a request name", error))?;
     }
     Ok(())

@@ -75,7 +75,7 @@ pub(crate) async fn handle_fetch<const START: bool>(
     event: &FetchEvent,
     early: Option<Promise>,
     body: Option<Vec<u8>>,
-    name: Option<Promise>,
+    name: Option<js_sys::Function>,
     config: &Rc<Config>,
 ) -> Result<Answered, Error> {
     // Noted before anything is read: a name is written only if no change of answers began since.
@@ -169,7 +169,7 @@ pub async fn answer(
 /// the names' epoch when its handling began (`super::names`).
 struct Given {
     body: Option<Vec<u8>>,
-    name: Option<(Promise, u64)>,
+    name: Option<(js_sys::Function, u64)>,
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the

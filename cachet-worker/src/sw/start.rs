@@ -60,7 +60,7 @@ pub fn install_start() {
             let config = config.clone();
             let early = early.dyn_into::<Promise>().ok();
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
-            let name = name.dyn_into::<Promise>().ok();
+            let name = name.dyn_into::<js_sys::Function>().ok();
             busy(wasm_bindgen_futures::future_to_promise(async move {
                 match router::handle_fetch::<true>(&event, early, body, name, &config).await {
                     Ok(Answered::Here(response)) => Ok(response.into()),
