@@ -95,6 +95,16 @@ impl Harness {
         Ok(stored)
     }
 
+    /// Deletes every request name (cachet-worker's `sw::names`: the shim's `servedAlone` answers a stopped
+    /// worker's hit from them), as the engine's forgetting does: for a story that writes the worker's
+    /// database behind the engine's back, or that wants a hit answered by an engine.
+    pub async fn forget_request_names(&self) -> Result<()> {
+        let forgotten =
+            "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
+             .map((name) => caches.delete(name)))).then(() => done(true));";
+        self.run_async(forgotten).await.map(drop)
+    }
+
     /// Every bearer token the backend handed out so far (login and refresh).
     pub fn issued_tokens(&self) -> Vec<String> {
         self.server.as_ref().map(todo_backend::RunningServer::issued_tokens).unwrap_or_default()

@@ -53,6 +53,7 @@ parts! {
     identity;
     invalidate;
     messages;
+    names;
     // Only reached through the engine with the `queue` feature (its tests drive them either way).
     #[cfg_attr(not(feature = "queue"), allow(dead_code))]
     queue;
@@ -71,7 +72,6 @@ mod clock;
 #[cfg(all(feature = "devtools", feature = "queue"))]
 mod dead_letters;
 mod http;
-mod names;
 mod page_auth;
 mod persisted;
 mod plugins;

@@ -64,7 +64,7 @@ thread_local! {
 }
 
 /// The number of the last [`forget_all`] this instance began: a job notes it before it looks up.
-pub(crate) fn epoch() -> u64 {
+pub fn epoch() -> u64 {
     EPOCH.with(Cell::get)
 }
 
@@ -78,7 +78,7 @@ fn cache_name() -> String {
 
 /// Forgets every name (deletes the build's names cache), before what changes an answer is acknowledged.
 /// A write of a job begun earlier is never kept (see the module's doc).
-pub(crate) async fn forget_all() -> Result<(), Error> {
+pub async fn forget_all() -> Result<(), Error> {
     EPOCH.with(|epoch| epoch.set(epoch.get() + 1));
     WRITTEN.with(|written| written.borrow_mut().clear());
     await_js("caches.delete", cache_storage()?.delete(&cache_name())).await?;
@@ -86,18 +86,18 @@ pub(crate) async fn forget_all() -> Result<(), Error> {
 }
 
 /// Whether this instance named `url`'s entry until `until` since its last [`forget_all`].
-pub(crate) fn written(url: &str, until: u64) -> bool {
+pub fn written(url: &str, until: u64) -> bool {
     WRITTEN.with(|written| written.borrow().iter().any(|(at, time)| at == url && *time == until))
 }
 
 /// What a served-alone hit's name is written from: the shim's name of the request (a promise of its
 /// URL), the entry, its stored-at mark, the time the core gave, and the [`epoch`] when its job began.
-pub(crate) struct Naming {
-    pub(crate) name: Promise,
-    pub(crate) entry: EntryKey,
-    pub(crate) stored_at: String,
-    pub(crate) until: u64,
-    pub(crate) epoch: u64,
+pub struct Naming {
+    name: Promise,
+    entry: EntryKey,
+    stored_at: String,
+    until: u64,
+    epoch: u64,
 }
 
 impl Naming {
@@ -106,7 +106,7 @@ impl Naming {
     /// request's `body`. (The shim answers only with an entry stored already marked
     /// `X-Cachet-Source: cache`, which the engine answers as it is: one stored before the mark, which the
     /// engine answers wrapped in a marked response, is left to the engine.)
-    pub(crate) fn of(
+    pub fn of(
         naming: &js_sys::Function,
         body: Option<&[u8]>,
         entry: EntryKey,
@@ -122,7 +122,7 @@ impl Naming {
 
     /// Writes the name (after the answer: the caller runs it in the background). Nothing when this
     /// instance wrote the same already, or forgot every name since the job began.
-    pub(crate) async fn write(self) -> Result<JsValue, JsValue> {
+    pub async fn write(self) -> Result<JsValue, JsValue> {
         let name = await_js("the request's name", self.name).await?.as_string();
         let Some(name) = name else { return Ok(JsValue::UNDEFINED) };
         if written(&self.entry.url, self.until) {
@@ -163,7 +163,7 @@ impl Naming {
 /// Keeps what the start module's hit served alone is named from, for the whole engine
 /// ([`take_handed`]): the shim's naming function, the request's body, the entry, the answer, the time.
 /// The whole engine makes the naming of them ([`Naming::of`]): the start module links none of it.
-pub(crate) fn hand_over(
+pub fn hand_over(
     naming: &js_sys::Function,
     body: Option<&[u8]>,
     entry: EntryKey,
@@ -184,14 +184,14 @@ pub(crate) fn hand_over(
 
 /// What the start module kept so far ([`hand_over`]), as `[[naming, body, cache, url, response, until],
 /// ...]`, for the whole engine's [`write_handed`]; kept no more.
-pub(crate) fn take_handed() -> Array {
+pub fn take_handed() -> Array {
     HANDED.with(|handed| handed.take().into_iter().collect())
 }
 
 /// Writes the namings the start module handed over (`named`, [`take_handed`]'s), each after the other,
 /// with this engine's [`epoch`]: it runs before the whole engine's first event, so no change of answers
 /// began since their hits. A malformed list writes nothing ([`Error::HandedStore`] naming `named`).
-pub(crate) async fn write_handed(named: &JsValue) -> Result<(), Error> {
+pub async fn write_handed(named: &JsValue) -> Result<(), Error> {
     let wrong = || Error::HandedStore { field: "named" };
     let named = named.dyn_ref::<Array>().ok_or_else(wrong)?;
     let namings = named

@@ -229,21 +229,13 @@ async fn rewritten_by_the_engine(harness: &Harness, before: &Value) -> Result<()
     Ok(())
 }
 
-/// Deletes every request name, as a forgetting does.
-async fn forget_names(harness: &Harness) -> Result<()> {
-    let forgotten =
-        "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
-         .map((name) => caches.delete(name)))).then(() => done(true));";
-    harness.run_async(forgotten).await.map(drop)
-}
-
 // The start module writes no name: it hands the naming of a hit it served alone to the whole engine,
 // which writes it as it takes over (here, once the worker is quiet), and the next stopped worker's shim
 // answers from it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hit_the_start_module_serves_is_named_when_the_whole_engine_takes_over() -> Result<()> {
     let harness = alice_with_a_named().await?;
-    forget_names(&harness).await?;
+    harness.forget_request_names().await?;
     harness.stop_service_workers_until_stopped().await?;
     let posts = harness.count("POST /graphql");
     assert_eq!(query(&harness, "a").await?["source"], json!("cache"), "the start module's hit");

@@ -271,17 +271,6 @@ async fn a_hit_of_the_start_module_is_marked_used_by_the_whole_engine_as_it_take
     Ok(())
 }
 
-/// Deletes the request names (the shim's `servedAlone`), as the engine does before it writes the
-/// generations: the stories that damage them write the database themselves, behind the engine's back, and
-/// a stopped worker's shim would answer the named hit before any engine reads the damage
-/// (RELIABILITY.md, "Request names": what they do not see).
-async fn forget_names(harness: &Harness) -> Result<()> {
-    let forgotten =
-        "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
-         .map((name) => caches.delete(name)))).then(() => done(true));";
-    harness.run_async(forgotten).await.map(drop)
-}
-
 /// The `generations` record of `tag` in the worker's database; `put`: written first, as a torn write
 /// would leave it.
 async fn generation_record(harness: &Harness, tag: &str, put: Option<Value>) -> Result<Value> {
@@ -308,7 +297,10 @@ async fn damaged_generations_are_the_safe_side_in_the_start_module_and_repaired_
     let harness = signed_in_with_a_stored().await?;
     let torn = json!({"tag": "start-test", "at": "garbage"});
     assert_eq!(generation_record(&harness, "start-test", Some(torn.clone())).await?, torn);
-    forget_names(&harness).await?;
+    // Written behind the engine's back, which forgets the names before it writes the generations: a
+    // stopped worker's shim would answer the named hit before any engine reads the damage
+    // (RELIABILITY.md, "Request names": what they do not see).
+    harness.forget_request_names().await?;
     stop_with_the_whole_engine_held(&harness).await?;
     let asked = harness.count(&format!("GET {WHOLE_WASM}"));
     // The start module reads the damage: the tag's entry counts as invalidated, and nothing is written
@@ -347,7 +339,10 @@ async fn a_lost_clock_on_a_stopped_worker_is_left_to_the_whole_engine_before_any
           t.oncomplete = resolve; t.onabort = reject; });
         return true;";
     assert_eq!(in_database(&harness, cleared).await?, json!(true));
-    forget_names(&harness).await?;
+    // Written behind the engine's back, which forgets the names before it writes the generations: a
+    // stopped worker's shim would answer the named hit before any engine reads the damage
+    // (RELIABILITY.md, "Request names": what they do not see).
+    harness.forget_request_names().await?;
     stop_with_the_whole_engine_held(&harness).await?;
     let (asked, sent) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count("graphql GetTodos"));
     harness
