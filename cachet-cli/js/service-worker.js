@@ -103,8 +103,8 @@ async function precache() {
 }
 
 // Two engines where the build has a start module (`START`; cachet-worker's `sw::start`): the start
-// module, the engine's fetch path alone, loaded as the script is evaluated, takes the fetch events of a
-// worker that just started; the whole engine (`cachet-sw_bg.wasm`) takes over at the first event the
+// module, the engine's fetch path alone, loaded at the first fetch event that needs an engine (`start`),
+// takes the fetch events of a worker that just started; the whole engine (`cachet-sw_bg.wasm`) takes over at the first event the
 // start module does not handle (a message, a push, a sync, an activation, a request it leaves: a
 // mutation; a network answer to store, which the start module hands over: `storeLater`), or after a
 // second without fetch events (`upkeepWhenQuiet`: the start-up work no answer waits for), and keeps
@@ -246,8 +246,8 @@ async function servedAlone(name) {
 // the script is evaluated, for the same reason: a stopped worker's first answer from the engine needs
 // the signed-in user and the generations, and their open and read (4-8 ms) then run while the wasm
 // compiles instead of after. (Opened only once an engine is needed, a hit answered from a name was no
-// faster: BENCHMARKS.md, session 34.) Only a database already at that version is opened here: an upgrade (the first start, a
-// build with a new layout) is aborted and left to the engine, which opens the database itself whenever
+// faster: BENCHMARKS.md, session 34.) Only a database already at that version is opened here: an
+// upgrade (the first start, a build with a new layout) is aborted and left to the engine, which opens the database itself whenever
 // this gives it nothing (null). The engine takes the promise once (`self.__cachet_database`: the
 // connection and the records read, in the order of `reads`, or null when the read failed) and checks
 // what it gets (name, version, stores).
@@ -443,17 +443,24 @@ async function answer(event, early) {
     if (engineReady) {
       name = (read) => nameOf(request, read);
     } else {
-      if (request.method === 'POST') body = await request.arrayBuffer().then((read) => new Uint8Array(read), () => undefined);
+      // A body that cannot be read names nothing (the engine meets the same failure).
+      const read = request.method === 'POST' ? await request.arrayBuffer().then((bytes) => new Uint8Array(bytes), () => null) : undefined;
+      if (read === null) return answerWith(event, early, undefined, undefined);
+      body = read;
       const named = nameOf(request, body);
       named.catch(() => undefined); // the engine reports it when it needs it
       const alone = await named.then(servedAlone).catch(() => undefined);
-      if (alone) {
-        if (START && !tookOver) upkeepWhenQuiet(event);
-        return alone;
-      }
+      if (alone) return alone; // the fetch listener set the whole engine's upkeep going
       name = () => named;
     }
   }
+  return answerWith(event, early, body, name);
+}
+
+// `answer`'s engine part: the request with the `body` read from it and its naming function `name` (both
+// optional) to the engine whose turn it is.
+function answerWith(event, early, body, name) {
+  const request = event.request;
   return onEngine((engine) => engine.fetch(event, early, body, name)).then(async ({ result }) => {
     return toWhole(event, await result, early, name);
   }, async () => {
@@ -508,8 +515,8 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
-    // The earlier builds' wasm, app shells and request names: the new set is whole before this worker activates, so
-    // the old one goes at once (one build's files at a time, never a mix).
+    // The earlier builds' wasm, app shells and request names: the new set is whole before this worker
+    // activates, so the old one goes at once (one build's files at a time, never a mix).
     await Promise.all(names
       .filter((name) => (name.startsWith(WASM_CACHE_PREFIX) && name !== WASM_CACHE)
         || (name.startsWith(SHELL_CACHE_PREFIX) && name !== SHELL_CACHE)
