@@ -547,7 +547,13 @@ self.addEventListener('fetch', (event) => {
   // Kept alive until it settles, its failure left to the engine (which falls back to its cache).
   if (early) event.waitUntil(early.catch(() => undefined));
   const sent = event.request.mode === 'navigate' ? event.preloadResponse : early;
-  event.respondWith(sent && handsOver(event.request) ? handOver(event, sent) : answer(event, early));
+  const handing = sent && handsOver(event.request);
+  // A navigation, or a request handed over, needs an engine soon (its copy's job runs once the page's
+  // burst has passed), and the network's time hides the start module's load: begun now, not at the
+  // burst's end, when it would hold the page's next requests up. A request the shim may answer from a
+  // name begins it only if its lookup fails (`answer`).
+  if (START && !tookOver && (handing || event.request.mode === 'navigate')) start();
+  event.respondWith(handing ? handOver(event, sent) : answer(event, early));
 });
 
 self.addEventListener('message', (event) => {
