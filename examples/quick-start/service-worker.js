@@ -341,18 +341,21 @@ function handsOver(request) {
   return request.destination !== '' && beginsWithTheNetwork(request);
 }
 
-// Work that would hold the page's burst of requests up, done once the worker has had no fetch event for
-// QUIET_MS, or at the latest MOST_MS after the first, in order: the copies of the answers handed over,
-// run through the engine (which stores them as network-first does). A page asks for its
-// scripts, stylesheets and images as its document arrives, and the engine's work on each copy (its
-// wasm's first calls compiled, the store read and written) would hold those requests' fetch events up
-// (BENCHMARKS.md: a navigation's load 1.19x -> 1.13x no worker at 50 ms, Workbox's 1.13x). Each piece
-// keeps its event alive (waitUntil) until it is done.
+// Work that would hold the page's burst of requests up, done once no routed request's answer is open
+// (its `respondWith` settled) and the worker has had no fetch event for QUIET_MS, or at the latest
+// MOST_MS after the first piece, in order: the copies of the answers handed over, run through the
+// engine (which stores them as network-first does). A page asks for its scripts, stylesheets and images
+// as its document arrives, and the engine's work on each copy (its wasm's first calls compiled, the
+// whole engine loaded, the store read and written) would hold those requests' answers up: with QUIET_MS
+// counted from the last fetch event alone, a network's round trip of about QUIET_MS made the work run as
+// the page's scripts' answers came in (BENCHMARKS.md: a navigation's load at 50 ms 1.08-1.12x -> 1.03-
+// 1.08x no worker, session 35). Each piece keeps its event alive (waitUntil) until it is done.
 const QUIET_MS = 50;
 const MOST_MS = 1000;
 const quietWork = [];
 let quietTimer = null;
 let firstQueuedAt = 0;
+let openAnswers = 0; // routed requests whose answer is not given yet
 function whenQuiet(event, work) {
   event.waitUntil(new Promise((resolve) => {
     quietWork.push({ work, resolve });
@@ -361,16 +364,27 @@ function whenQuiet(event, work) {
 }
 function armQuietTimer() {
   if (quietWork.length === 0) return;
-  if (quietTimer === null) firstQueuedAt = Date.now();
+  if (firstQueuedAt === 0) firstQueuedAt = Date.now();
   clearTimeout(quietTimer);
-  const wait = Math.min(QUIET_MS, Math.max(0, firstQueuedAt + MOST_MS - Date.now()));
+  const most = Math.max(0, firstQueuedAt + MOST_MS - Date.now());
   quietTimer = setTimeout(async () => {
     quietTimer = null;
+    firstQueuedAt = 0;
     for (const { work, resolve } of quietWork.splice(0)) {
       await work();
       resolve();
     }
-  }, wait);
+  }, openAnswers > 0 ? most : Math.min(QUIET_MS, most));
+}
+// `answered` (a routed request's answer) counted open until it settles.
+function whileOpen(answered) {
+  openAnswers += 1;
+  armQuietTimer();
+  answered.then(() => undefined, () => undefined).then(() => {
+    openAnswers -= 1;
+    armQuietTimer();
+  });
+  return answered;
 }
 // The whole engine's start-up work (`upkeep()`: the queue's start replay, the sweep), which loads it, once
 // a worker whose start module takes its fetch events has had none for UPKEEP_QUIET_MS: later than the
@@ -553,7 +567,7 @@ self.addEventListener('fetch', (event) => {
   // burst's end, when it would hold the page's next requests up. A request the shim may answer from a
   // name begins it only if its lookup fails (`answer`).
   if (START && !tookOver && (handing || event.request.mode === 'navigate')) start();
-  event.respondWith(handing ? handOver(event, sent) : answer(event, early));
+  event.respondWith(whileOpen(handing ? handOver(event, sent) : answer(event, early)));
 });
 
 self.addEventListener('message', (event) => {

@@ -136,6 +136,78 @@ async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_an
     Ok(())
 }
 
+// The copies' work waits while an answer is open (the shim's `whenQuiet`: the page's requests are not
+// held up by the engine's work on a copy), but never for ever. A `fetch` the server holds is open in the
+// worker; a frame's navigation, handed over, is answered meanwhile, and its copy is stored while the
+// fetch is still unanswered, a second (the shim's MOST_MS) after it was queued, not 50 ms after the
+// last fetch event (the stored-at mark, the worker's clock, against the page's before the frame: the
+// same clock); released, the fetch is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handed_frame_is_stored_a_second_later_while_another_answer_stays_open() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    harness.open_controlled().await?;
+    let page = format!("{}{}", harness.url(), cachet_e2e::BARE_PAGE);
+    let forget = format!(
+        "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.delete({})))))
+           .then(() => done(true));",
+        json!(page)
+    );
+    harness.run_async(&forget).await?;
+    // A worker started again reads the record that this build hands answers over (kept at install).
+    harness.stop_service_workers_until_stopped().await?;
+    let held = "/cachet-sw-config.js";
+    harness.test_hook(&format!("/__test/hold-static?path={held}")).await?;
+    let before = harness.count(&format!("GET {held}"));
+    let open = format!(
+        "window.__held = 'waiting';
+         fetch({}, {{cache: 'no-store'}}).then((r) => r.text()).then(() => {{ window.__held = 'answered'; }}, () => {{ window.__held = 'failed'; }});
+         done(true);",
+        json!(held)
+    );
+    harness.run_async(&open).await?;
+    let started = std::time::Instant::now();
+    while harness.count(&format!("GET {held}")) == before {
+        anyhow::ensure!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the fetch never reached the server"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let frame = format!(
+        "window.__before = Date.now(); const frame = document.createElement('iframe'); frame.src = {};
+         frame.onload = () => done(frame.contentDocument.title); document.body.append(frame);",
+        json!(page)
+    );
+    assert_eq!(harness.run_async(&frame).await?, json!("bare"), "the frame answered while the fetch is held");
+    let stored_at = format!(
+        "caches.match({}).then((hit) => done(hit ? Number(hit.headers.get('x-cachet-stored-at')) - window.__before : null));",
+        json!(page)
+    );
+    let started = std::time::Instant::now();
+    let waited = loop {
+        match harness.run_async(&stored_at).await? {
+            serde_json::Value::Number(waited) => break waited.as_f64().unwrap_or_default(),
+            _ => {
+                anyhow::ensure!(
+                    started.elapsed() < std::time::Duration::from_secs(10),
+                    "the frame never stored"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    assert_eq!(harness.run_async("done(window.__held);").await?, json!("waiting"), "the fetch still held");
+    // The shim's bound is 1000 ms from the queueing, which came after `__before`; a few ms of slack for
+    // the two clocks' rounding.
+    anyhow::ensure!(
+        waited >= 990.0,
+        "the frame's copy was stored {waited} ms after it, while an answer was open"
+    );
+    harness.test_hook("/__test/release-static").await?;
+    until(&harness, "the fetch answered", "done(window.__held === 'answered');").await?;
+    Ok(())
+}
+
 /// `fetch(path)` from the page with `headers` (a JS object), never from the HTTP cache: the answer's
 /// `X-Cachet-Source` and length.
 fn fetch_script(path: &str, headers: &str) -> String {
