@@ -11,7 +11,7 @@
 //! | Yew apps | `bench/yew-size`: `bare` and `with-cachet` (sizes), `with-cachet` again with `--features queue` into `with-cachet-queue/` (the page's queue alarm, which cachet-kit's defaults turn on: sizes only), `hook-rerender` (the `use_cachet_gql` workload): cargo (release), wasm-bindgen, wasm-opt -Oz |
 //! | the worker with the queue | `bench-sw` again with `--features queue` into `bench/dist/bench-sw-queue/`: sizes only (the offline mutation queue, which cachet-kit turns on by default and the bench's app does not use) |
 //! | the persisted-query worker | `bench-sw` again with `--features persisted-queries` into `bench/dist/bench-sw-apq/`: what the persisted-query row runs, on an origin of its own with the bench's config plus an endpoint `/graphql-apq` whose queries go as hashes (the headline worker and its sizes are the one without) |
-//! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`: same code, function names kept, for "where the bytes go" and CPU profiles |
+//! | named builds | the bench worker and both Yew apps again through `wasm-opt -Oz -g` into `bench/dist/named/`, and the bundler-free API and the agent as trunk's cargo build left them: same code, function names kept, for "where the bytes go" and CPU profiles |
 //! | run | `cargo run -p cachet-e2e --bin bench` |
 //! | quick start | `examples/quick-start` by `trunk build --release` (offline, the pinned tools): its three wasm's gzip -9 sizes printed beside the README's quoted figures, with the ratio; more than 2 % off fails the bench, naming the file (also with `--quick`; alone with `--only quick-start`; see [`crate::quick_start`]) |
 
@@ -69,6 +69,9 @@ pub fn bench(root: &Path, quick: bool, only: Option<&str>, rest: &[String]) -> R
         || build_bench_sw(root, &path),
     )?;
     run::step("build cachet's SW with function names (wasm-opt -Oz -g)", || build_named_sw(root, &path))?;
+    run::step("the bundler-free API and the agent with function names (wasm-opt -Oz -g)", || {
+        build_named_page_wasm(root, &path)
+    })?;
     run::step(
         "build the bench's cachet worker with persisted queries (bench-sw --features persisted-queries)",
         || build_apq_sw(root, &path),
@@ -208,6 +211,31 @@ fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path, features: &[&str]
 fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
     let out_dir = named_dir(root)?;
     for named in bindgen_bench_sw(root, path, &out_dir, &[])? {
+        run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])?;
+    }
+    Ok(())
+}
+
+/// The bundler-free API and the example's agent, as trunk's cargo build left them (`crate::build_app`),
+/// with their function names: `bench/dist/named/cachet-api_bg.wasm` and `cachet-agent_bg.wasm`, for
+/// "where the bytes go" (the same code as `dist/`'s, which wasm-opt -Oz stripped of its names).
+fn build_named_page_wasm(root: &Path, path: &OsStr) -> Result<()> {
+    let out_dir = named_dir(root)?;
+    for bin in ["cachet-api", "cachet-agent"] {
+        let wasm = root.join(format!("target/{WASM_TARGET}/release/{bin}.wasm"));
+        run::command(
+            path,
+            "wasm-bindgen",
+            &[
+                "--target",
+                "no-modules",
+                "--no-typescript",
+                "--out-dir",
+                &out_dir.to_string_lossy(),
+                &wasm.to_string_lossy(),
+            ],
+        )?;
+        let named = out_dir.join(format!("{bin}_bg.wasm")).to_string_lossy().into_owned();
         run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])?;
     }
     Ok(())

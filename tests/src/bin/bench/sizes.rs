@@ -166,6 +166,8 @@ pub fn attribution(root: &Path) -> Result<String> {
     for (file, what) in [
         ("cachet-sw-start_bg.wasm", "cachet's SW start module (what a cold start loads)"),
         ("cachet-sw_bg.wasm", "cachet's whole SW engine (which takes over)"),
+        ("cachet-api_bg.wasm", "cachet's bundler-free API (`window.cachet`)"),
+        ("cachet-agent_bg.wasm", "cachet's agent (the example's yew-agent worker)"),
     ] {
         if let Some(sw) = read(file)? {
             let total: u64 = sw.iter().map(|(_, bytes)| bytes).sum();
