@@ -93,15 +93,22 @@ async fn alice_with_a_named() -> Result<Harness> {
 /// the shim's cache and stops it again (a worker an event started meanwhile may have loaded them): the
 /// next start can load no engine until `/__test/release-static`.
 async fn stop_with_no_engine(harness: &Harness) -> Result<()> {
-    harness.test_hook("/__test/fail-static?path=/cachet-sw*_bg.wasm").await?;
     harness.stop_service_workers_until_stopped().await?;
+    no_engine_from_now_on(harness).await?;
+    harness.stop_service_workers_until_stopped().await
+}
+
+/// Has the server answer both of the engine's wasm files `503` and drops them from the shim's cache: a
+/// worker that starts from now on can load no engine (one running keeps what it loaded).
+async fn no_engine_from_now_on(harness: &Harness) -> Result<()> {
+    harness.test_hook("/__test/fail-static?path=/cachet-sw*_bg.wasm").await?;
     let dropped = "const files = ['/cachet-sw_bg.wasm', '/cachet-sw-start_bg.wasm'].map((path) => new URL(path, location.href).href);
          caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-sw-wasm-'))
            .map((name) => caches.open(name).then((cache) => Promise.all(files.map((file) => cache.delete(file)))))))
          .then(() => Promise.all(files.map((file) => caches.match(file))))
          .then((left) => done(left.filter((file) => file !== undefined).length));";
     assert_eq!(harness.run_async(dropped).await?, json!(0), "the shim's copies of the engine");
-    harness.stop_service_workers_until_stopped().await
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -244,5 +251,42 @@ async fn a_hit_the_start_module_serves_is_named_when_the_whole_engine_takes_over
     assert_eq!(query(&harness, "a").await?["source"], json!("cache"), "the shim's, from the handed naming");
     assert_eq!(harness.count("POST /graphql"), posts, "the server was not asked");
     harness.test_hook("/__test/release-static").await?;
+    Ok(())
+}
+
+// Firefox ESR, whose Service Workers this suite cannot stop on demand: in a session whose idle workers
+// stop after half a second (a preference), the worker stops between requests as browsers stop idle
+// workers. Once no engine can load, each round pauses past the idle timeout (pacing, not a proof) and
+// asks the named hit, then at once a request never named: that one reaching the network unmarked is the
+// proof that the worker answering both had no engine, so the named hit was the shim's, from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_firefox_a_restarted_worker_answers_a_named_hit_with_no_engine() -> Result<()> {
+    let harness = Harness::start_in_firefox_stopping_idle_workers(AuthMode::Cookie).await?;
+    // A page with no cachet client (the app's would message the worker, which would start it again).
+    harness.open_bare_controlled().await?;
+    harness.login("alice").await?;
+    assert_eq!(set_identity(&harness, 7101, "alice").await?, json!("ack"));
+    let first = query(&harness, "a").await?;
+    let stored = query(&harness, "a").await?;
+    ensure!(
+        first["source"] == json!("network") && stored["source"] == json!("cache"),
+        "{first} then {stored}"
+    );
+    named(&harness, 1).await?;
+    no_engine_from_now_on(&harness).await?;
+    let posts = harness.count("POST /graphql");
+    let pause = std::time::Duration::from_millis(3 * cachet_e2e::browser::FIREFOX_WORKER_IDLE_MS);
+    let mut rounds = 0;
+    let mut restarted = false;
+    while rounds < 10 && !restarted {
+        rounds += 1;
+        tokio::time::sleep(pause).await;
+        assert_eq!(query(&harness, "a").await?, stored, "the named hit");
+        let other = query(&harness, "b").await?;
+        restarted = other["source"].is_null() && other["titles"].is_array();
+    }
+    ensure!(restarted, "no round was answered by a worker with no engine");
+    // Only the requests never named reached the server, one a round.
+    assert_eq!(harness.count("POST /graphql"), posts + rounds, "the named hit never reached the server");
     Ok(())
 }
