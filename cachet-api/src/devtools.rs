@@ -15,7 +15,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::to_json;
-use crate::{client, fail};
+use crate::{client, fail, promise};
 
 /// A JS value that must be an array of `T`, else an `invalid` error naming `what`.
 fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
@@ -26,19 +26,21 @@ fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<V
 
 /// `getSnapshot(query)`.
 #[wasm_bindgen(js_name = getSnapshot)]
-pub async fn get_snapshot(query: JsValue) -> Result<JsValue, JsValue> {
-    let query: SnapshotQuery = match to_json(&query) {
-        Value::Null => SnapshotQuery::default(),
-        value => serde_json::from_value(value).map_err(|error| {
-            fail(Error::InvalidArgument {
-                what: "getSnapshot query".to_owned(),
-                expected: "{ tag, urlContains, after, limit }",
-                got: error.to_string(),
-            })
-        })?,
-    };
-    let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
-    Ok(snapshot_to_js(&snapshot))
+pub fn get_snapshot(query: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let query: SnapshotQuery = match to_json(&query) {
+            Value::Null => SnapshotQuery::default(),
+            value => serde_json::from_value(value).map_err(|error| {
+                fail(Error::InvalidArgument {
+                    what: "getSnapshot query".to_owned(),
+                    expected: "{ tag, urlContains, after, limit }",
+                    got: error.to_string(),
+                })
+            })?,
+        };
+        let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
+        Ok(snapshot_to_js(&snapshot))
+    })
 }
 
 /// The snapshot as a JS object: its JSON written by hand (the worker's writer), parsed by the browser.
@@ -49,32 +51,40 @@ fn snapshot_to_js(snapshot: &cachet_core::protocol::StateSnapshot) -> JsValue {
 
 /// `deadLetters()`: the snapshot's `queue.deadLetters`, as `getSnapshot` shows them.
 #[wasm_bindgen(js_name = deadLetters)]
-pub async fn dead_letters() -> Result<JsValue, JsValue> {
-    let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
-    let snapshot = snapshot_to_js(&client()?.devtools_snapshot(query).await.map_err(fail)?);
-    let queue = js_sys::Reflect::get(&snapshot, &"queue".into())?;
-    js_sys::Reflect::get(&queue, &"deadLetters".into())
+pub fn dead_letters() -> js_sys::Promise {
+    promise(async move {
+        let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
+        let snapshot = snapshot_to_js(&client()?.devtools_snapshot(query).await.map_err(fail)?);
+        let queue = js_sys::Reflect::get(&snapshot, &"queue".into())?;
+        js_sys::Reflect::get(&queue, &"deadLetters".into())
+    })
 }
 
 /// `retryDeadLetters(ids)`.
 #[wasm_bindgen(js_name = retryDeadLetters)]
-pub async fn retry_dead_letters(ids: JsValue) -> Result<(), JsValue> {
-    let ids: Vec<u64> = list(&ids, "retryDeadLetters ids")?;
-    client()?.retry_dead_letters(&ids).await.map_err(fail)
+pub fn retry_dead_letters(ids: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let ids: Vec<u64> = list(&ids, "retryDeadLetters ids")?;
+        client()?.retry_dead_letters(&ids).await.map_err(fail).map(|()| JsValue::UNDEFINED)
+    })
 }
 
 /// `discardDeadLetters(ids)`.
 #[wasm_bindgen(js_name = discardDeadLetters)]
-pub async fn discard_dead_letters(ids: JsValue) -> Result<(), JsValue> {
-    let ids: Vec<u64> = list(&ids, "discardDeadLetters ids")?;
-    client()?.discard_dead_letters(&ids).await.map_err(fail)
+pub fn discard_dead_letters(ids: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let ids: Vec<u64> = list(&ids, "discardDeadLetters ids")?;
+        client()?.discard_dead_letters(&ids).await.map_err(fail).map(|()| JsValue::UNDEFINED)
+    })
 }
 
 /// `dropEntries(urls)`.
 #[wasm_bindgen(js_name = dropEntries)]
-pub async fn drop_entries(urls: JsValue) -> Result<(), JsValue> {
-    let urls: Vec<String> = list(&urls, "dropEntries urls")?;
-    client()?.drop_entries(&urls).await.map_err(fail)
+pub fn drop_entries(urls: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let urls: Vec<String> = list(&urls, "dropEntries urls")?;
+        client()?.drop_entries(&urls).await.map_err(fail).map(|()| JsValue::UNDEFINED)
+    })
 }
 
 /// `replayQueue()`.
@@ -86,6 +96,6 @@ pub fn replay_queue() -> Result<(), JsValue> {
 
 /// `clearCaches()`.
 #[wasm_bindgen(js_name = clearCaches)]
-pub async fn clear_caches() -> Result<(), JsValue> {
-    client()?.clear_caches().await.map_err(fail)
+pub fn clear_caches() -> js_sys::Promise {
+    promise(async move { client()?.clear_caches().await.map_err(fail).map(|()| JsValue::UNDEFINED) })
 }

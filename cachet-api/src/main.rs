@@ -96,11 +96,30 @@ fn page_builder() -> Result<cachet_client::ClientBuilder, Error> {
 /// after `ready` replaces the client before it restores a session (and refreshes a token) for nothing.
 /// Resolves at once when no client is configured yet.
 #[wasm_bindgen(js_name = whenPurgeSettled)]
-pub async fn when_purge_settled() {
-    let started = CLIENT.with(|cell| cell.borrow().clone());
-    if let Some(client) = started {
-        client.purge_settled().await;
-    }
+pub fn when_purge_settled() -> js_sys::Promise {
+    promise(async move {
+        let started = CLIENT.with(|cell| cell.borrow().clone());
+        if let Some(client) = started {
+            client.purge_settled().await;
+        }
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
+/// What an async export returns: `work` boxed and run by the one `future_to_promise` of the bundle.
+/// wasm-bindgen's `async fn` export instantiates `future_to_promise` once per export, with the export's
+/// body inlined into it; boxed at this boundary, the 21 exports share one instantiation and each keeps
+/// only its own state machine (BENCHMARKS.md, session 35).
+pub(crate) fn promise(
+    work: impl std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
+) -> js_sys::Promise {
+    run_boxed(Box::pin(work))
+}
+
+/// [`promise`]'s one `future_to_promise`, not inlined into the exports.
+#[inline(never)]
+fn run_boxed(work: futures::future::LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(work)
 }
 
 fn client() -> Result<Client, JsValue> {
@@ -143,50 +162,60 @@ fn builder_config(builder: &cachet_client::ClientBuilder) -> Config {
 /// `getConfig()` (not in SPEC): `{ source, config }`, the config the page runs on and where it came from
 /// (`default`, `given`, `global`, `bundled`, or `service-worker` once the page followed its worker's).
 #[wasm_bindgen(js_name = getConfig)]
-pub async fn get_config() -> Result<JsValue, JsValue> {
-    let client = client()?;
-    client.ready().await;
-    // Through the core's writer (serde's derive's exact text, which the page links anyway to send its
-    // config to its worker) and the browser's JSON: no serde serializer of the config in the API.
-    let config = js_sys::JSON::parse(&client.config().to_json()).unwrap_or(JsValue::NULL);
-    let answer = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&answer, &"source".into(), &client.config_source().name().into());
-    let _ = js_sys::Reflect::set(&answer, &"config".into(), &config);
-    Ok(answer.into())
+pub fn get_config() -> js_sys::Promise {
+    promise(async move {
+        let client = client()?;
+        client.ready().await;
+        // Through the core's writer (serde's derive's exact text, which the page links anyway to send its
+        // config to its worker) and the browser's JSON: no serde serializer of the config in the API.
+        let config = js_sys::JSON::parse(&client.config().to_json()).unwrap_or(JsValue::NULL);
+        let answer = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&answer, &"source".into(), &client.config_source().name().into());
+        let _ = js_sys::Reflect::set(&answer, &"config".into(), &config);
+        Ok(answer.into())
+    })
 }
 
 /// `setAuth(data)`.
 #[wasm_bindgen(js_name = setAuth)]
-pub async fn set_auth(data: JsValue) -> Result<(), JsValue> {
-    let auth = cachet_client::AuthData::from_json(to_json(&data)).unwrap_or_default();
-    client()?.set_auth(auth).await.map_err(fail)
+pub fn set_auth(data: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let auth = cachet_client::AuthData::from_json(to_json(&data)).unwrap_or_default();
+        client()?.set_auth(auth).await.map_err(fail).map(|()| JsValue::UNDEFINED)
+    })
 }
 
 /// `getAuth()`.
 #[wasm_bindgen(js_name = getAuth)]
-pub async fn get_auth() -> Result<JsValue, JsValue> {
-    let auth = client()?.get_auth().await.map_err(fail)?;
-    Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+pub fn get_auth() -> js_sys::Promise {
+    promise(async move {
+        let auth = client()?.get_auth().await.map_err(fail)?;
+        Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+    })
 }
 
 /// `clearAuth()`.
 #[wasm_bindgen(js_name = clearAuth)]
-pub async fn clear_auth() -> Result<(), JsValue> {
-    client()?.clear_auth().await.map_err(fail)
+pub fn clear_auth() -> js_sys::Promise {
+    promise(async move { client()?.clear_auth().await.map_err(fail).map(|()| JsValue::UNDEFINED) })
 }
 
 /// `clearMemoryAuth()`.
 #[wasm_bindgen(js_name = clearMemoryAuth)]
-pub async fn clear_memory_auth() -> Result<(), JsValue> {
-    client()?.clear_memory_auth().await;
-    Ok(())
+pub fn clear_memory_auth() -> js_sys::Promise {
+    promise(async move {
+        client()?.clear_memory_auth().await;
+        Ok(JsValue::UNDEFINED)
+    })
 }
 
 /// `getAuthState()`.
 #[wasm_bindgen(js_name = getAuthState)]
-pub async fn get_auth_state() -> Result<JsValue, JsValue> {
-    let state = client()?.get_auth_state().await;
-    Ok(to_js(&serde_json::to_value(state).unwrap_or(Value::Null)))
+pub fn get_auth_state() -> js_sys::Promise {
+    promise(async move {
+        let state = client()?.get_auth_state().await;
+        Ok(to_js(&serde_json::to_value(state).unwrap_or(Value::Null)))
+    })
 }
 
 /// `isAuthValid()`.
@@ -197,9 +226,11 @@ pub fn is_auth_valid() -> Result<bool, JsValue> {
 
 /// `ensureValidAuth()`.
 #[wasm_bindgen(js_name = ensureValidAuth)]
-pub async fn ensure_valid_auth() -> Result<JsValue, JsValue> {
-    let auth = client()?.ensure_valid_auth().await.map_err(fail)?;
-    Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+pub fn ensure_valid_auth() -> js_sys::Promise {
+    promise(async move {
+        let auth = client()?.ensure_valid_auth().await.map_err(fail)?;
+        Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+    })
 }
 
 /// `isAuthUrl(url)`.
@@ -216,41 +247,43 @@ pub fn auth_with_credentials() -> Result<bool, JsValue> {
 
 /// `fetchWithCache(url, options)`.
 #[wasm_bindgen(js_name = fetchWithCache)]
-pub async fn fetch_with_cache(url: String, options: JsValue) -> Result<JsValue, JsValue> {
-    let options = to_json(&options);
-    let mut fetch = FetchOptions::new().auth(flag(&options, "auth"));
-    fetch.method = options.get("method").and_then(Value::as_str).map(str::to_owned);
-    fetch.strategy = strategy(&options).map_err(fail)?;
-    fetch.tags = strings(&options, "tags").map_err(fail)?;
-    if let Some(headers) = options.get("headers").and_then(Value::as_object) {
-        fetch.headers = headers
-            .iter()
-            .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_owned()))
-            .collect();
-    }
-    fetch.body = match options.get("body") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(text.clone().into_bytes()),
-        Some(other) => Some(other.to_string().into_bytes()),
-    };
-    let result = client()?.fetch_with_cache(&url, fetch).await.map_err(fail)?;
-    let response = &result.response;
-    let data =
-        serde_json::from_slice::<Value>(&response.body).unwrap_or_else(|_| Value::String(response.text()));
-    // Inserted one by one (a later header of the same name wins, as collecting did): `collect` into the
-    // map sorts the pairs first, which linked a stable sort into the bundle for this one call.
-    let mut headers = serde_json::Map::new();
-    for (name, value) in &response.headers {
-        headers.insert(name.clone(), Value::String(value.clone()));
-    }
-    Ok(to_js(&json!({
-        "data": data,
-        "status": response.status,
-        "ok": response.ok(),
-        "fromCache": result.from_cache,
-        "stale": result.stale,
-        "headers": headers,
-    })))
+pub fn fetch_with_cache(url: String, options: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let options = to_json(&options);
+        let mut fetch = FetchOptions::new().auth(flag(&options, "auth"));
+        fetch.method = options.get("method").and_then(Value::as_str).map(str::to_owned);
+        fetch.strategy = strategy(&options).map_err(fail)?;
+        fetch.tags = strings(&options, "tags").map_err(fail)?;
+        if let Some(headers) = options.get("headers").and_then(Value::as_object) {
+            fetch.headers = headers
+                .iter()
+                .map(|(name, value)| (name.clone(), value.as_str().unwrap_or_default().to_owned()))
+                .collect();
+        }
+        fetch.body = match options.get("body") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.clone().into_bytes()),
+            Some(other) => Some(other.to_string().into_bytes()),
+        };
+        let result = client()?.fetch_with_cache(&url, fetch).await.map_err(fail)?;
+        let response = &result.response;
+        let data = serde_json::from_slice::<Value>(&response.body)
+            .unwrap_or_else(|_| Value::String(response.text()));
+        // Inserted one by one (a later header of the same name wins, as collecting did): `collect` into the
+        // map sorts the pairs first, which linked a stable sort into the bundle for this one call.
+        let mut headers = serde_json::Map::new();
+        for (name, value) in &response.headers {
+            headers.insert(name.clone(), Value::String(value.clone()));
+        }
+        Ok(to_js(&json!({
+            "data": data,
+            "status": response.status,
+            "ok": response.ok(),
+            "fromCache": result.from_cache,
+            "stale": result.stale,
+            "headers": headers,
+        })))
+    })
 }
 
 fn gql_options(options: &JsValue, endpoint_index: Option<u32>) -> Result<GqlOptions, JsValue> {
@@ -272,59 +305,69 @@ fn variables(value: &JsValue) -> Option<Value> {
 
 /// `queryGql(query, variables, options, endpointIndex)`.
 #[wasm_bindgen(js_name = queryGql)]
-pub async fn query_gql(
+pub fn query_gql(
     query: String,
     variables_value: JsValue,
     options: JsValue,
     endpoint_index: Option<u32>,
-) -> Result<JsValue, JsValue> {
-    let options = gql_options(&options, endpoint_index)?;
-    let result =
-        client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
-    Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache, "stale": result.stale })))
+) -> js_sys::Promise {
+    promise(async move {
+        let options = gql_options(&options, endpoint_index)?;
+        let result =
+            client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
+        Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache, "stale": result.stale })))
+    })
 }
 
 /// `mutateGql(mutation, variables, options, endpointIndex)`.
 #[wasm_bindgen(js_name = mutateGql)]
-pub async fn mutate_gql(
+pub fn mutate_gql(
     mutation: String,
     variables_value: JsValue,
     options: JsValue,
     endpoint_index: Option<u32>,
-) -> Result<JsValue, JsValue> {
-    let options = gql_options(&options, endpoint_index)?;
-    let result =
-        client()?.mutate_gql::<Value>(&mutation, variables(&variables_value), options).await.map_err(fail)?;
-    Ok(to_js(&json!({ "data": result.data, "queued": result.queued })))
+) -> js_sys::Promise {
+    promise(async move {
+        let options = gql_options(&options, endpoint_index)?;
+        let result = client()?
+            .mutate_gql::<Value>(&mutation, variables(&variables_value), options)
+            .await
+            .map_err(fail)?;
+        Ok(to_js(&json!({ "data": result.data, "queued": result.queued })))
+    })
 }
 
 /// `fetchWithGql(query, variables, options, endpointIndex)`.
 #[wasm_bindgen(js_name = fetchWithGql)]
-pub async fn fetch_with_gql(
+pub fn fetch_with_gql(
     query: String,
     variables_value: JsValue,
     options: JsValue,
     endpoint_index: Option<u32>,
-) -> Result<JsValue, JsValue> {
-    let options = gql_options(&options, endpoint_index)?;
-    let response =
-        client()?.fetch_with_gql(&query, variables(&variables_value), &options).await.map_err(fail)?;
-    Ok(to_js(&json!({
-        "result": response.result,
-        "fromCache": response.from_cache,
-        "stale": response.stale,
-        "status": response.status,
-        "queued": response.queued,
-    })))
+) -> js_sys::Promise {
+    promise(async move {
+        let options = gql_options(&options, endpoint_index)?;
+        let response =
+            client()?.fetch_with_gql(&query, variables(&variables_value), &options).await.map_err(fail)?;
+        Ok(to_js(&json!({
+            "result": response.result,
+            "fromCache": response.from_cache,
+            "stale": response.stale,
+            "status": response.status,
+            "queued": response.queued,
+        })))
+    })
 }
 
 /// `invalidateByTag(tags)`: one tag or an array of tags.
 #[wasm_bindgen(js_name = invalidateByTag)]
-pub async fn invalidate_by_tag(tags: JsValue) -> Result<(), JsValue> {
-    let tags: Vec<String> = match to_json(&tags) {
-        Value::String(tag) => vec![tag],
-        value => strings(&json!({ "tags": value }), "tags").map_err(fail)?.unwrap_or_default(),
-    };
-    let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
-    client()?.invalidate_by_tag(&tags).await.map_err(fail)
+pub fn invalidate_by_tag(tags: JsValue) -> js_sys::Promise {
+    promise(async move {
+        let tags: Vec<String> = match to_json(&tags) {
+            Value::String(tag) => vec![tag],
+            value => strings(&json!({ "tags": value }), "tags").map_err(fail)?.unwrap_or_default(),
+        };
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        client()?.invalidate_by_tag(&tags).await.map_err(fail).map(|()| JsValue::UNDEFINED)
+    })
 }

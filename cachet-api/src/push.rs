@@ -17,25 +17,31 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::to_js;
-use crate::{client, fail};
+use crate::{client, fail, promise};
 
 /// `subscribePush(vapidPublicKey)`: the subscription as JSON, for the app to send to its server.
 #[wasm_bindgen(js_name = subscribePush)]
-pub async fn subscribe_push(vapid_public_key: String) -> Result<JsValue, JsValue> {
-    let subscription = client()?.subscribe_push(&vapid_public_key).await.map_err(fail)?;
-    Ok(to_js(&subscription))
+pub fn subscribe_push(vapid_public_key: String) -> js_sys::Promise {
+    promise(async move {
+        let subscription = client()?.subscribe_push(&vapid_public_key).await.map_err(fail)?;
+        Ok(to_js(&subscription))
+    })
 }
 
 /// `unsubscribePush()`: the subscription that was ended (for the app to tell its server), or `null`.
 #[wasm_bindgen(js_name = unsubscribePush)]
-pub async fn unsubscribe_push() -> Result<JsValue, JsValue> {
-    let removed = client()?.unsubscribe_push().await.map_err(fail)?;
-    Ok(to_js(&removed.unwrap_or(Value::Null)))
+pub fn unsubscribe_push() -> js_sys::Promise {
+    promise(async move {
+        let removed = client()?.unsubscribe_push().await.map_err(fail)?;
+        Ok(to_js(&removed.unwrap_or(Value::Null)))
+    })
 }
 
 /// `getPushSubscription()`: this browser's subscription, or `null`.
 #[wasm_bindgen(js_name = getPushSubscription)]
-pub async fn get_push_subscription() -> Result<JsValue, JsValue> {
-    let current = client()?.push_subscription().await.map_err(fail)?;
-    Ok(to_js(&current.unwrap_or(Value::Null)))
+pub fn get_push_subscription() -> js_sys::Promise {
+    promise(async move {
+        let current = client()?.push_subscription().await.map_err(fail)?;
+        Ok(to_js(&current.unwrap_or(Value::Null)))
+    })
 }

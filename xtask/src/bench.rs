@@ -184,26 +184,37 @@ fn bindgen_bench_sw(root: &Path, path: &OsStr, out_dir: &Path, features: &[&str]
     std::fs::create_dir_all(out_dir)?;
     let mut built = Vec::new();
     for (bin, name, global) in BENCH_SW_BINS {
-        let wasm = root.join(format!("target/{WASM_TARGET}/release/{bin}.wasm"));
-        run::command(
+        built.push(bindgen_no_modules(
+            root,
             path,
-            "wasm-bindgen",
-            &[
-                "--target",
-                "no-modules",
-                "--no-modules-global",
-                global,
-                "--no-typescript",
-                "--out-name",
-                name,
-                "--out-dir",
-                &out_dir.to_string_lossy(),
-                &wasm.to_string_lossy(),
-            ],
-        )?;
-        built.push(out_dir.join(format!("{name}_bg.wasm")).to_string_lossy().into_owned());
+            bin,
+            out_dir,
+            &["--no-modules-global", global, "--out-name", name],
+        )?);
     }
     Ok(built)
+}
+
+/// wasm-bindgen (`--target no-modules`, as trunk builds workers, with `extra` arguments) of the
+/// cargo-built `bin` into `out_dir`; returns the path of its `_bg.wasm` (named `--out-name`'s value when
+/// given, else after `bin`).
+fn bindgen_no_modules(
+    root: &Path,
+    path: &OsStr,
+    bin: &str,
+    out_dir: &Path,
+    extra: &[&str],
+) -> Result<String> {
+    let wasm = root.join(format!("target/{WASM_TARGET}/release/{bin}.wasm"));
+    let out = out_dir.to_string_lossy().into_owned();
+    let wasm_path = wasm.to_string_lossy().into_owned();
+    let mut args = vec!["--target", "no-modules", "--no-typescript"];
+    args.extend_from_slice(extra);
+    args.extend(["--out-dir", out.as_str(), wasm_path.as_str()]);
+    run::command(path, "wasm-bindgen", &args)?;
+    let name =
+        extra.iter().position(|arg| *arg == "--out-name").and_then(|at| extra.get(at + 1)).unwrap_or(&bin);
+    Ok(out_dir.join(format!("{name}_bg.wasm")).to_string_lossy().into_owned())
 }
 
 /// The bench's worker (see [`build_bench_sw`]) with its function names: `bench/dist/named/cachet-sw.js`
@@ -222,20 +233,7 @@ fn build_named_sw(root: &Path, path: &OsStr) -> Result<()> {
 fn build_named_page_wasm(root: &Path, path: &OsStr) -> Result<()> {
     let out_dir = named_dir(root)?;
     for bin in ["cachet-api", "cachet-agent"] {
-        let wasm = root.join(format!("target/{WASM_TARGET}/release/{bin}.wasm"));
-        run::command(
-            path,
-            "wasm-bindgen",
-            &[
-                "--target",
-                "no-modules",
-                "--no-typescript",
-                "--out-dir",
-                &out_dir.to_string_lossy(),
-                &wasm.to_string_lossy(),
-            ],
-        )?;
-        let named = out_dir.join(format!("{bin}_bg.wasm")).to_string_lossy().into_owned();
+        let named = bindgen_no_modules(root, path, bin, &out_dir, &[])?;
         run::command(path, "wasm-opt", &["-Oz", "-g", &named, "-o", &named])?;
     }
     Ok(())

@@ -57,6 +57,17 @@ async fn a_navigation_gets_its_preloaded_answer_the_server_asked_once_and_it_is_
     Ok(())
 }
 
+/// Deletes `url` from every cache of the origin.
+async fn forget(harness: &Harness, url: &str) -> Result<()> {
+    let forget = format!(
+        "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.delete({})))))
+           .then(() => done(true));",
+        json!(url)
+    );
+    harness.run_async(&forget).await?;
+    Ok(())
+}
+
 /// Waits (every 20 ms, at most 10 s) until `ready` (a script calling `done` with a boolean) is true.
 async fn until(harness: &Harness, what: &str, ready: &str) -> Result<()> {
     let started = std::time::Instant::now();
@@ -84,12 +95,7 @@ async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_an
     assert_eq!(harness.run_async(dropped).await?, json!([[true, true]]), "the shim's copies of the wasm");
     // The page as the opening navigation stored it, dropped.
     let page = format!("{}{}", harness.url(), cachet_e2e::BARE_PAGE);
-    let forget = format!(
-        "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.delete({})))))
-           .then(() => done(true));",
-        json!(page)
-    );
-    harness.run_async(&forget).await?;
+    forget(&harness, &page).await?;
     let wasm = "GET /cachet-sw-start_bg.wasm";
     harness.test_hook("/__test/hold-static?path=/cachet-sw-start_bg.wasm").await?;
     harness.stop_service_workers_until_stopped().await?;
@@ -147,12 +153,7 @@ async fn a_handed_frame_is_stored_a_second_later_while_another_answer_stays_open
     let harness = Harness::start(AuthMode::Cookie).await?;
     harness.open_controlled().await?;
     let page = format!("{}{}", harness.url(), cachet_e2e::BARE_PAGE);
-    let forget = format!(
-        "caches.keys().then((names) => Promise.all(names.map((name) => caches.open(name).then((cache) => cache.delete({})))))
-           .then(() => done(true));",
-        json!(page)
-    );
-    harness.run_async(&forget).await?;
+    forget(&harness, &page).await?;
     // A worker started again reads the record that this build hands answers over (kept at install).
     harness.stop_service_workers_until_stopped().await?;
     let held = "/cachet-sw-config.js";
