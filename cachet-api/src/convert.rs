@@ -2,24 +2,32 @@
 //! `Error`s that say which stage failed.
 
 use cachet_client::{Error, Strategy};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// A JavaScript value as JSON (`undefined`, functions and symbols become `null`).
 pub fn to_json(value: &JsValue) -> Value {
+    serde_json::from_slice(stringify(value).as_bytes()).unwrap_or(Value::Null)
+}
+
+/// A JavaScript value's JSON text, by the browser (`undefined`, functions and symbols: `null`).
+pub fn stringify(value: &JsValue) -> String {
     if value.is_undefined() {
-        return Value::Null;
+        return "null".to_owned();
     }
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null)
+    js_sys::JSON::stringify(value).ok().and_then(|text| text.as_string()).unwrap_or_else(|| "null".to_owned())
+}
+
+/// `value`'s JSON text. Every JSON text the bundle writes goes through this one serializer
+/// (`serde_json::to_string`; a `Value`'s `Display`, `to_value` and `to_vec` would each link serde's
+/// writing again for another writer: BENCHMARKS.md, session 35).
+pub fn text_of<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// JSON as a JavaScript value.
-pub fn to_js(value: &Value) -> JsValue {
-    js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
+pub fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+    js_sys::JSON::parse(&text_of(value)).unwrap_or(JsValue::NULL)
 }
 
 /// `options[name]` as a boolean (absent: false).
@@ -37,7 +45,7 @@ pub fn strings(options: &Value, name: &str) -> Result<Option<Vec<String>>, Error
                 item.as_str().map(str::to_owned).ok_or_else(|| Error::InvalidArgument {
                     what: format!("options.{name}"),
                     expected: "strings",
-                    got: item.to_string(),
+                    got: text_of(item),
                 })
             })
             .collect::<Result<Vec<_>, _>>()
@@ -45,7 +53,7 @@ pub fn strings(options: &Value, name: &str) -> Result<Option<Vec<String>>, Error
         Some(other) => Err(Error::InvalidArgument {
             what: format!("options.{name}"),
             expected: "an array of strings",
-            got: other.to_string(),
+            got: text_of(other),
         }),
     }
 }
@@ -65,34 +73,33 @@ pub fn strategy(options: &Value) -> Result<Option<Strategy>, Error> {
 pub fn to_js_error(error: &Error) -> JsValue {
     let js_error = js_sys::Error::new(&error.to_string());
     js_error.set_name("CachetError");
-    let mut extra = json!({ "kind": error.kind() });
+    // Set one by one (no JSON tree built for a handful of fields).
+    let set = |key: &str, value: JsValue| {
+        let _ = js_sys::Reflect::set(&js_error, &JsValue::from_str(key), &value);
+    };
+    set("kind", JsValue::from_str(error.kind()));
     match error {
         Error::Http { url, status, body } => {
-            extra["status"] = json!(status);
-            extra["url"] = json!(url);
-            extra["body"] = json!(body);
+            set("status", JsValue::from(*status));
+            set("url", JsValue::from_str(url));
+            set("body", to_js(body));
         }
         Error::Unauthorized { url, status } => {
-            extra["status"] = json!(status);
-            extra["url"] = json!(url);
+            set("status", JsValue::from(*status));
+            set("url", JsValue::from_str(url));
         }
-        Error::Network { url, .. } => extra["url"] = json!(url),
+        Error::Network { url, .. } => set("url", JsValue::from_str(url)),
         Error::NotQueued { url, reason } => {
-            extra["status"] = json!(cachet_core::machines::queue::NOT_QUEUED_STATUS);
-            extra["url"] = json!(url);
-            extra["reason"] = json!(reason.as_str());
+            set("status", JsValue::from(cachet_core::machines::queue::NOT_QUEUED_STATUS));
+            set("url", JsValue::from_str(url));
+            set("reason", JsValue::from_str(reason.as_str()));
         }
-        Error::PushUnavailable { name, .. } => extra["browserError"] = json!(name),
+        Error::PushUnavailable { name, .. } => set("browserError", JsValue::from_str(name)),
         Error::Graphql { errors, data } => {
-            extra["errors"] = json!(errors);
-            extra["data"] = json!(data);
+            set("errors", to_js(errors));
+            set("data", to_js(data));
         }
         _ => {}
-    }
-    if let Some(fields) = extra.as_object() {
-        for (key, value) in fields {
-            let _ = js_sys::Reflect::set(&js_error, &JsValue::from_str(key), &to_js(value));
-        }
     }
     js_error.unchecked_into()
 }

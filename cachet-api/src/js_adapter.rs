@@ -18,7 +18,7 @@ use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::convert::{from_js_error, to_js, to_json};
+use crate::convert::{from_js_error, text_of, to_js, to_json};
 
 /// JavaScript functions as an [`AuthAdapter`].
 pub struct JsAdapter {
@@ -88,7 +88,7 @@ async fn call(name: &'static str, function: &js_sys::Function, argument: &JsValu
 }
 
 fn auth_argument(auth: Option<&AuthData>) -> JsValue {
-    auth.map(|auth| to_js(&serde_json::to_value(auth).unwrap_or(Value::Null))).unwrap_or(JsValue::NULL)
+    auth.map(to_js).unwrap_or(JsValue::NULL)
 }
 
 impl AuthAdapter for JsAdapter {
@@ -116,7 +116,7 @@ impl AuthAdapter for JsAdapter {
                     .filter_map(|(name, value)| match value {
                         Value::String(value) => Some((name, value)),
                         Value::Null => None,
-                        other => Some((name, other.to_string())),
+                        other => Some((name, text_of(&other))),
                     })
                     .collect(),
                 _ => Vec::new(),

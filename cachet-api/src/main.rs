@@ -47,7 +47,7 @@ use cachet_client::{Client, Config, Error, FetchOptions, GqlOptions};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use convert::{flag, strategy, strings, to_js, to_js_error, to_json};
+use convert::{flag, strategy, stringify, strings, text_of, to_js, to_js_error, to_json};
 use js_adapter::JsAdapter;
 
 thread_local! {
@@ -139,7 +139,7 @@ pub fn configure(options: JsValue) -> Result<(), JsValue> {
     let mut builder = if config_value.is_undefined() || config_value.is_null() {
         page_builder().map_err(fail)?
     } else {
-        Client::builder().config_json(&to_json(&config_value).to_string()).map_err(fail)?
+        Client::builder().config_json(&stringify(&config_value)).map_err(fail)?
     };
     let auth = js_sys::Reflect::get(&options, &"auth".into()).unwrap_or(JsValue::UNDEFINED);
     if !auth.is_undefined() && !auth.is_null() {
@@ -190,7 +190,7 @@ pub fn set_auth(data: JsValue) -> js_sys::Promise {
 pub fn get_auth() -> js_sys::Promise {
     promise(async move {
         let auth = client()?.get_auth().await.map_err(fail)?;
-        Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+        Ok(to_js(&auth))
     })
 }
 
@@ -214,7 +214,7 @@ pub fn clear_memory_auth() -> js_sys::Promise {
 pub fn get_auth_state() -> js_sys::Promise {
     promise(async move {
         let state = client()?.get_auth_state().await;
-        Ok(to_js(&serde_json::to_value(state).unwrap_or(Value::Null)))
+        Ok(to_js(&state))
     })
 }
 
@@ -229,7 +229,7 @@ pub fn is_auth_valid() -> Result<bool, JsValue> {
 pub fn ensure_valid_auth() -> js_sys::Promise {
     promise(async move {
         let auth = client()?.ensure_valid_auth().await.map_err(fail)?;
-        Ok(to_js(&serde_json::to_value(auth).unwrap_or(Value::Null)))
+        Ok(to_js(&auth))
     })
 }
 
@@ -263,7 +263,7 @@ pub fn fetch_with_cache(url: String, options: JsValue) -> js_sys::Promise {
         fetch.body = match options.get("body") {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) => Some(text.clone().into_bytes()),
-            Some(other) => Some(other.to_string().into_bytes()),
+            Some(other) => Some(text_of(other).into_bytes()),
         };
         let result = client()?.fetch_with_cache(&url, fetch).await.map_err(fail)?;
         let response = &result.response;

@@ -134,7 +134,8 @@ impl Client {
             let mut request = HttpRequest {
                 method: "POST".to_owned(),
                 url: endpoint.clone(),
-                body: Some(body.to_string().into_bytes()),
+                // `to_vec`: the writer `to_string` uses too (a `Value`'s `Display` links another).
+                body: Some(serde_json::to_vec(&body).unwrap_or_default()),
                 ..HttpRequest::default()
             };
             request.set_header("Content-Type", "application/json");

@@ -405,7 +405,7 @@ impl From<&Value> for serde_json::Value {
         match value {
             Value::Null => serde_json::Value::Null,
             Value::Bool(flag) => serde_json::Value::Bool(*flag),
-            Value::Number(number) => serde_json::from_str(number.as_str()).unwrap_or_default(),
+            Value::Number(number) => serde_json::from_slice(number.as_str().as_bytes()).unwrap_or_default(),
             Value::String(text) => serde_json::Value::String(text.clone()),
             Value::Array(items) => serde_json::Value::Array(items.iter().map(Into::into).collect()),
             Value::Object(map) => serde_json::Value::Object(

@@ -169,7 +169,7 @@ pub(crate) fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, Prot
     let (_, kind) = wire::envelope(text)?;
     // The same text again, by the derive (its `v` is ignored there): for the messages not decoded by
     // hand (a server push), without serde_json's tree and its deserializer in the worker.
-    serde_json::from_str(text).map_err(|e| {
+    serde_json::from_slice(text.as_bytes()).map_err(|e| {
         if e.to_string().contains("unknown variant") {
             ProtocolError::UnknownType(kind)
         } else {
