@@ -133,9 +133,10 @@ impl HttpResponse {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    /// The body decoded from JSON.
+    /// The body decoded from JSON: read into serde_json's tree, then `T` from the tree, so that the text
+    /// reader is linked once (for the tree) whatever `T`s a build decodes (BENCHMARKS.md, session 35).
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
-        serde_json::from_slice(&self.body).map_err(|error| Error::Decode {
+        crate::json_body(&self.body).and_then(serde_json::from_value).map_err(|error| Error::Decode {
             what: format!("the body of {}", self.url),
             message: error.to_string(),
         })

@@ -159,7 +159,7 @@ fn application_server_key(subscription: &PushSubscription) -> Option<Vec<u8>> {
 
 fn subscription_json(subscription: &PushSubscription) -> Result<Value, Error> {
     let text = js_sys::JSON::stringify(subscription).map_err(unavailable)?;
-    serde_json::from_slice(String::from(text).as_bytes())
+    crate::json_body(String::from(text).as_bytes())
         .map_err(|error| Error::Decode { what: "the push subscription".into(), message: error.to_string() })
 }
 

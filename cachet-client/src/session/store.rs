@@ -40,7 +40,7 @@ impl AuthStore {
     /// absent, reported on the console with what is wrong with it.
     pub(crate) async fn load(&self) -> Result<Option<PersistedAuth>, Error> {
         let Some(text) = self.read(KEY).await? else { return Ok(None) };
-        match serde_json::from_slice(text.as_bytes()) {
+        match crate::json_body(text.as_bytes()).and_then(serde_json::from_value) {
             Ok(record) => Ok(Some(record)),
             Err(error) => {
                 let message =

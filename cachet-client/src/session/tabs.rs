@@ -68,7 +68,7 @@ impl TabMessage {
     /// page's wasm, for this one enum. The fields are read off the parsed `Value` instead, each by its
     /// own (plain) derive; the test runs the derive as the oracle over accepted and refused messages.
     pub(crate) fn from_wire(text: &str) -> Option<TabMessage> {
-        let value: Value = serde_json::from_slice(text.as_bytes()).ok()?;
+        let value: Value = crate::json_body(text.as_bytes()).ok()?;
         if value.get("v").and_then(Value::as_u64) != Some(u64::from(PROTOCOL_VERSION)) {
             return None;
         }
