@@ -30,6 +30,15 @@ pub fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
     js_sys::JSON::parse(&text_of(value)).unwrap_or(JsValue::NULL)
 }
 
+/// A JavaScript object of `fields`, set one by one (no JSON tree written and parsed again for it).
+pub fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let object = js_sys::Object::new();
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&object, &JsValue::from_str(key), value);
+    }
+    object.into()
+}
+
 /// `options[name]` as a boolean (absent: false).
 pub fn flag(options: &Value, name: &str) -> bool {
     options.get(name).and_then(Value::as_bool).unwrap_or(false)

@@ -47,7 +47,7 @@ use cachet_client::{Client, Config, Error, FetchOptions, GqlOptions};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use convert::{flag, strategy, stringify, strings, text_of, to_js, to_js_error, to_json};
+use convert::{flag, object, strategy, stringify, strings, text_of, to_js, to_js_error, to_json};
 use js_adapter::JsAdapter;
 
 thread_local! {
@@ -267,22 +267,22 @@ pub fn fetch_with_cache(url: String, options: JsValue) -> js_sys::Promise {
         };
         let result = client()?.fetch_with_cache(&url, fetch).await.map_err(fail)?;
         let response = &result.response;
-        let data = serde_json::from_slice::<Value>(&response.body)
-            .unwrap_or_else(|_| Value::String(response.text()));
-        // Inserted one by one (a later header of the same name wins, as collecting did): `collect` into the
-        // map sorts the pairs first, which linked a stable sort into the bundle for this one call.
-        let mut headers = serde_json::Map::new();
+        // The body parsed by the browser's JSON (its text when it is not JSON).
+        let text = response.text();
+        let data = js_sys::JSON::parse(&text).unwrap_or_else(|_| JsValue::from_str(&text));
+        // Set one by one: a later header of the same name wins.
+        let headers = js_sys::Object::new();
         for (name, value) in &response.headers {
-            headers.insert(name.clone(), Value::String(value.clone()));
+            let _ = js_sys::Reflect::set(&headers, &JsValue::from_str(name), &JsValue::from_str(value));
         }
-        Ok(to_js(&json!({
-            "data": data,
-            "status": response.status,
-            "ok": response.ok(),
-            "fromCache": result.from_cache,
-            "stale": result.stale,
-            "headers": headers,
-        })))
+        Ok(object(&[
+            ("data", data),
+            ("status", JsValue::from(response.status)),
+            ("ok", JsValue::from_bool(response.ok())),
+            ("fromCache", JsValue::from_bool(result.from_cache)),
+            ("stale", JsValue::from_bool(result.stale)),
+            ("headers", headers.into()),
+        ]))
     })
 }
 
@@ -315,7 +315,11 @@ pub fn query_gql(
         let options = gql_options(&options, endpoint_index)?;
         let result =
             client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
-        Ok(to_js(&json!({ "data": result.data, "fromCache": result.from_cache, "stale": result.stale })))
+        Ok(object(&[
+            ("data", to_js(&result.data)),
+            ("fromCache", JsValue::from_bool(result.from_cache)),
+            ("stale", JsValue::from_bool(result.stale)),
+        ]))
     })
 }
 
@@ -333,7 +337,7 @@ pub fn mutate_gql(
             .mutate_gql::<Value>(&mutation, variables(&variables_value), options)
             .await
             .map_err(fail)?;
-        Ok(to_js(&json!({ "data": result.data, "queued": result.queued })))
+        Ok(object(&[("data", to_js(&result.data)), ("queued", queued(result.queued))]))
     })
 }
 
@@ -349,14 +353,19 @@ pub fn fetch_with_gql(
         let options = gql_options(&options, endpoint_index)?;
         let response =
             client()?.fetch_with_gql(&query, variables(&variables_value), &options).await.map_err(fail)?;
-        Ok(to_js(&json!({
-            "result": response.result,
-            "fromCache": response.from_cache,
-            "stale": response.stale,
-            "status": response.status,
-            "queued": response.queued,
-        })))
+        Ok(object(&[
+            ("result", to_js(&response.result)),
+            ("fromCache", JsValue::from_bool(response.from_cache)),
+            ("stale", JsValue::from_bool(response.stale)),
+            ("status", JsValue::from(response.status)),
+            ("queued", queued(response.queued)),
+        ]))
     })
+}
+
+/// A mutation's `queued`: the queued entry's id (a JavaScript number, as JSON would give it), or `null`.
+fn queued(id: Option<u64>) -> JsValue {
+    id.map_or(JsValue::NULL, |id| JsValue::from_f64(id as f64))
 }
 
 /// `invalidateByTag(tags)`: one tag or an array of tags.
