@@ -14,9 +14,8 @@ use crate::Error;
 
 /// Invalidates `tags`: forgets the shim's request names (`super::names`), bumps their generations
 /// (committed to IndexedDB: from then on, in this worker instance and in any later one, no entry they
-/// carry is served), then broadcasts `cache-invalidated
-/// {tags}`, then hands the sweep of their stale entries to `background` (`waitUntil`). Constant time:
-/// no entry is read or deleted before it returns.
+/// carry is served), then broadcasts `cache-invalidated {tags}`, then hands the sweep of their stale
+/// entries to `background` (`waitUntil`). Constant time: no entry is read or deleted before it returns.
 pub async fn invalidate_tags(
     index: &TagIndex,
     tags: &[String],

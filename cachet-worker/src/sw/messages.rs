@@ -218,8 +218,9 @@ async fn clear_all_and_announce(request_id: u64) -> Result<(), Error> {
 }
 
 /// Purges everything cachet stored: the shim's request names (`super::names`), the runtime and GraphQL
-/// caches, the entry index, the mutation queue (items, dead letters, records set aside as unreadable) and the identity. The cached SW wasm stays (the
-/// worker needs it to restart offline), and caches that are not cachet's are untouched.
+/// caches, the entry index, the mutation queue (items, dead letters, records set aside as unreadable)
+/// and the identity. The cached SW wasm stays (the worker needs it to restart offline), and caches that
+/// are not cachet's are untouched.
 pub async fn clear_all() -> Result<(), Error> {
     // A store on its way when the purge begins is not kept (see [`super::store::invalidations_begun`]).
     note_invalidation(None);

@@ -12,8 +12,9 @@
 //! names' cache of the build ([`NAMES_CACHE_PREFIX`]), a body-less response under the name whose headers
 //! point at the entry: its cache, its URL, its stored-at mark, that time. The shim of a worker that has no
 //! engine loaded yet looks the name up, compares the time with the clock and the stored-at mark with the
-//! entry's, checks that the entry was stored marked `X-Cachet-Source: cache`, and answers with the entry as the engine would (the same stored response); anything else
-//! (no name, a passed time, an entry gone or replaced) is the engine's, as before.
+//! entry's, checks that the entry was stored marked `X-Cachet-Source: cache`, and answers with the entry
+//! as the engine would (the same stored response); anything else (no name, a passed time, an entry gone
+//! or replaced) is the engine's, as before.
 //!
 //! Kept true: the same bytes name the same answer, whatever the engine reads of them (the partition:
 //! `Authorization`, the marker; the strategy and tags: cachet's headers), as long as nothing the engine

@@ -176,7 +176,8 @@ struct Given {
 /// shim's early send): the network step of its job uses that answer (`engine::WorkerNetwork`). `given`:
 /// the body the shim or the start module read from the request, and the request's name. In the start
 /// module (`START`), a mutation or a subscription is left to the whole engine ([`Answered::Elsewhere`]),
-/// whose code for them is not linked in, and so is every request while the database waits for the move of the earlier builds' databases.
+/// whose code for them is not linked in, and so is every request while the database waits for the move
+/// of the earlier builds' databases.
 async fn answer_with_preload<const START: bool>(
     request: web_sys::Request,
     preload: Option<Promise>,
