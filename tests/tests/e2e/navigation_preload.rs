@@ -57,6 +57,17 @@ async fn a_navigation_gets_its_preloaded_answer_the_server_asked_once_and_it_is_
     Ok(())
 }
 
+/// Waits (every 20 ms, at most 10 s) until the server answered `route` more than `before` times; else
+/// fails saying `never`.
+async fn server_asked(harness: &Harness, route: &str, before: u64, never: &str) -> Result<()> {
+    let started = std::time::Instant::now();
+    while harness.count(route) == before {
+        anyhow::ensure!(started.elapsed() < std::time::Duration::from_secs(10), "{never}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
 /// Deletes `url` from every cache of the origin.
 async fn forget(harness: &Harness, url: &str) -> Result<()> {
     let forget = format!(
@@ -108,14 +119,7 @@ async fn a_navigation_is_answered_by_its_preload_while_the_engine_cannot_load_an
     assert_eq!(harness.run_async("done(navigator.serviceWorker.controller !== null);").await?, json!(true));
     assert_eq!(harness.count("preload GET /__bare.html") - before.1, 1, "answered by its preload");
     // The worker was started for it, and its engine is waiting for the wasm (still held now).
-    let started = std::time::Instant::now();
-    while harness.count(wasm) == before.0 {
-        anyhow::ensure!(
-            started.elapsed() < std::time::Duration::from_secs(10),
-            "the engine never asked for its wasm"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    server_asked(&harness, wasm, before.0, "the engine never asked for its wasm").await?;
     // A script the page loads (a destination: no code reads its headers) is answered the same way, by
     // the shim's early send, while the engine still cannot load.
     let script = format!("{}/cachet-sw-config.js", harness.url());
@@ -166,14 +170,7 @@ async fn a_handed_frame_is_stored_a_second_later_while_another_answer_stays_open
         json!(held)
     );
     harness.run_async(&open).await?;
-    let started = std::time::Instant::now();
-    while harness.count(&format!("GET {held}")) == before {
-        anyhow::ensure!(
-            started.elapsed() < std::time::Duration::from_secs(10),
-            "the fetch never reached the server"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    server_asked(&harness, &format!("GET {held}"), before, "the fetch never reached the server").await?;
     let frame = format!(
         "window.__before = Date.now(); const frame = document.createElement('iframe'); frame.src = {};
          frame.onload = () => done(frame.contentDocument.title); document.body.append(frame);",
