@@ -169,10 +169,7 @@ pub fn get_config() -> js_sys::Promise {
         // Through the core's writer (serde's derive's exact text, which the page links anyway to send its
         // config to its worker) and the browser's JSON: no serde serializer of the config in the API.
         let config = js_sys::JSON::parse(&client.config().to_json()).unwrap_or(JsValue::NULL);
-        let answer = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&answer, &"source".into(), &client.config_source().name().into());
-        let _ = js_sys::Reflect::set(&answer, &"config".into(), &config);
-        Ok(answer.into())
+        Ok(object(&[("source", JsValue::from_str(client.config_source().name())), ("config", config)]))
     })
 }
 
