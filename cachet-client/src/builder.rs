@@ -170,12 +170,12 @@ impl ClientBuilder {
             transport,
             hub,
             session,
-            listeners: RefCell::new(Vec::new()),
+            listeners: RefCell::new(None),
             started,
             #[cfg(feature = "queue")]
             alarm,
         });
-        inner.listen(&window);
+        inner.listen();
         let (purging, starting) = (inner.clone(), inner.clone());
         inner.started.begin(
             Box::pin(async move { purging.session.finish_interrupted_purge().await }),

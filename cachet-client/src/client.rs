@@ -16,7 +16,6 @@ use std::rc::Rc;
 
 use cachet_core::config::Config;
 use cachet_core::protocol::{PageToSw, SwEvent};
-use gloo::events::EventListener;
 
 use crate::events::{EventStream, Subscription};
 use crate::hub::EventHub;
@@ -53,7 +52,7 @@ pub(crate) struct Inner {
     pub(crate) hub: Rc<EventHub>,
     /// The auth part (`crate::session`; signed out for good without the cargo feature `auth`).
     pub(crate) session: Rc<Session>,
-    pub(crate) listeners: RefCell<Vec<EventListener>>,
+    pub(crate) listeners: RefCell<Option<crate::js::Listening>>,
     pub(crate) started: Rc<Started>,
     /// The offline queue's alarm (`crate::queue_alarm`; cargo feature `queue`).
     #[cfg(feature = "queue")]

@@ -26,8 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
 use crate::client::Inner;
-use crate::link::container;
-use crate::locks::with_timeout;
+use crate::locks::{millis, with_timeout};
 use crate::session::Session;
 
 pub use crate::settings::ConfigSource;
@@ -75,23 +74,8 @@ impl Inner {
     /// The controller, else the registration's active worker, else (a first visit) the worker being
     /// installed, once it is active; `None` when the page has no registration at all.
     async fn worker_for_config(&self) -> Option<ServiceWorker> {
-        let container = container()?;
-        if let Some(controller) = container.controller() {
-            return Some(controller);
-        }
-        let registration = JsFuture::from(container.get_registration()).await.ok()?;
-        let registration: web_sys::ServiceWorkerRegistration = registration.dyn_into().ok()?;
-        if let Some(active) = registration.active() {
-            return Some(active);
-        }
-        registration.installing().or_else(|| registration.waiting())?;
-        let ready = with_timeout(self.settings.options.service_worker_timeout, async {
-            let ready = container.ready().ok()?;
-            JsFuture::from(ready).await.ok()
-        })
-        .await
-        .flatten()?;
-        ready.dyn_into::<web_sys::ServiceWorkerRegistration>().ok()?.active()
+        let ms = u32::try_from(millis(self.settings.options.service_worker_timeout)).unwrap_or(u32::MAX);
+        JsFuture::from(crate::js::service_worker(Some(ms))).await.ok()?.dyn_into().ok()
     }
 
     /// The worker's config, and the differences it listed against the page's (sent with the request).

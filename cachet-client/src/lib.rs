@@ -100,6 +100,7 @@ mod graphql;
 mod handover;
 mod http;
 mod hub;
+mod js;
 mod link;
 mod listeners;
 mod locks;

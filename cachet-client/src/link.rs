@@ -13,12 +13,11 @@ use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use cachet_core::protocol::{Message, PageToSw, SwToPage};
-use futures::channel::oneshot;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ServiceWorker, ServiceWorkerContainer};
 
-use crate::locks::{millis, with_timeout};
+use crate::locks::millis;
 use crate::Error;
 
 /// Requests waiting for their answer (`ack`, `nack`, `config`, `snapshot`).
@@ -26,8 +25,18 @@ pub(crate) struct WorkerLink {
     next_id: Cell<u64>,
     /// A list, not a map: a page has a handful of requests out at once, and a `HashMap` of its own type
     /// would link hashbrown's insert, rehash and lookup for this key and value (1.5 KB of the page).
-    pending: RefCell<Vec<(u64, oneshot::Sender<SwToPage>)>>,
+    /// Each waits on a promise of `js/page.js`'s `answer`, which times it out; the answer is put here
+    /// when it comes, and the promise settled.
+    pending: RefCell<Vec<Pending>>,
     timeout: Duration,
+}
+
+/// A request waiting for its answer.
+struct Pending {
+    request_id: u64,
+    /// Settled ([`crate::js::settle`]) when the answer comes, else resolves by itself at the timeout.
+    waiting: js_sys::Promise,
+    answer: Option<SwToPage>,
 }
 
 /// `navigator.serviceWorker`, when this context has it.
@@ -51,13 +60,7 @@ impl WorkerLink {
 
     /// The controller, else the active worker of the page's registration.
     pub(crate) async fn service_worker(&self) -> Option<ServiceWorker> {
-        let container = container()?;
-        if let Some(controller) = container.controller() {
-            return Some(controller);
-        }
-        let registration = JsFuture::from(container.get_registration()).await.ok()?;
-        let registration: web_sys::ServiceWorkerRegistration = registration.dyn_into().ok()?;
-        registration.active()
+        JsFuture::from(crate::js::service_worker(None)).await.ok()?.dyn_into().ok()
     }
 
     /// Sends the message `make(request_id)` and awaits its `ack`; `Ok` at once without a Service Worker.
@@ -105,20 +108,19 @@ impl WorkerLink {
         message: PageToSw,
         timeout: Duration,
     ) -> Result<Answered, Error> {
-        let (sender, answer) = oneshot::channel();
-        self.pending.borrow_mut().push((request_id, sender));
+        let waiting = crate::js::answer(u32::try_from(millis(timeout)).unwrap_or(u32::MAX));
+        self.pending.borrow_mut().push(Pending { request_id, waiting: waiting.clone(), answer: None });
         if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
             self.take(request_id);
             return Err(Error::js("ServiceWorker.postMessage", error));
         }
-        let outcome = with_timeout(timeout, answer).await;
-        self.take(request_id);
-        match outcome {
-            Some(Ok(SwToPage::Nack { message: reason, .. })) => {
+        let _ = JsFuture::from(waiting).await;
+        match self.take(request_id).and_then(|pending| pending.answer) {
+            Some(SwToPage::Nack { message: reason, .. }) => {
                 Err(Error::ServiceWorkerRefused { asked: message.type_name(), reason })
             }
-            Some(Ok(answer)) => Ok(Answered { asked: message, answer }),
-            Some(Err(_)) | None => {
+            Some(answer) => Ok(Answered { asked: message, answer }),
+            None => {
                 Err(Error::ServiceWorkerSilent { asked: message.type_name(), waited_ms: millis(timeout) })
             }
         }
@@ -133,16 +135,18 @@ impl WorkerLink {
 
     /// Hands `answer` to the request `request_id` waiting for it, if it is this link's.
     pub(crate) fn settle(&self, request_id: u64, answer: SwToPage) {
-        if let Some(sender) = self.take(request_id) {
-            let _ = sender.send(answer);
+        let mut pending = self.pending.borrow_mut();
+        if let Some(waiting) = pending.iter_mut().find(|pending| pending.request_id == request_id) {
+            waiting.answer = Some(answer);
+            crate::js::settle(&waiting.waiting);
         }
     }
 
-    /// The request `request_id`'s sender, taken out of the pending ones.
-    fn take(&self, request_id: u64) -> Option<oneshot::Sender<SwToPage>> {
+    /// The request `request_id`, taken out of the pending ones.
+    fn take(&self, request_id: u64) -> Option<Pending> {
         let mut pending = self.pending.borrow_mut();
-        let at = pending.iter().position(|(id, _)| *id == request_id)?;
-        Some(pending.swap_remove(at).1)
+        let at = pending.iter().position(|pending| pending.request_id == request_id)?;
+        Some(pending.swap_remove(at))
     }
 }
 

@@ -14,109 +14,86 @@
 //!
 //! Start-up follows the worker's config, then the session restores the persisted record.
 
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use cachet_core::protocol::{decode_sw_event, Message, PageReply, PageToSw, SwEvent, SwToPage};
-use gloo::events::EventListener;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{MessageEvent, MessagePort, Window};
+use web_sys::MessagePort;
 
 use crate::client::Inner;
-use crate::link::container;
+use crate::js::heard;
 use crate::session::Session;
 use crate::{ClientEvent, Error};
 
-fn message_text(event: &web_sys::Event) -> Option<String> {
-    event.dyn_ref::<MessageEvent>()?.data().as_string()
-}
-
 impl Inner {
-    pub(crate) fn listen(self: &Rc<Self>, window: &Window) {
+    /// Listens to everything in the table above, through one callback.
+    pub(crate) fn listen(self: &Rc<Self>) {
         let weak = Rc::downgrade(self);
-        let mut listeners = Vec::new();
-        let on = |weak: &Weak<Inner>, handler: fn(&Rc<Inner>, &web_sys::Event)| {
-            let weak = weak.clone();
-            move |event: &web_sys::Event| {
-                if let Some(inner) = weak.upgrade() {
-                    handler(&inner, event);
-                }
+        let on = Closure::<dyn FnMut(u32, JsValue, JsValue)>::new(move |kind, data: JsValue, port| {
+            if let Some(inner) = weak.upgrade() {
+                inner.heard(kind, data, port);
             }
-        };
-        listeners.push(EventListener::new(
-            &self.hub.channel,
-            "message",
-            on(&weak, |inner, event| {
-                // Any broadcast may say the queue changed (queued, failed, replayed, ...).
-                #[cfg(feature = "queue")]
-                crate::queue_alarm::poke(&inner.alarm);
-                if let Some(event) = message_text(event).and_then(|text| decode_sw_event(&text).ok()) {
-                    inner.on_sw_event(event);
-                }
-            }),
-        ));
-        listeners.extend(self.session.listen());
-        if let Some(container) = container() {
-            listeners.push(EventListener::new(
-                &container,
-                "message",
-                on(&weak, |inner, event| {
-                    if let Some(event) = event.dyn_ref::<MessageEvent>() {
-                        inner.on_sw_message(event);
-                    }
-                }),
-            ));
-            listeners.push(EventListener::new(
-                &container,
-                "controllerchange",
-                on(&weak, |inner, _| {
-                    let online = inner.session.state().online;
-                    inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
-                    // A new worker may run on another config: follow it.
-                    let following = inner.clone();
-                    wasm_bindgen_futures::spawn_local(async move { following.follow_worker_config().await });
-                    // Only a tab holding auth tells the new worker the user: a logged-out tab saying
-                    // "nobody" at the same moment would race a logged-in one (clear_auth forgets the
-                    // user itself). Then the answers this page stored are handed over: the worker
-                    // partitions them by the user it knows.
-                    let inner = inner.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        if inner.session.holds_auth() {
-                            if let Err(error) = inner.session.sync_identity().await {
-                                web_sys::console::warn_1(
-                                    &format!("cachet: telling the new service worker the user: {error}")
-                                        .into(),
-                                );
-                            }
-                        }
-                        inner.hand_over().await;
-                    });
-                }),
-            ));
-            // Messages from the Service Worker are queued until the page starts them.
-            if let Ok(start) = js_sys::Reflect::get(&container, &"startMessages".into()) {
-                if let Some(start) = start.dyn_ref::<js_sys::Function>() {
-                    let _ = start.call0(&container);
-                }
-            }
-        }
-        for (name, online) in [("online", true), ("offline", false)] {
-            let weak = weak.clone();
-            listeners.push(EventListener::new(window, name, move |_| {
-                let Some(inner) = weak.upgrade() else {
-                    return;
-                };
-                inner.transport.link.notify(&PageToSw::ConnectivityChanged { online });
-                #[cfg(feature = "queue")]
-                if online {
-                    crate::queue_alarm::poke(&inner.alarm);
-                }
-                let session = inner.session.clone();
-                wasm_bindgen_futures::spawn_local(async move { session.connectivity(online).await });
-            }));
-        }
-        *self.listeners.borrow_mut() = listeners;
+        });
+        let off = crate::js::listen(&self.hub.channel, self.session.channel(), on.as_ref().unchecked_ref());
+        *self.listeners.borrow_mut() = Some(crate::js::Listening { _on: on, off });
         #[cfg(feature = "queue")]
         crate::queue_alarm::start(&self.alarm);
+    }
+
+    fn heard(self: &Rc<Self>, kind: u32, data: JsValue, port: JsValue) {
+        match kind {
+            heard::CHANNEL => {
+                // Any broadcast may say the queue changed (queued, failed, replayed, ...).
+                #[cfg(feature = "queue")]
+                crate::queue_alarm::poke(&self.alarm);
+                if let Some(event) = data.as_string().and_then(|text| decode_sw_event(&text).ok()) {
+                    self.on_sw_event(event);
+                }
+            }
+            heard::TABS => {
+                if let Some(text) = data.as_string() {
+                    self.session.on_tab_wire(&text);
+                }
+            }
+            heard::WORKER => self.on_sw_message(data, port),
+            heard::CONTROLLER => self.on_controller_change(),
+            heard::ONLINE | heard::OFFLINE => {
+                let online = kind == heard::ONLINE;
+                self.transport.link.notify(&PageToSw::ConnectivityChanged { online });
+                #[cfg(feature = "queue")]
+                if online {
+                    crate::queue_alarm::poke(&self.alarm);
+                }
+                let session = self.session.clone();
+                wasm_bindgen_futures::spawn_local(async move { session.connectivity(online).await });
+            }
+            _ => {}
+        }
+    }
+
+    /// A new worker controls the page: it hears the connectivity (and, from a tab holding auth, the
+    /// user), the page follows its config and hands it the answers stored before it controlled.
+    fn on_controller_change(self: &Rc<Self>) {
+        let online = self.session.state().online;
+        self.transport.link.notify(&PageToSw::ConnectivityChanged { online });
+        // A new worker may run on another config: follow it.
+        let following = self.clone();
+        wasm_bindgen_futures::spawn_local(async move { following.follow_worker_config().await });
+        // Only a tab holding auth tells the new worker the user: a logged-out tab saying "nobody" at
+        // the same moment would race a logged-in one (clear_auth forgets the user itself). Then the
+        // answers this page stored are handed over: the worker partitions them by the user it knows.
+        let inner = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            if inner.session.holds_auth() {
+                if let Err(error) = inner.session.sync_identity().await {
+                    web_sys::console::warn_1(
+                        &format!("cachet: telling the new service worker the user: {error}").into(),
+                    );
+                }
+            }
+            inner.hand_over().await;
+        });
     }
 
     pub(crate) fn on_sw_event(self: &Rc<Self>, event: SwEvent) {
@@ -131,10 +108,10 @@ impl Inner {
         }
     }
 
-    /// A `message` event of `navigator.serviceWorker`: an answer the link waits for, or a
-    /// `refresh-request`, answered on the `MessagePort` sent with it.
-    fn on_sw_message(&self, event: &MessageEvent) {
-        let Some(text) = event.data().as_string() else {
+    /// A `message` event of `navigator.serviceWorker` (its `data` and first port): an answer the link
+    /// waits for, or a `refresh-request`, answered on the `MessagePort` sent with it.
+    fn on_sw_message(&self, data: JsValue, port: JsValue) {
+        let Some(text) = data.as_string() else {
             return;
         };
         // Messages of other libraries, or of another cachet version, are not ours to answer.
@@ -148,7 +125,7 @@ impl Inner {
             | SwToPage::QueueAlarm { request_id, .. }
             | SwToPage::Snapshot { request_id, .. } => self.transport.link.settle(request_id, message),
             SwToPage::RefreshRequest { id, failed } => {
-                let Some(port) = event.ports().get(0).dyn_into::<MessagePort>().ok() else {
+                let Ok(port) = port.dyn_into::<MessagePort>() else {
                     return;
                 };
                 let session = self.session.clone();

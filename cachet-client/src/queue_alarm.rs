@@ -13,19 +13,21 @@
 //! decision is the core's and the queue the worker's: this module only asks, waits and asks again.
 //! (Until session 26 the page read the worker's database itself: 3 KB of its wasm; until session 33
 //! the alarm was a task of its own, with its own listeners, channel and timer future: 1.6 KB more;
-//! BENCHMARKS.md.)
+//! until session 36 the lock, the timer and the one question out were Rust's, now `js/page.js`'s
+//! `alarm`; BENCHMARKS.md.)
 //!
 //! With no tab open, the Service Worker's own start (a page opened) and Background Sync replay.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use cachet_core::machines::queue::{ask_again_after_silence, ALARM_RECHECK_MS};
 use cachet_core::protocol::{PageToSw, SwToPage};
-use gloo::timers::callback::Timeout;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::link::WorkerLink;
-use crate::locks::{now_ms, with_lock, LockGuard};
+use crate::locks::now_ms;
 use crate::transport::Transport;
 use crate::Error;
 
@@ -36,109 +38,85 @@ const ASK_WITHIN: std::time::Duration = std::time::Duration::from_millis(2 * ALA
 /// The Web Lock held by the tab that runs the alarm.
 pub const LOCK: &str = "cachet-queue-alarm";
 
-/// The alarm: its state and the client's transport, which it asks the worker through. Kept by the
-/// client (it ends, and its lock is released, when the client is dropped and no question is out).
+/// The alarm: what the questions need and the schedule of `js/page.js`'s `alarm`, which holds the
+/// lock, the timer and the one question out (`crate::js::alarm`). Kept by the client: dropping it stops
+/// the schedule and releases the lock.
 pub(crate) struct Alarm {
-    state: RefCell<State>,
     transport: Rc<Transport>,
+    /// The last answer's time (for the core's rule after a silence).
+    last: Cell<Option<u64>>,
+    /// Whether an error was said on the console already (once per page).
+    reported: Cell<bool>,
+    /// The schedule's `poke`, and the question it calls, once started.
+    schedule: RefCell<Option<(js_sys::Function, Question)>>,
+}
+
+/// The alarm's question, called by the schedule with the function that takes its answer.
+type Question = Closure<dyn FnMut(js_sys::Function)>;
+
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        if let Some((poke, _)) = self.schedule.get_mut() {
+            let _ = poke.call1(&JsValue::UNDEFINED, &JsValue::TRUE);
+        }
+    }
 }
 
 impl Alarm {
     /// The alarm of the client whose transport is `transport`, not started ([`start`]).
     pub(crate) fn new(transport: Rc<Transport>) -> Rc<Self> {
-        Rc::new(Alarm { state: RefCell::default(), transport })
+        Rc::new(Alarm {
+            transport,
+            last: Cell::new(None),
+            reported: Cell::new(false),
+            schedule: RefCell::new(None),
+        })
     }
 }
 
-#[derive(Default)]
-struct State {
-    /// Set once this tab runs the alarm: the lock's guard (`None` inside: no Web Locks here).
-    running: Option<Option<LockGuard>>,
-    /// A question is out; `again`: something happened meanwhile, ask once more after its answer.
-    asking: bool,
-    again: bool,
-    /// The next question's timer, when the worker gave a time.
-    timer: Option<Timeout>,
-    /// The last answer's time (for the core's rule after a silence).
-    last: Option<u64>,
-    /// Whether an error was said on the console already (once per page).
-    reported: bool,
-}
-
-/// Starts `alarm` once this tab holds the lock. Without Web Locks every tab runs it, which is
-/// harmless: a wake-up changes nothing in a worker already busy with the head.
+/// Starts `alarm`'s schedule: it runs once this tab holds the lock. Without Web Locks every tab runs it,
+/// which is harmless: a wake-up changes nothing in a worker already busy with the head.
 pub(crate) fn start(alarm: &Rc<Alarm>) {
     let weak = Rc::downgrade(alarm);
-    // A client dropped before the lock came releases it with the guard.
-    let held = with_lock(
-        LOCK,
-        Box::new(move |held| {
-            if let Some(alarm) = weak.upgrade() {
-                run(&alarm, held);
-            }
-        }),
-    );
-    if let Err(error) = held {
-        web_sys::console::warn_1(&format!("cachet: queue alarm without a lock: {error}").into());
-        run(alarm, None);
+    let ask = Question::new(move |done: js_sys::Function| {
+        let Some(alarm) = weak.upgrade() else { return };
+        wasm_bindgen_futures::spawn_local(async move {
+            let at = alarm.next_check().await;
+            let _ = done.call1(&JsValue::UNDEFINED, &at.map_or(JsValue::NULL, |at| JsValue::from(at as f64)));
+        });
+    });
+    let poke = crate::js::alarm(LOCK, ask.as_ref().unchecked_ref());
+    *alarm.schedule.borrow_mut() = Some((poke, ask));
+}
+
+/// Something may have changed the queue (a `cachet` broadcast, `online`): the schedule asks the worker
+/// when its head is due, once for a burst, when this tab runs the alarm.
+pub(crate) fn poke(alarm: &Alarm) {
+    if let Some((poke, _)) = alarm.schedule.borrow().as_ref() {
+        let _ = poke.call0(&JsValue::UNDEFINED);
     }
 }
 
-/// This tab runs the alarm from now on (`held`: the lock's guard, `None` without Web Locks).
-fn run(alarm: &Rc<Alarm>, held: Option<LockGuard>) {
-    alarm.state.borrow_mut().running = Some(held);
-    poke(alarm);
-}
-
-/// Something may have changed the queue (a `cachet` broadcast, `online`, the alarm's timer): asks the
-/// worker when its head is due, once for a burst, when this tab runs the alarm.
-pub(crate) fn poke(alarm: &Rc<Alarm>) {
-    {
-        let mut state = alarm.state.borrow_mut();
-        if state.running.is_none() {
-            return;
-        }
-        if state.asking {
-            state.again = true;
-            return;
-        }
-        state.asking = true;
-        state.timer = None;
-    }
-    let alarm = alarm.clone();
-    wasm_bindgen_futures::spawn_local(async move {
+impl Alarm {
+    /// One question: when to ask again at the latest (`None`: only when an event says the queue may
+    /// have changed), by the worker's answer or the core's rule when it was silent.
+    async fn next_check(&self) -> Option<u64> {
         let online = web_sys::window().is_some_and(|window| window.navigator().on_line());
-        let answer = ask(&alarm.transport.link, online).await;
-        let mut state = alarm.state.borrow_mut();
-        let check_at = match answer {
+        let check_at = match ask(&self.transport.link, online).await {
             Ok(check_at) => check_at,
             // Stopped while it answered (the browser stops an idle worker at will; the question
             // waited ASK_WITHIN): the core's rule.
-            Err(Error::ServiceWorkerSilent { .. }) => ask_again_after_silence(state.last, now_ms()),
+            Err(Error::ServiceWorkerSilent { .. }) => ask_again_after_silence(self.last.get(), now_ms()),
             Err(error) => {
-                if !std::mem::replace(&mut state.reported, true) {
+                if !self.reported.replace(true) {
                     web_sys::console::warn_1(&format!("cachet: queue alarm: {error}").into());
                 }
                 Some(now_ms() + 10 * ALARM_RECHECK_MS)
             }
         };
-        state.last = check_at;
-        state.asking = false;
-        if std::mem::take(&mut state.again) {
-            drop(state);
-            return poke(&alarm);
-        }
-        if let Some(at) = check_at {
-            // setTimeout takes at most 2^31 - 1 ms (more fires at once).
-            let delay = at.saturating_sub(now_ms()).min(i32::MAX as u64) as u32;
-            let weak = Rc::downgrade(&alarm);
-            state.timer = Some(Timeout::new(delay, move || {
-                if let Some(alarm) = weak.upgrade() {
-                    poke(&alarm);
-                }
-            }));
-        }
-    });
+        self.last.set(check_at);
+        check_at
+    }
 }
 
 /// The Service Worker's answer to the alarm's question ([`PageToSw::QueueAlarmRequest`]): when to ask

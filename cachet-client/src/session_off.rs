@@ -13,7 +13,6 @@ use cachet_core::engine::plugin::Plugin;
 use cachet_core::machines::auth::{AuthEffect, AuthEvent, AuthState};
 use cachet_core::partition::Identity;
 use cachet_core::protocol::AuthChangeKind;
-use gloo::events::EventListener;
 
 use crate::adapter::AuthAdapter;
 use crate::http::{HttpRequest, HttpResponse};
@@ -46,9 +45,12 @@ impl Session {
     }
 
     /// No channel between tabs: nothing to listen to.
-    pub(crate) fn listen(self: &Rc<Self>) -> Option<EventListener> {
+    pub(crate) fn channel(&self) -> Option<web_sys::BroadcastChannel> {
         None
     }
+
+    /// Never called: there is no channel.
+    pub(crate) fn on_tab_wire(self: &Rc<Self>, _text: &str) {}
 
     pub(crate) fn state(&self) -> AuthState {
         self.state.get()

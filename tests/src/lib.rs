@@ -51,7 +51,7 @@ pub const BARE_PAGE: &str = "/__bare.html";
 const BARE_PAGE_HTML: &str = "<!doctype html><html><head><title>bare</title></head><body></body></html>\n";
 
 /// Copies the directory tree `from` to `to`.
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;

@@ -30,9 +30,7 @@ use std::rc::Rc;
 use cachet_core::config::AuthType;
 use cachet_core::machines::auth::{AuthEvent, AuthState};
 use futures::channel::oneshot;
-use gloo::events::EventListener;
-use wasm_bindgen::JsCast;
-use web_sys::{BroadcastChannel, MessageEvent};
+use web_sys::BroadcastChannel;
 
 use crate::adapter::{default_adapter, AuthAdapter};
 use crate::http::{Credentials, HttpRequest};
@@ -114,17 +112,16 @@ impl Session {
         }))
     }
 
-    /// Listens to the other tabs (see [`tabs`]).
-    pub(crate) fn listen(self: &Rc<Self>) -> Option<EventListener> {
-        let weak = Rc::downgrade(self);
-        Some(EventListener::new(&self.channel, "message", move |event| {
-            let text = event.dyn_ref::<MessageEvent>().and_then(|event| event.data().as_string());
-            if let (Some(session), Some(message)) =
-                (weak.upgrade(), text.and_then(|text| TabMessage::from_wire(&text)))
-            {
-                session.on_tab_message(message);
-            }
-        }))
+    /// The `cachet-auth` channel, which the client's listeners hear for this part.
+    pub(crate) fn channel(&self) -> Option<BroadcastChannel> {
+        Some(self.channel.clone())
+    }
+
+    /// A message of another tab on the `cachet-auth` channel (see [`tabs`]).
+    pub(crate) fn on_tab_wire(self: &Rc<Self>, text: &str) {
+        if let Some(message) = TabMessage::from_wire(text) {
+            self.on_tab_message(message);
+        }
     }
 
     /// The auth machine's state.

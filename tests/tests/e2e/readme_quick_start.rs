@@ -182,7 +182,7 @@ async fn the_readme_quick_start_followed_verbatim_caches_the_query_in_the_worker
     ];
     for (file, _) in &broken {
         let copy = scratch.path().join(format!("dist-without-{file}"));
-        copy_dir(&app.join("dist"), &copy)?;
+        cachet_e2e::copy_dir(&app.join("dist"), &copy)?;
         std::fs::remove_file(copy.join(file))?;
     }
 
@@ -208,15 +208,6 @@ async fn the_readme_quick_start_followed_verbatim_caches_the_query_in_the_worker
     let _ = chromedriver.kill();
     let _ = chromedriver.wait();
     outcome
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        std::fs::copy(entry.path(), to.join(entry.file_name()))?;
-    }
-    Ok(())
 }
 
 /// The page of a deployment missing `file` logs, with `console.error`, `failure`, naming the file's URL

@@ -60,7 +60,8 @@ pub const BENCH_SW_QUEUE_DIR: &str = "bench/dist/bench-sw-queue";
 /// Where `cargo xtask bench` puts the two Yew apps.
 pub const YEW_APPS_DIR: &str = "bench/yew-size/dist";
 
-/// Measures every `.wasm` and `.js` in `dist/`, the bench's workers and the two Yew apps.
+/// Measures every `.wasm` and `.js` in `dist/`, the bench's workers and the two Yew apps (with the
+/// JavaScript snippets under their `snippets/`).
 pub fn measure(root: &Path) -> Result<Sizes> {
     let mut artifacts = Vec::new();
     for dir in [
@@ -83,6 +84,9 @@ pub fn measure(root: &Path) -> Result<Sizes> {
             // Of the bench's own workers, the floor is served as it is; the Workbox one is its bundle.
             .filter(|name| dir != "bench/sw" || name == "floor-sw.js")
             .collect();
+        // The JavaScript snippets wasm-bindgen wrote beside an app's glue (cachet-client's `js/`):
+        // loaded with it (trunk preloads them), so counted with it.
+        names.extend(snippets(&root.join(dir), "snippets")?);
         names.sort();
         for name in names {
             artifacts.push(artifact(root, &format!("{dir}/{name}"))?);
@@ -134,6 +138,22 @@ pub fn measure(root: &Path) -> Result<Sizes> {
         yew_apps,
         yew_app_with_queue,
     })
+}
+
+/// The `.js` files under `dir/sub`, recursively, as paths relative to `dir`.
+fn snippets(dir: &Path, sub: &str) -> Result<Vec<String>> {
+    let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { return Ok(Vec::new()) };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let name = format!("{sub}/{}", entry.file_name().to_string_lossy());
+        if entry.file_type()?.is_dir() {
+            found.extend(snippets(dir, &name)?);
+        } else if name.ends_with(".js") {
+            found.push(name);
+        }
+    }
+    Ok(found)
 }
 
 fn artifact(root: &Path, path: &str) -> Result<Artifact> {

@@ -135,6 +135,8 @@ pub fn assemble(variant: Variant, root: &Path, into: &Path, named: bool) -> Resu
             for file in HOOK_APP_FILES {
                 copy(&root.join(HOOK_APP_DIR).join(file), &into.join(file))?;
             }
+            // The glue imports cachet-client's JavaScript snippets from there.
+            cachet_e2e::copy_dir(&root.join(HOOK_APP_DIR).join("snippets"), &into.join("snippets"))?;
             let named_dir = root.join(crate::sizes::NAMED_DIR);
             if named && named_dir.join("cachet-sw_bg.wasm").exists() {
                 for file in BENCH_SW_FILES {
