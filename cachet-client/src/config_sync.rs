@@ -26,7 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
 use crate::client::Inner;
-use crate::locks::{millis, with_timeout};
+use crate::locks::millis;
 use crate::session::Session;
 
 pub use crate::settings::ConfigSource;
@@ -48,22 +48,19 @@ impl Inner {
         let Some(worker) = self.worker_for_config().await else {
             return;
         };
-        let answer =
-            with_timeout(self.settings.options.service_worker_timeout, self.ask_config(&worker)).await;
-        match answer {
-            Some(Ok((config, differences))) => self.adopt_config(config, &differences),
-            Some(Err(error)) => web_sys::console::warn_1(
+        // The link's exchange waits at most `service_worker_timeout` (the link's own timeout).
+        match self.ask_config(&worker).await {
+            Ok((config, differences)) => self.adopt_config(config, &differences),
+            Err(crate::Error::ServiceWorkerSilent { waited_ms, .. }) => web_sys::console::warn_1(
                 &format!(
-                    "cachet: the Service Worker's config is unusable ({error}); this page keeps {}",
+                    "cachet: the Service Worker did not tell its config within {waited_ms} ms; this page keeps {}",
                     self.settings.source().describe()
                 )
                 .into(),
             ),
-            None => web_sys::console::warn_1(
+            Err(error) => web_sys::console::warn_1(
                 &format!(
-                    "cachet: the Service Worker did not tell its config within {} ms; this page keeps {}",
-                    // In milliseconds rather than through Duration's Debug (1.9 KB of formatting).
-                    self.settings.options.service_worker_timeout.as_millis() as u64,
+                    "cachet: the Service Worker's config is unusable ({error}); this page keeps {}",
                     self.settings.source().describe()
                 )
                 .into(),
