@@ -6,7 +6,7 @@
 //!
 //! wasm-bindgen imports them from the modules of `js/` (snippets, for an app built with `--target web`:
 //! trunk preloads them beside the glue): `page.js` always, `alarm.js` with the cargo feature `queue`,
-//! `lock.js` with `auth`, so that an app links the JavaScript of the features it has (a snippet is
+//! `auth.js` with `auth`, so that an app links the JavaScript of the features it has (a snippet is
 //! shipped whole). With the cargo feature `no-modules` (cachet-api, built `--target no-modules`, which
 //! cannot import a module) they come from the object `cachetPage` that cachet-api's `bundle.sh` makes
 //! of every file of `js/` inside its bundle. Every export is a top-level `export function` or `export
@@ -71,7 +71,15 @@ page_js! {
 
 #[cfg(feature = "auth")]
 page_js! {
-    "/js/lock.js",
+    "/js/auth.js",
+    /// The auth record's store (`crate::session`'s `store.rs`): in the IndexedDB database `database`
+    /// (version 1, its object store `auth` made when missing), reads `key` (`text` undefined: resolves
+    /// to the string stored, or `undefined`), deletes it (`text` null) or puts `text` at it; resolves
+    /// once the transaction completed. Rejects with `[operation, error]`: `open`, `read`, `write`, or
+    /// `commit` (the transaction aborted: storage full).
+    #[wasm_bindgen(js_name = record)]
+    pub(crate) fn record(database: &str, key: &str, text: JsValue) -> js_sys::Promise;
+
     /// Resolves once this tab holds the exclusive Web Lock `name` of the origin, to the function that
     /// releases it, or at once to `null` where there are no Web Locks; rejects when the browser refuses.
     #[wasm_bindgen(js_name = lock)]

@@ -2,10 +2,11 @@
 //! `Authorization` value; never the token (see [`crate::auth_data`]). Beside it, under
 //! `clear-pending`, the mark of a purge whose `clear-all` the Service Worker has not acknowledged yet
 //! (see `effects.rs`): it outlives the page and the worker, so the next client start finishes it.
+//! IndexedDB is reached through `js/auth.js`'s `record` (session 36: its Rust over web-sys was 4 KB of
+//! the API's gzipped wasm).
 
-use cachet_idb::{StoreLayout, TransactionMode};
 use wasm_bindgen::JsValue;
-use web_sys::IdbDatabase;
+use wasm_bindgen_futures::JsFuture;
 
 use cachet_core::cache_key::auth_fingerprint;
 use serde::{Deserialize, Serialize};
@@ -15,11 +16,9 @@ use crate::auth_data::millis;
 use crate::AuthData;
 use crate::Error;
 
-const STORE: &str = "auth";
+/// The record's key in the object store `auth` (keys out of line; `js/auth.js` makes the store).
 const KEY: &str = "current";
 const CLEAR_PENDING: &str = "clear-pending";
-/// One store, its keys out of line.
-const LAYOUT: [StoreLayout; 1] = [StoreLayout { name: STORE, key_path: None, indexes: &[] }];
 
 /// The record's database (by default `cachet-client`).
 #[derive(Debug, Clone)]
@@ -30,10 +29,6 @@ pub(crate) struct AuthStore {
 impl AuthStore {
     pub(crate) fn new(database: &str) -> Self {
         AuthStore { database: database.to_owned() }
-    }
-
-    async fn open(&self) -> Result<IdbDatabase, Error> {
-        cachet_idb::open(&self.database, Some(1), &LAYOUT).await.map_err(idb("open"))
     }
 
     /// The record, `None` when absent. An unreadable record (a torn write, another build's) counts as
@@ -73,34 +68,27 @@ impl AuthStore {
     }
 
     async fn read(&self, key: &str) -> Result<Option<String>, Error> {
-        let database = self.open().await?;
-        let transaction =
-            cachet_idb::transaction(&database, &[STORE], TransactionMode::Readonly).map_err(idb("read"))?;
-        let store = transaction.store(STORE).map_err(idb("read"))?;
-        let value = store.get(JsValue::from_str(key)).await.map_err(idb("read"))?;
-        database.close();
-        Ok(value.and_then(|value| value.as_string()))
+        Ok(self.access(key, JsValue::UNDEFINED).await?.as_string())
     }
 
     async fn write(&self, key: &str, text: Option<&str>) -> Result<(), Error> {
-        let database = self.open().await?;
-        let transaction =
-            cachet_idb::transaction(&database, &[STORE], TransactionMode::Readwrite).map_err(idb("write"))?;
-        let store = transaction.store(STORE).map_err(idb("write"))?;
-        let key = JsValue::from_str(key);
-        match text {
-            Some(text) => store.put(&JsValue::from_str(text), Some(&key)).await.map(|_| ()),
-            None => store.delete(key).await,
-        }
-        .map_err(idb("write"))?;
-        // An aborted transaction (storage full at commit) wrote nothing: an error, not a success.
-        let outcome = transaction.done().await.map_err(idb("commit"));
-        database.close();
-        if !outcome? {
-            let message = "the auth record's transaction was aborted (storage full?)".to_owned();
-            return Err(Error::Storage { operation: "commit", message });
-        }
-        Ok(())
+        self.access(key, text.map_or(JsValue::NULL, JsValue::from_str)).await.map(drop)
+    }
+
+    /// `js/auth.js`'s `record`: reads `key` (`text` undefined), deletes it (null) or writes `text`.
+    async fn access(&self, key: &str, text: JsValue) -> Result<JsValue, Error> {
+        JsFuture::from(crate::js::record(&self.database, key, text)).await.map_err(|failed| {
+            let failed = js_sys::Array::from(&failed);
+            let operation = match failed.get(0).as_string().as_deref() {
+                Some("open") => "open",
+                Some("write") => "write",
+                // An aborted transaction (storage full at commit) wrote nothing: an error, not a success.
+                Some("commit") => "commit",
+                _ => "read",
+            };
+            let (name, message) = crate::error::js_name_and_message(&failed.get(1));
+            Error::Storage { operation, message: [name, message].join(": ") }
+        })
     }
 }
 
@@ -130,14 +118,5 @@ impl PersistedAuth {
     /// The auth a reload restores: user and expiry, no token.
     pub(crate) fn to_auth(&self) -> AuthData {
         AuthData { token: None, user: self.user.clone(), expires_at: self.expires_at }
-    }
-}
-
-/// Maps a rexie (IndexedDB) error of `operation` to [`Error::Storage`].
-/// An IndexedDB failure of `operation` (the browser's `DOMException`): its name and message.
-fn idb(operation: &'static str) -> impl Fn(JsValue) -> Error {
-    move |error| {
-        let (name, message) = crate::error::js_name_and_message(&error);
-        Error::Storage { operation, message: [name, message].join(": ") }
     }
 }
