@@ -37,3 +37,12 @@ export function listen(channel, tabs, on) {
   add(window, 'offline', 5);
   return () => offs.forEach((off) => off());
 }
+export function request(method, url, headers, body, credentials) {
+  const h = new Headers();
+  for (let i = 0; i < headers.length; i += 2) h.append(headers[i], headers[i + 1]);
+  return new Request(url, { method, headers: h, body, credentials });
+}
+export async function read(response) {
+  const body = new Uint8Array(await response.arrayBuffer());
+  return [response.url, response.status, [...response.headers].flat(), body];
+}

@@ -7,7 +7,7 @@ use futures::future::LocalBoxFuture;
 use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, Request, RequestCredentials, RequestInit, Response};
+use web_sys::{Request, Response};
 
 use crate::error::{js_name_and_message, Error};
 
@@ -98,22 +98,14 @@ impl HttpRequest {
 
     /// The browser `Request` for this data.
     pub fn to_request(&self) -> Result<Request, Error> {
-        let headers = Headers::new().map_err(|e| Error::js("new Headers", e))?;
-        for (name, value) in &self.headers {
-            headers.append(name, value).map_err(|e| Error::js("Headers.append", e))?;
-        }
-        let init = RequestInit::new();
-        init.set_method(&self.method);
-        init.set_headers(&headers);
-        init.set_credentials(match self.credentials {
-            Credentials::SameOrigin => RequestCredentials::SameOrigin,
-            Credentials::Include => RequestCredentials::Include,
-            Credentials::Omit => RequestCredentials::Omit,
-        });
-        if let Some(body) = &self.body {
-            init.set_body(&Uint8Array::from(body.as_slice()));
-        }
-        Request::new_with_str_and_init(&self.url, &init).map_err(|e| Error::js("new Request", e))
+        let headers = self.headers.iter().flat_map(|(name, value)| [name.clone(), value.clone()]).collect();
+        let credentials = match self.credentials {
+            Credentials::SameOrigin => "same-origin",
+            Credentials::Include => "include",
+            Credentials::Omit => "omit",
+        };
+        crate::js::request(&self.method, &self.url, headers, self.body.clone(), credentials)
+            .map_err(|e| Error::js("new Request", e))
     }
 }
 
@@ -144,24 +136,17 @@ impl HttpResponse {
 
     /// Reads a browser `Response` whole.
     pub async fn read(response: &Response) -> Result<HttpResponse, Error> {
-        let promise = response.array_buffer().map_err(|e| Error::js("Response.arrayBuffer", e))?;
-        let buffer = JsFuture::from(promise).await.map_err(|e| Error::js("Response.arrayBuffer", e))?;
-        let headers = js_sys::try_iter(&response.headers())
-            .ok()
-            .flatten()
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .map(|pair| js_sys::Array::from(&pair))
-            .map(|pair| {
-                (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default())
-            })
-            .collect();
+        let read = JsFuture::from(crate::js::read(response))
+            .await
+            .map_err(|e| Error::js("Response.arrayBuffer", e))?;
+        let read = js_sys::Array::from(&read);
+        let flat = js_sys::Array::from(&read.get(2));
+        let text = |at: u32| flat.get(at).as_string().unwrap_or_default();
         Ok(HttpResponse {
-            url: response.url(),
-            status: response.status(),
-            headers,
-            body: Uint8Array::new(&buffer).to_vec(),
+            url: read.get(0).as_string().unwrap_or_default(),
+            status: read.get(1).as_f64().map_or(0, |status| status as u16),
+            headers: (0..flat.length() / 2).map(|pair| (text(2 * pair), text(2 * pair + 1))).collect(),
+            body: Uint8Array::new(&read.get(3)).to_vec(),
         })
     }
 }

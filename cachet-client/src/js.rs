@@ -45,6 +45,22 @@ page_js! {
     #[wasm_bindgen(js_name = settle)]
     pub(crate) fn settle(answer: &js_sys::Promise);
 
+    /// `new Request(url, { method, headers, body, credentials })`, `headers` given as name, value, name,
+    /// value, ...; throws what `new Headers` or `new Request` throws.
+    #[wasm_bindgen(js_name = request, catch)]
+    pub(crate) fn request(
+        method: &str,
+        url: &str,
+        headers: Vec<String>,
+        body: Option<Vec<u8>>,
+        credentials: &str,
+    ) -> Result<web_sys::Request, JsValue>;
+
+    /// Reads `response` whole: resolves to `[url, status, [name, value, name, value, ...], bytes]`;
+    /// rejects with what `arrayBuffer` rejects with (a body broken off).
+    #[wasm_bindgen(js_name = read)]
+    pub(crate) fn read(response: &web_sys::Response) -> js_sys::Promise;
+
     /// Listens to the `cachet` channel (`channel`), the tabs' `cachet-auth` channel (`tabs`, when
     /// given), `navigator.serviceWorker`'s `message` and `controllerchange` (then starts its messages)
     /// and `window`'s `online` and `offline`: calls `on(kind, data, port)` with the [`heard`] kind, the
