@@ -41,7 +41,7 @@ impl Client {
 
     /// `clearAuth()`: purges memory auth, the persisted record, the in-page cache, every cachet cache and
     /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, ends this
-    /// browser's push subscription ([`Client::unsubscribe_push`]), and logs out every other tab
+    /// browser's push subscription ([`Client::unsubscribe_push`], with the cargo feature `push`), and logs out every other tab
     /// (`clear`). Every step runs even when one fails; the first failure is returned.
     #[inline(never)]
     pub fn clear_auth<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
@@ -49,6 +49,7 @@ impl Client {
             self.inner.ready().await;
             // The push subscription belongs to the user who made it; a failure is said on the console,
             // never in the way of the purge.
+            #[cfg(feature = "push")]
             if let Err(error) = self.unsubscribe_push().await {
                 web_sys::console::warn_1(
                     &format!("cachet: clearAuth could not end the push subscription: {error}").into(),

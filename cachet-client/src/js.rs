@@ -6,7 +6,7 @@
 //!
 //! wasm-bindgen imports them from the modules of `js/` (snippets, for an app built with `--target web`:
 //! trunk preloads them beside the glue): `page.js` always, `alarm.js` with the cargo feature `queue`,
-//! `auth.js` with `auth`, so that an app links the JavaScript of the features it has (a snippet is
+//! `auth.js` with `auth`, `push.js` with `push`, so that an app links the JavaScript of the features it has (a snippet is
 //! shipped whole). With the cargo feature `no-modules` (cachet-api, built `--target no-modules`, which
 //! cannot import a module) they come from the object `cachetPage` that cachet-api's `bundle.sh` makes
 //! of every file of `js/` inside its bundle. Every export is a top-level `export function` or `export
@@ -100,6 +100,18 @@ page_js! {
     /// releases it, or at once to `null` where there are no Web Locks; rejects when the browser refuses.
     #[wasm_bindgen(js_name = lock)]
     pub(crate) fn lock(name: &str) -> js_sys::Promise;
+}
+
+#[cfg(feature = "push")]
+page_js! {
+    "/js/push.js",
+    /// The page's push subscription (`crate::push`), on its Service Worker registration's
+    /// `pushManager`: with `key` undefined, resolves to it as JSON text (`null` without one, or without
+    /// a registration or a Push API); with `key` null, ends it and resolves to what it was; with `key`
+    /// (the VAPID public key's bytes), resolves to the existing one made with that key, else ends it and
+    /// subscribes (`userVisibleOnly`), waiting at most `ms`. Rejects with `[name, message]`.
+    #[wasm_bindgen(js_name = push)]
+    pub(crate) fn push(key: JsValue, ms: u32) -> js_sys::Promise;
 }
 
 /// What [`listen`] heard: the number it calls with.

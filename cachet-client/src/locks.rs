@@ -3,9 +3,8 @@
 //! [`acquire`] gives `None` and the refresh is single-flight within the tab only.
 
 use std::cell::RefCell;
-use std::time::Duration;
 
-use futures::future::{select, Either, LocalBoxFuture, Shared};
+use futures::future::{LocalBoxFuture, Shared};
 use futures::FutureExt;
 
 /// Holds an exclusive Web Lock until dropped (the auth refresh): calls the function that releases it.
@@ -33,16 +32,17 @@ pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, crate::Erro
     Ok(release.dyn_into().ok().map(|release| LockGuard { release }))
 }
 
-/// Runs `future` for at most `limit`; `None` when time ran out first.
+/// Runs `future` for at most `limit`; `None` when time ran out first (the session's waits).
+#[cfg(feature = "auth")]
 pub(crate) async fn with_timeout<T>(
-    limit: Duration,
+    limit: std::time::Duration,
     future: impl std::future::Future<Output = T>,
 ) -> Option<T> {
     let millis = u32::try_from(limit.as_millis()).unwrap_or(u32::MAX);
     let timer = gloo::timers::future::TimeoutFuture::new(millis);
-    match select(Box::pin(future.fuse()), timer).await {
-        Either::Left((value, _)) => Some(value),
-        Either::Right(((), _)) => None,
+    match futures::future::select(Box::pin(future.fuse()), timer).await {
+        futures::future::Either::Left((value, _)) => Some(value),
+        futures::future::Either::Right(((), _)) => None,
     }
 }
 

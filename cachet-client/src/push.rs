@@ -14,6 +14,10 @@
 //!
 //! The subscription belongs to the user who made it: [`Client::clear_auth`] unsubscribes.
 //!
+//! The calls are built with the cargo feature `push` (cachet-kit's `push` turns it on): they reach the
+//! browser through `js/push.js`, which every app linking the feature ships. Without it they fail with
+//! [`Error::NotBuilt`], and `clear_auth` has no subscription to end.
+//!
 //! ```no_run
 //! # async fn run(client: cachet_client::Client) -> Result<(), cachet_client::Error> {
 //! let vapid_public_key = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
@@ -26,13 +30,8 @@
 use cachet_core::config::{Config, PushRefusal};
 use cachet_core::protocol::push::vapid_public_key;
 use serde_json::Value;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{PushManager, PushSubscription, PushSubscriptionOptionsInit, ServiceWorkerRegistration};
+use wasm_bindgen::JsValue;
 
-use crate::error::js_name_and_message;
-use crate::link::container;
-use crate::locks::with_timeout;
 use crate::{Client, Error};
 
 /// How long [`Client::subscribe_push`] waits for the browser's `pushManager.subscribe`.
@@ -52,30 +51,13 @@ impl Client {
             self.inner.ready().await;
             push_allowed(&self.inner.config())?;
             let key = vapid_public_key(vapid_key)?;
-            let manager = push_manager().await?;
-            if let Some(existing) = current(&manager).await? {
-                if application_server_key(&existing).as_deref() == Some(&key[..]) {
-                    return subscription_json(&existing);
-                }
-                unsubscribe(&existing).await?;
-            }
-            let options = PushSubscriptionOptionsInit::new();
-            options.set_user_visible_only(true);
-            options.set_application_server_key(&js_sys::Uint8Array::from(&key[..]).into());
-            let subscribe = manager.subscribe_with_options(&options).map_err(unavailable)?;
             // With notification permission and no reachable push service, Chromium's `subscribe` never
-            // settles (seen in headless Chromium): give up after a bound, saying so.
-            let subscription = with_timeout(SUBSCRIBE_TIMEOUT, JsFuture::from(subscribe))
-                .await
-                .ok_or_else(|| Error::PushUnavailable {
-                    name: "TimeoutError".into(),
-                    message: format!(
-                        "pushManager.subscribe did not settle within {} s: the browser's push service is unreachable",
-                        SUBSCRIBE_TIMEOUT.as_secs()
-                    ),
-                })?
-                .map_err(unavailable)?;
-            subscription_json(&subscription.unchecked_into())
+            // settles (seen in headless Chromium): `js/push.js` gives up after the bound, saying so.
+            let ms = u32::try_from(SUBSCRIBE_TIMEOUT.as_millis()).unwrap_or(u32::MAX);
+            call(js_sys::Uint8Array::from(&key[..]).into(), ms).await?.ok_or_else(|| Error::PushUnavailable {
+                name: "Error".into(),
+                message: "pushManager.subscribe gave no subscription".into(),
+            })
         })
     }
 
@@ -85,17 +67,7 @@ impl Client {
     pub fn unsubscribe_push<'a>(
         &'a self,
     ) -> futures::future::LocalBoxFuture<'a, Result<Option<Value>, Error>> {
-        Box::pin(async move {
-            let Ok(manager) = push_manager().await else {
-                return Ok(None);
-            };
-            let Some(subscription) = current(&manager).await? else {
-                return Ok(None);
-            };
-            let json = subscription_json(&subscription)?;
-            unsubscribe(&subscription).await?;
-            Ok(Some(json))
-        })
+        Box::pin(call(JsValue::NULL, 0))
     }
 
     /// `getPushSubscription()`: this browser's subscription as JSON, `None` when there is none.
@@ -103,13 +75,37 @@ impl Client {
     pub fn push_subscription<'a>(
         &'a self,
     ) -> futures::future::LocalBoxFuture<'a, Result<Option<Value>, Error>> {
-        Box::pin(async move {
-            let Ok(manager) = push_manager().await else {
-                return Ok(None);
-            };
-            current(&manager).await?.as_ref().map(subscription_json).transpose()
-        })
+        Box::pin(call(JsValue::UNDEFINED, 0))
     }
+}
+
+/// `js/push.js`'s `push` (`key`: undefined to read the subscription, null to end it, the VAPID key's
+/// bytes to subscribe): the subscription it answered, as JSON.
+#[cfg(feature = "push")]
+async fn call(key: JsValue, ms: u32) -> Result<Option<Value>, Error> {
+    let text = wasm_bindgen_futures::JsFuture::from(crate::js::push(key, ms)).await.map_err(|failed| {
+        let failed = js_sys::Array::from(&failed);
+        let text = |at| failed.get(at).as_string().unwrap_or_default();
+        Error::PushUnavailable { name: text(0), message: text(1) }
+    })?;
+    text.as_string()
+        .map(|text| {
+            crate::json_body(text.as_bytes()).map_err(|error| Error::Decode {
+                what: "the push subscription".into(),
+                message: error.to_string(),
+            })
+        })
+        .transpose()
+}
+
+/// Without the cargo feature `push`: [`Error::NotBuilt`].
+#[cfg(not(feature = "push"))]
+async fn call(_key: JsValue, _ms: u32) -> Result<Option<Value>, Error> {
+    Err(Error::NotBuilt {
+        call: "subscribePush / unsubscribePush / getPushSubscription",
+        feature: "push",
+        how: "the `push` feature of cachet-kit (with the worker's push handler), or of cachet-client",
+    })
 }
 
 /// Whether `config` lets a page subscribe: the core's rule, as the page client's typed errors.
@@ -123,47 +119,4 @@ pub(crate) fn push_allowed(config: &Config) -> Result<(), Error> {
             enable: "set features.push.enabled to true in cachet.config.json, then `cachet generate`",
         }),
     }
-}
-
-/// The `PushManager` of the page's Service Worker registration.
-async fn push_manager() -> Result<PushManager, Error> {
-    let missing =
-        |message: &str| Error::PushUnavailable { name: "NotSupportedError".into(), message: message.into() };
-    let container = container().ok_or_else(|| missing("this page has no navigator.serviceWorker"))?;
-    let registration = JsFuture::from(container.get_registration()).await.map_err(unavailable)?;
-    let registration: ServiceWorkerRegistration = registration
-        .dyn_into()
-        .map_err(|_| missing("no Service Worker is registered for this page: push needs cachet's worker"))?;
-    if !js_sys::Reflect::has(&registration, &"pushManager".into()).unwrap_or(false) {
-        return Err(missing("this browser has no Push API (PushManager)"));
-    }
-    registration.push_manager().map_err(unavailable)
-}
-
-async fn current(manager: &PushManager) -> Result<Option<PushSubscription>, Error> {
-    let found =
-        JsFuture::from(manager.get_subscription().map_err(unavailable)?).await.map_err(unavailable)?;
-    Ok(found.dyn_into::<PushSubscription>().ok())
-}
-
-async fn unsubscribe(subscription: &PushSubscription) -> Result<(), Error> {
-    let promise = subscription.unsubscribe().map_err(unavailable)?;
-    JsFuture::from(promise).await.map_err(unavailable).map(drop)
-}
-
-fn application_server_key(subscription: &PushSubscription) -> Option<Vec<u8>> {
-    let options = js_sys::Reflect::get(subscription, &"options".into()).ok()?;
-    let key = js_sys::Reflect::get(&options, &"applicationServerKey".into()).ok()?;
-    key.dyn_into::<js_sys::ArrayBuffer>().ok().map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-fn subscription_json(subscription: &PushSubscription) -> Result<Value, Error> {
-    let text = js_sys::JSON::stringify(subscription).map_err(unavailable)?;
-    crate::json_body(String::from(text).as_bytes())
-        .map_err(|error| Error::Decode { what: "the push subscription".into(), message: error.to_string() })
-}
-
-fn unavailable(value: JsValue) -> Error {
-    let (name, message) = js_name_and_message(&value);
-    Error::PushUnavailable { name, message }
 }
