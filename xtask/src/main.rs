@@ -170,6 +170,9 @@ fn screenshot(root: &std::path::Path, out: &str) -> Result<()> {
 /// an app: the plain page needs only SPEC's two scripts.
 fn build_app(path: &std::ffi::OsStr) -> Result<()> {
     run::step("build the todo app with trunk (release, wasm-opt -Oz)", || {
+        // trunk copies wasm-bindgen's `snippets/` from one output directory that nothing empties: a
+        // snippet an earlier build wrote (a file renamed since) would be shipped, and precached.
+        let _ = std::fs::remove_dir_all("target/wasm-bindgen/release/snippets");
         run::command(path, "trunk", &["build", "--release"])
     })?;
     run::step("write the app's config into dist/cachet/cachet-api.bundle.js", || {

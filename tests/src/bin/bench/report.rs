@@ -119,12 +119,16 @@ pub fn sizes_table(sizes: &Sizes) -> String {
     );
     if let Some((bare, with_cachet)) = sizes.yew_apps {
         let _ = writeln!(table, "| **bare Yew app** (wasm + glue) | | **{}** |", kb(bare));
-        let _ = writeln!(table, "| **same app with cachet-yew** (wasm + glue) | | **{}** |", kb(with_cachet));
+        let _ = writeln!(
+            table,
+            "| **same app with cachet-yew** (wasm + glue + snippets) | | **{}** |",
+            kb(with_cachet)
+        );
     }
     if let Some(with_queue) = sizes.yew_app_with_queue {
         let _ = writeln!(
             table,
-            "| **same app with cachet-yew and its queue alarm** (`queue`, cachet-kit's default; wasm + glue) | | **{}** |",
+            "| **same app with cachet-yew and its queue alarm** (`queue`, cachet-kit's default; wasm + glue + snippets) | | **{}** |",
             kb(with_queue)
         );
     }
@@ -185,7 +189,7 @@ pub fn goals_table(measured: &[Measurement], sizes: &Sizes) -> String {
         100.0,
     );
     let added = sizes.yew_apps.map(|(bare, with_cachet)| kb_of(with_cachet.saturating_sub(bare)));
-    row("cachet-yew adds ≤ 60 KB gzipped (app wasm + glue)", added, 60.0);
+    row("cachet-yew adds ≤ 60 KB gzipped (app wasm + glue + cachet's JS snippets)", added, 60.0);
     let added_with_queue = sizes
         .yew_apps
         .zip(sizes.yew_app_with_queue)
