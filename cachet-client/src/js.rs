@@ -1,4 +1,4 @@
-//! The page client's browser plumbing written in JavaScript (`js/page.js`), where the same steps in Rust
+//! The page client's browser plumbing written in JavaScript (`js/`), where the same steps in Rust
 //! over web-sys cost every app's wasm far more than the few lines they take in the browser's own
 //! promises (each await a state of its own, its drop glue, every `JsValue` conversion: BENCHMARKS.md,
 //! session 36, measured step by step). They hold no decision: the Rust caller decides what to ask and
