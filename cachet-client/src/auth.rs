@@ -41,8 +41,9 @@ impl Client {
 
     /// `clearAuth()`: purges memory auth, the persisted record, the in-page cache, every cachet cache and
     /// the mutation queue (the Service Worker's `clear-all`, awaited), forgets the identity, ends this
-    /// browser's push subscription ([`Client::unsubscribe_push`], with the cargo feature `push`), and logs out every other tab
-    /// (`clear`). Every step runs even when one fails; the first failure is returned.
+    /// browser's push subscription ([`Client::unsubscribe_push`], with the cargo feature `push`), and
+    /// logs out every other tab (`clear`). Every step runs even when one fails; the first failure is
+    /// returned.
     #[inline(never)]
     pub fn clear_auth<'a>(&'a self) -> futures::future::LocalBoxFuture<'a, Result<(), Error>> {
         Box::pin(async move {

@@ -26,7 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::ServiceWorker;
 
 use crate::client::Inner;
-use crate::locks::millis;
+use crate::locks::timer_ms;
 use crate::session::Session;
 
 pub use crate::settings::ConfigSource;
@@ -71,8 +71,8 @@ impl Inner {
     /// The controller, else the registration's active worker, else (a first visit) the worker being
     /// installed, once it is active; `None` when the page has no registration at all.
     async fn worker_for_config(&self) -> Option<ServiceWorker> {
-        let ms = u32::try_from(millis(self.settings.options.service_worker_timeout)).unwrap_or(u32::MAX);
-        JsFuture::from(crate::js::service_worker(Some(ms))).await.ok()?.dyn_into().ok()
+        let wait = timer_ms(self.settings.options.service_worker_timeout);
+        JsFuture::from(crate::js::service_worker(Some(wait))).await.ok()?.dyn_into().ok()
     }
 
     /// The worker's config, and the differences it listed against the page's (sent with the request).

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 use js_sys::Uint8Array;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Request, Response};
 
@@ -98,13 +98,18 @@ impl HttpRequest {
 
     /// The browser `Request` for this data.
     pub fn to_request(&self) -> Result<Request, Error> {
-        let headers = self.headers.iter().flat_map(|(name, value)| [name.clone(), value.clone()]).collect();
+        let headers: js_sys::Array = self
+            .headers
+            .iter()
+            .flat_map(|(name, value)| [JsValue::from_str(name), JsValue::from_str(value)])
+            .collect();
         let credentials = match self.credentials {
             Credentials::SameOrigin => "same-origin",
             Credentials::Include => "include",
             Credentials::Omit => "omit",
         };
-        crate::js::request(&self.method, &self.url, headers, self.body.clone(), credentials)
+        let body = self.body.as_deref().map(Uint8Array::from);
+        crate::js::request(&self.method, &self.url, &headers, body, credentials)
             .map_err(|e| Error::js("new Request", e))
     }
 }

@@ -51,8 +51,8 @@ page_js! {
     pub(crate) fn request(
         method: &str,
         url: &str,
-        headers: Vec<String>,
-        body: Option<Vec<u8>>,
+        headers: &js_sys::Array,
+        body: Option<js_sys::Uint8Array>,
         credentials: &str,
     ) -> Result<web_sys::Request, JsValue>;
 

@@ -17,7 +17,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ServiceWorker, ServiceWorkerContainer};
 
-use crate::locks::millis;
+use crate::locks::{millis, timer_ms};
 use crate::Error;
 
 /// Requests waiting for their answer (`ack`, `nack`, `config`, `snapshot`).
@@ -108,7 +108,7 @@ impl WorkerLink {
         message: PageToSw,
         timeout: Duration,
     ) -> Result<Answered, Error> {
-        let waiting = crate::js::answer(u32::try_from(millis(timeout)).unwrap_or(u32::MAX));
+        let waiting = crate::js::answer(timer_ms(timeout));
         self.pending.borrow_mut().push(Pending { request_id, waiting: waiting.clone(), answer: None });
         if let Err(error) = worker.post_message(&JsValue::from_str(&message.to_wire())) {
             self.take(request_id);

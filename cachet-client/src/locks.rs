@@ -1,4 +1,4 @@
-//! Web Locks (`navigator.locks.request`, through `js/page.js`), so that one tab at a time refreshes the
+//! Web Locks (`navigator.locks.request`, through `js/auth.js`), so that one tab at a time refreshes the
 //! token, and small timing helpers. Where Web Locks are missing (an old browser, an insecure origin)
 //! [`acquire`] gives `None` and the refresh is single-flight within the tab only.
 
@@ -21,7 +21,7 @@ impl Drop for LockGuard {
     }
 }
 
-/// Waits for the exclusive Web Lock `name` of the origin (`js/page.js`'s `lock`); `Ok(None)` when Web
+/// Waits for the exclusive Web Lock `name` of the origin (`js/auth.js`'s `lock`); `Ok(None)` when Web
 /// Locks are not available.
 #[cfg(feature = "auth")]
 pub(crate) async fn acquire(name: &str) -> Result<Option<LockGuard>, crate::Error> {
@@ -38,8 +38,7 @@ pub(crate) async fn with_timeout<T>(
     limit: std::time::Duration,
     future: impl std::future::Future<Output = T>,
 ) -> Option<T> {
-    let millis = u32::try_from(limit.as_millis()).unwrap_or(u32::MAX);
-    let timer = gloo::timers::future::TimeoutFuture::new(millis);
+    let timer = gloo::timers::future::TimeoutFuture::new(timer_ms(limit));
     match futures::future::select(Box::pin(future.fuse()), timer).await {
         futures::future::Either::Left((value, _)) => Some(value),
         futures::future::Either::Right(((), _)) => None,
@@ -54,6 +53,11 @@ pub(crate) fn now_ms() -> u64 {
 /// `duration` in whole milliseconds (saturating: no configured duration reaches it).
 pub(crate) fn millis(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `duration` in whole milliseconds for a browser timer (`setTimeout`'s delay, saturating).
+pub(crate) fn timer_ms(duration: std::time::Duration) -> u32 {
+    u32::try_from(duration.as_millis()).unwrap_or(u32::MAX)
 }
 
 /// The client's start, which every async call waits for, shared by the parts that answer calls: first a

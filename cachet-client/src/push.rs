@@ -53,11 +53,12 @@ impl Client {
             let key = vapid_public_key(vapid_key)?;
             // With notification permission and no reachable push service, Chromium's `subscribe` never
             // settles (seen in headless Chromium): `js/push.js` gives up after the bound, saying so.
-            let ms = u32::try_from(SUBSCRIBE_TIMEOUT.as_millis()).unwrap_or(u32::MAX);
-            call(js_sys::Uint8Array::from(&key[..]).into(), ms).await?.ok_or_else(|| Error::PushUnavailable {
-                name: "Error".into(),
-                message: "pushManager.subscribe gave no subscription".into(),
-            })
+            call(js_sys::Uint8Array::from(&key[..]).into(), crate::locks::timer_ms(SUBSCRIBE_TIMEOUT))
+                .await?
+                .ok_or_else(|| Error::PushUnavailable {
+                    name: "Error".into(),
+                    message: "pushManager.subscribe gave no subscription".into(),
+                })
         })
     }
 

@@ -13,7 +13,7 @@
 //! decision is the core's and the queue the worker's: this module only asks, waits and asks again.
 //! (Until session 26 the page read the worker's database itself: 3 KB of its wasm; until session 33
 //! the alarm was a task of its own, with its own listeners, channel and timer future: 1.6 KB more;
-//! until session 36 the lock, the timer and the one question out were Rust's, now `js/page.js`'s
+//! until session 36 the lock, the timer and the one question out were Rust's, now `js/alarm.js`'s
 //! `alarm`; BENCHMARKS.md.)
 //!
 //! With no tab open, the Service Worker's own start (a page opened) and Background Sync replay.
@@ -38,7 +38,7 @@ const ASK_WITHIN: std::time::Duration = std::time::Duration::from_millis(2 * ALA
 /// The Web Lock held by the tab that runs the alarm.
 pub const LOCK: &str = "cachet-queue-alarm";
 
-/// The alarm: what the questions need and the schedule of `js/page.js`'s `alarm`, which holds the
+/// The alarm: what the questions need and the schedule of `js/alarm.js`'s `alarm`, which holds the
 /// lock, the timer and the one question out (`crate::js::alarm`). Kept by the client: dropping it stops
 /// the schedule and releases the lock.
 pub(crate) struct Alarm {

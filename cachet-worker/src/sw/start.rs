@@ -47,9 +47,10 @@ impl super::Options {
 /// Installs the start module's engine on the worker's global scope as `self.__cachet_start_engine`:
 /// `fetch(event, early, body, name)` (as the whole engine's: a `Promise` of the answer, or of
 /// `{ body, answer }` for a request it leaves to the whole engine, or of `{ body, given }` for an answer
-/// `given` whose re-fetch it leaves to the whole engine), `idle()`, `build`. Call it from the start binary's `main` (`cachet generate` writes
-/// `src/bin/cachet-sw-start.rs`); [`super::Options::install_start`] also takes the app's check and
-/// plugins, which the start module runs as the whole engine does.
+/// `given` whose re-fetch it leaves to the whole engine), `idle()`, `build`. Call it from the start
+/// binary's `main` (`cachet generate` writes `src/bin/cachet-sw-start.rs`);
+/// [`super::Options::install_start`] also takes the app's check and plugins, which the start module
+/// runs as the whole engine does.
 ///
 /// Outside a Service Worker this logs an error to the console and does nothing.
 pub fn install_start() {
