@@ -109,8 +109,8 @@ async function precache() {
 // mutation; a network answer to store, which the start module hands over: `storeLater`), or after a
 // second without fetch events (`upkeepWhenQuiet`: the start-up work no answer waits for), and keeps
 // every event after that. One engine at a time: the whole
-// engine gets its first event once the start module is idle (everything it took has settled), and the
-// start module gets none after. Without a start module, the whole engine takes every event.
+// engine gets its first event once the start module is idle (everything it took has settled, but for a
+// request waiting on the network: cachet-worker's `sw::busy`), and the start module gets none after. Without a start module, the whole engine takes every event.
 let wholePromise = null;
 let tookOver = false; // once the whole engine takes every event
 let startPromise = null; // the start module's load, once begun (`start`)

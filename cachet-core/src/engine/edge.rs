@@ -38,6 +38,12 @@ pub trait Network<R, E> {
     /// Sends the request (again, for a retry or a background re-fetch) with `headers` set on it (the
     /// plugins' `request_will_fetch`), and reads the answer.
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<R>, E>;
+    /// Called with `true` as this request begins to wait for another's send it joined (`flights`), and
+    /// with `false` once that wait is over: a wait on the network, as [`Network::fetch`]'s is (the
+    /// worker's start module does not count it as its work, so that the whole engine may take over
+    /// meanwhile). Two calls rather than an `async` wrapper around the wait: a wrapper is a state machine
+    /// of its own in every edge's wasm.
+    fn waits_joined(&self, _waits: bool) {}
     /// Whether `error` means the network could not be reached (network-first then falls back).
     fn unreachable(error: &E) -> bool;
     /// The same answer again, for another caller that shared its network call (`flights`): a response of

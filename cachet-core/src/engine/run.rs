@@ -382,7 +382,9 @@ where
     let fallback = entry.clone();
     let (outcome, sent_here) = match flights::join::<R, E>(&entry.url) {
         Some((done, outcome)) => {
+            runner.network.waits_joined(true);
             done.await;
+            runner.network.waits_joined(false);
             (outcome, false)
         }
         None => {

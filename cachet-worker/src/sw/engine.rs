@@ -152,6 +152,7 @@ pub(crate) async fn respond_in<const START: bool>(
         preload: Cell::new(target.preload),
         persisted: target.persisted,
         leaves_auth_failure: target.leaves_auth_failure,
+        parks: START,
     };
     let operation = target.operation;
     let plugins = target.plugins;
@@ -255,6 +256,9 @@ pub(crate) struct WorkerNetwork {
     pub(crate) persisted: Option<Persisted>,
     /// See [`Target::leaves_auth_failure`].
     pub(crate) leaves_auth_failure: bool,
+    /// The start module's: its waits on the network are not counted as its work
+    /// ([`super::busy::park`]), so that the whole engine may take over meanwhile.
+    pub(crate) parks: bool,
 }
 
 impl WorkerNetwork {
@@ -271,6 +275,7 @@ impl WorkerNetwork {
 
 impl Network<Response, Error> for WorkerNetwork {
     async fn fetch(&self, headers: &[(String, String)]) -> Result<Fetched<Response>, Error> {
+        let _parked = super::busy::park(self.parks);
         let preload = if headers.is_empty() { self.preload.take() } else { None };
         if let Some(response) = preloaded(preload, &self.request.url()).await? {
             let (body, answer) = read_network_answer(&response).await?;
@@ -284,6 +289,14 @@ impl Network<Response, Error> for WorkerNetwork {
         let outgoing = without_cachet_headers(&self.request, self.body.as_deref(), headers)?;
         let (response, body, answer) = fetch_network(&outgoing).await?;
         self.answered(&response, body, answer)
+    }
+
+    /// Waiting for another request's send ([`cachet_core::engine::flights`]) is a wait on the network:
+    /// not counted, as [`Network::fetch`]'s is not.
+    fn waits_joined(&self, waits: bool) {
+        if self.parks {
+            super::busy::waits(waits);
+        }
     }
 
     fn unreachable(error: &Error) -> bool {

@@ -80,6 +80,7 @@ pub(crate) async fn handle(
         preload: std::cell::Cell::new(None),
         persisted: None,
         leaves_auth_failure: false,
+        parks: false,
     };
     let mutated =
         match mutate(&mutation, Call { method: "POST", url: &url, job: None }, &network, &plugins).await {

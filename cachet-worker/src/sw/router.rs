@@ -266,6 +266,7 @@ async fn answer_with_preload<const START: bool>(
             web_sys::console::warn_1(
                 &format!("cachet: {url}: {error}; sent to the network untouched").into(),
             );
+            let _parked = super::busy::park(START);
             return outlined(pass_on(&request, body.as_deref(), preload)).await.map(Answered::Here);
         }
     };
@@ -310,7 +311,10 @@ async fn answer_with_preload<const START: bool>(
                 .await
                 .map(Answered::Here)
         }
-        _ => outlined(pass_on(&request, body.as_deref(), preload)).await.map(Answered::Here),
+        _ => {
+            let _parked = super::busy::park(START);
+            outlined(pass_on(&request, body.as_deref(), preload)).await.map(Answered::Here)
+        }
     }
 }
 
@@ -334,7 +338,8 @@ fn persisted(
 
 /// Sends `request` to the network untouched: as it is when its body was not read (a GET, a navigation),
 /// else rebuilt with the `body` read from it (same headers, credentials, mode, everything else). A
-/// navigation the browser preloaded (`preload`) gets the preloaded answer, unread.
+/// navigation the browser preloaded (`preload`) gets the preloaded answer, unread. The start module
+/// does not count the wait as its work (`super::busy::park`: nothing follows it but the answer).
 async fn pass_on(
     request: &web_sys::Request,
     body: Option<&[u8]>,

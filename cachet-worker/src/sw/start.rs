@@ -19,10 +19,13 @@
 //!   start-up work no answer waits for (`upkeep()`: the queue's start replay, the sweep).
 //!
 //! One engine at a time: the whole engine's first event waits until the start module is idle
-//! (`idle()`: every fetch it took and everything it left running in `waitUntil` has settled), and the
-//! start module gets no event after that. So no state the two keep in memory (the identity, the
-//! generations, the tag index, the single flight of a refresh) is ever read by one while the other
-//! writes it: the whole engine reads everything from storage as at a cold start.
+//! (`idle()`: every fetch it took and everything it left running in `waitUntil` has settled; a fetch
+//! waiting on the network is not counted while it waits, `super::busy::parked`), and the start module
+//! gets no event after that. So no state the two keep in memory (the identity, the generations, the tag
+//! index, the single flight of a refresh) is ever read by one while the other writes it: the whole
+//! engine reads everything from storage as at a cold start. A fetch whose answer comes after the
+//! take-over began goes on with it (its store is the whole engine's anyway), and the start module's
+//! lookups find nothing from then on (`super::store_later::LaterStore`).
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;

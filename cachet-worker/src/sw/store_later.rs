@@ -52,6 +52,14 @@ pub(crate) struct LaterStore {
 
 impl Store<Response, Error> for LaterStore {
     async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<Response>>, Error> {
+        // Once the whole engine's take-over began (`super::busy::retired`: a request that waited on the
+        // network meanwhile goes on), what the start module keeps in memory (the generations, the
+        // identity) may be stale: the whole engine may have changed them, and not yet swept or purged
+        // what they cover. A lookup then finds nothing: a miss is sent, a failure stands (a GET's is
+        // left to the whole engine, which answers it from its own state: `super::router`).
+        if super::busy::retired() {
+            return Ok(None);
+        }
         self.cache.lookup(entry, read_body).await
     }
 

@@ -52,9 +52,9 @@ pub struct AppState {
     pub graphql_delay_ms: Arc<std::sync::atomic::AtomicU64>,
     /// Sends server pushes ([`crate::push`]).
     pub pusher: crate::push::Pusher,
-    /// The static path whose requests are held unanswered until released (test hooks
-    /// `/__test/hold-static`, `/__test/release-static`), or `None`.
-    pub held_static: Arc<tokio::sync::watch::Sender<Option<String>>>,
+    /// The static paths whose requests are held unanswered until released (test hooks
+    /// `/__test/hold-static`, `/__test/release-static`).
+    pub held_static: Arc<tokio::sync::watch::Sender<Vec<String>>>,
     /// The static path answered `503` until released (test hooks `/__test/fail-static`,
     /// `/__test/release-static`), or `None`.
     pub failed_static: Arc<std::sync::Mutex<Option<String>>>,
@@ -84,7 +84,7 @@ impl AppState {
             static_files: StaticFiles::new(config.static_dir.as_deref()),
             idempotency: Arc::default(),
             graphql_delay_ms: Arc::default(),
-            held_static: Arc::new(tokio::sync::watch::Sender::new(None)),
+            held_static: Arc::new(tokio::sync::watch::Sender::new(Vec::new())),
             failed_static: Arc::default(),
         })
     }

@@ -207,13 +207,13 @@ fn path_parameter(query: Option<&str>) -> Result<String, ApiError> {
 }
 
 /// `POST /__test/hold-static?path=/file`: from now on a request for the static `path` is held
-/// unanswered (at most 60 s) until `/__test/release-static`.
+/// unanswered (at most 60 s) until `/__test/release-static` (several paths may be held at once).
 async fn hold_static(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let path = path_parameter(query.as_deref())?;
-    state.held_static.send_replace(Some(path.clone()));
+    state.held_static.send_modify(|held| held.push(path.clone()));
     Ok(Json(json!({ "held": path })))
 }
 
@@ -246,18 +246,24 @@ fn matches(pattern: &str, path: &str) -> bool {
 }
 
 /// `POST /__test/release-static`: answers the held requests, holds and fails no more.
-async fn release_static(State(state): State<AppState>) -> StatusCode {
-    state.held_static.send_replace(None);
+/// `POST /__test/release-static?path=/file`: answers the requests for that held path alone, holds it
+/// no more (the other held paths stay held, a failed path stays failed).
+async fn release_static(State(state): State<AppState>, RawQuery(query): RawQuery) -> StatusCode {
+    if let Ok(path) = path_parameter(query.as_deref()) {
+        state.held_static.send_modify(|held| held.retain(|held| *held != path));
+        return StatusCode::NO_CONTENT;
+    }
+    state.held_static.send_replace(Vec::new());
     *state.failed_static.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     StatusCode::NO_CONTENT
 }
 
-/// Waits while `path` is the held static path ([`hold_static`]), at most 60 s.
+/// Waits while `path` is a held static path ([`hold_static`]), at most 60 s.
 pub async fn while_held(state: &AppState, path: &str) {
     let mut held = state.held_static.subscribe();
     let _ = tokio::time::timeout(
         std::time::Duration::from_secs(60),
-        held.wait_for(|held| held.as_deref() != Some(path)),
+        held.wait_for(|held| !held.iter().any(|held| held == path)),
     )
     .await;
 }

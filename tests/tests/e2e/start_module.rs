@@ -1,7 +1,8 @@
 //! The engine's start module (cachet-worker's `sw::start`, the shim's `onEngine`/`whole`): a stopped
 //! worker's fetch events are answered by the engine's fetch path alone, a smaller wasm, without the
 //! whole engine; the whole engine takes over at the first event the start module does not handle (a
-//! message, a mutation it leaves with the body it read), once the start module is idle, and answers
+//! message, a mutation it leaves with the body it read), once the start module is idle (a request it
+//! waits on the network for not counted), and answers
 //! every event after that, reading what the start module kept in memory from storage again.
 //!
 //! The barrier in each story: the whole engine's wasm is gone from the shim's cache and held by the
@@ -268,6 +269,55 @@ async fn a_hit_of_the_start_module_is_marked_used_by_the_whole_engine_as_it_take
     assert_eq!(answer_to(&harness, 5252).await?, json!("ack"));
     let after = last_used(&harness).await?;
     assert!(after.as_u64() > before.as_u64(), "marked used: {before} then {after}");
+    Ok(())
+}
+
+// A request the start module sent and the server holds (a slow query, a long poll) is not the start
+// module's work while it waits, nor is a second one that joined its send: the whole engine takes over
+// beside them, and a message posted meanwhile is answered while both are still open. Their answers,
+// once the server gives them, are the page's, marked as the network's, and stored (by the whole engine,
+// as every answer the start module got).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_engine_takes_over_beside_requests_the_start_module_waits_for() -> Result<()> {
+    let harness = stopped_with_the_whole_engine_held().await?;
+    let held = "/cachet-sw-config.js";
+    // Through the start module (the whole engine cannot load): its first event.
+    harness.test_hook(&format!("/__test/hold-static?path={held}")).await?;
+    let (asked, sent) = (harness.count(&format!("GET {WHOLE_WASM}")), harness.count(&format!("GET {held}")));
+    let open = format!(
+        "window.__held = ['waiting', 'waiting'];
+         for (const i of [0, 1]) fetch({held}, {{cache: 'no-store'}}).then(async (r) => {{ await r.text(); window.__held[i] = r.headers.get('x-cachet-source'); }},
+           (e) => {{ window.__held[i] = String(e); }});
+         done(true);",
+        held = json!(held)
+    );
+    harness.run_async(&open).await?;
+    server_asked(&harness, &format!("GET {held}"), sent).await?;
+    post_invalidation(&harness, 5353, "unrelated").await?;
+    whole_engine_asked(&harness, asked).await?;
+    harness.test_hook(&format!("/__test/release-static?path={WHOLE_WASM}")).await?;
+    let answered = harness
+        .run_async(
+            "Promise.race([window.__answers[5353], new Promise((r) => setTimeout(() => r('not within 10 s'), 10000))]).then(done);",
+        )
+        .await?;
+    assert_eq!(answered, json!("ack"), "the message answered while the requests are held");
+    assert_eq!(harness.run_async("done(window.__held);").await?, json!(["waiting", "waiting"]), "still held");
+    let released = harness.run_async("done(Date.now());").await?.as_f64().unwrap_or_default();
+    harness.test_hook("/__test/release-static").await?;
+    until("the held requests answered", || async {
+        Ok(harness.run_async("done(window.__held.includes('waiting'));").await? == json!(false))
+    })
+    .await?;
+    assert_eq!(harness.run_async("done(window.__held);").await?, json!(["network", "network"]));
+    let stored_at = format!(
+        "caches.match(new URL({}, location.href).href).then((hit) => done(hit ? Number(hit.headers.get('x-cachet-stored-at')) : 0));",
+        json!(held)
+    );
+    until("the held answer stored", || async {
+        Ok(harness.run_async(&stored_at).await?.as_f64().unwrap_or_default() >= released)
+    })
+    .await?;
     Ok(())
 }
 
