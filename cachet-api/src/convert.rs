@@ -5,9 +5,10 @@ use cachet_client::{Error, Strategy};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// A JavaScript value as JSON (`undefined`, functions and symbols become `null`).
+/// A JavaScript value as JSON (`undefined`, functions and symbols become `null`): the browser's text,
+/// read by the client's reader (`cachet_client::json`: no serde_json reader in the bundle).
 pub fn to_json(value: &JsValue) -> Value {
-    serde_json::from_slice(stringify(value).as_bytes()).unwrap_or(Value::Null)
+    cachet_client::json::read(stringify(value).as_bytes()).unwrap_or(Value::Null)
 }
 
 /// A JavaScript value's JSON text, by the browser (`undefined`, functions and symbols: `null`).
@@ -18,16 +19,25 @@ pub fn stringify(value: &JsValue) -> String {
     js_sys::JSON::stringify(value).ok().and_then(|text| text.as_string()).unwrap_or_else(|| "null".to_owned())
 }
 
-/// `value`'s JSON text. Every JSON text the bundle writes goes through this one serializer
-/// (`serde_json::to_string`; a `Value`'s `Display`, `to_value` and `to_vec` would each link serde's
-/// writing again for another writer: BENCHMARKS.md, session 35).
-pub fn text_of<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+/// `value`'s JSON text, by the client's writer (`cachet_client::json`: no serde serializer in the
+/// bundle; a typed value is made a tree by hand first, `AuthData::to_value`).
+pub fn text_of(value: &Value) -> String {
+    cachet_client::json::text(value)
 }
 
 /// JSON as a JavaScript value.
-pub fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+pub fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&text_of(value)).unwrap_or(JsValue::NULL)
+}
+
+/// JSON, or `null`, as a JavaScript value.
+pub fn option_to_js(value: Option<&Value>) -> JsValue {
+    value.map_or(JsValue::NULL, to_js)
+}
+
+/// AuthData (its JSON: camelCase, absent fields left out), or `null`, as a JavaScript value.
+pub fn auth_to_js(auth: Option<&cachet_client::AuthData>) -> JsValue {
+    auth.map_or(JsValue::NULL, |auth| to_js(&auth.to_value()))
 }
 
 /// A JavaScript object of `fields`, set one by one (no JSON tree written and parsed again for it).
@@ -91,7 +101,7 @@ pub fn to_js_error(error: &Error) -> JsValue {
         Error::Http { url, status, body } => {
             set("status", JsValue::from(*status));
             set("url", JsValue::from_str(url));
-            set("body", to_js(body));
+            set("body", JsValue::from_str(body));
         }
         Error::Unauthorized { url, status } => {
             set("status", JsValue::from(*status));
@@ -105,8 +115,8 @@ pub fn to_js_error(error: &Error) -> JsValue {
         }
         Error::PushUnavailable { name, .. } => set("browserError", JsValue::from_str(name)),
         Error::Graphql { errors, data } => {
-            set("errors", to_js(errors));
-            set("data", to_js(data));
+            set("errors", to_js(&Value::Array(errors.clone())));
+            set("data", option_to_js(data.as_ref()));
         }
         _ => {}
     }

@@ -14,26 +14,36 @@ use cachet_core::protocol::SnapshotQuery;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::to_json;
+use crate::convert::{stringify, text_of, to_json};
 use crate::{client, fail, promise};
 
-/// A JS value that must be an array of `T`, else an `invalid` error naming `what`.
-fn list<T: serde::de::DeserializeOwned>(value: &JsValue, what: &str) -> Result<Vec<T>, JsValue> {
-    serde_json::from_value(to_json(value)).map_err(|error| {
-        fail(Error::InvalidArgument { what: what.to_owned(), expected: "an array", got: error.to_string() })
-    })
+/// A JS value that must be an array whose every item `item` reads, else an `invalid` error naming
+/// `what`, what it expects, and what it got (the value, or its first item of the wrong kind).
+fn list<T>(
+    value: &JsValue,
+    what: &str,
+    expected: &'static str,
+    item: impl Fn(&Value) -> Option<T>,
+) -> Result<Vec<T>, JsValue> {
+    let value = to_json(value);
+    let wrong =
+        |got: &Value| fail(Error::InvalidArgument { what: what.to_owned(), expected, got: text_of(got) });
+    let Value::Array(items) = &value else { return Err(wrong(&value)) };
+    items.iter().map(|given| item(given).ok_or_else(|| wrong(given))).collect()
 }
 
 /// `getSnapshot(query)`.
 #[wasm_bindgen(js_name = getSnapshot)]
 pub fn get_snapshot(query: JsValue) -> js_sys::Promise {
     promise(async move {
-        let query: SnapshotQuery = match to_json(&query) {
-            Value::Null => SnapshotQuery::default(),
-            value => serde_json::from_value(value).map_err(|error| {
+        // Read from the browser's text by cachet-core, as the worker reads the query it is sent.
+        let query = cachet_core::json::from_str(&stringify(&query)).unwrap_or(cachet_core::json::Value::Null);
+        let query: SnapshotQuery = match query {
+            cachet_core::json::Value::Null => SnapshotQuery::default(),
+            value => SnapshotQuery::read(&value).map_err(|error| {
                 fail(Error::InvalidArgument {
                     what: "getSnapshot query".to_owned(),
-                    expected: "{ tag, urlContains, after, limit }",
+                    expected: "{ after, limit, tag, operation, partition }",
                     got: error.to_string(),
                 })
             })?,
@@ -64,7 +74,7 @@ pub fn dead_letters() -> js_sys::Promise {
 #[wasm_bindgen(js_name = retryDeadLetters)]
 pub fn retry_dead_letters(ids: JsValue) -> js_sys::Promise {
     promise(async move {
-        let ids: Vec<u64> = list(&ids, "retryDeadLetters ids")?;
+        let ids = list(&ids, "retryDeadLetters ids", "an array of ids", Value::as_u64)?;
         client()?.retry_dead_letters(&ids).await.map_err(fail).map(|()| JsValue::UNDEFINED)
     })
 }
@@ -73,7 +83,7 @@ pub fn retry_dead_letters(ids: JsValue) -> js_sys::Promise {
 #[wasm_bindgen(js_name = discardDeadLetters)]
 pub fn discard_dead_letters(ids: JsValue) -> js_sys::Promise {
     promise(async move {
-        let ids: Vec<u64> = list(&ids, "discardDeadLetters ids")?;
+        let ids = list(&ids, "discardDeadLetters ids", "an array of ids", Value::as_u64)?;
         client()?.discard_dead_letters(&ids).await.map_err(fail).map(|()| JsValue::UNDEFINED)
     })
 }
@@ -82,7 +92,8 @@ pub fn discard_dead_letters(ids: JsValue) -> js_sys::Promise {
 #[wasm_bindgen(js_name = dropEntries)]
 pub fn drop_entries(urls: JsValue) -> js_sys::Promise {
     promise(async move {
-        let urls: Vec<String> = list(&urls, "dropEntries urls")?;
+        let urls =
+            list(&urls, "dropEntries urls", "an array of URLs", |url| url.as_str().map(str::to_owned))?;
         client()?.drop_entries(&urls).await.map_err(fail).map(|()| JsValue::UNDEFINED)
     })
 }

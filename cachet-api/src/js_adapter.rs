@@ -18,7 +18,7 @@ use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::convert::{from_js_error, text_of, to_js, to_json};
+use crate::convert::{auth_to_js, from_js_error, text_of, to_json};
 
 /// JavaScript functions as an [`AuthAdapter`].
 pub struct JsAdapter {
@@ -88,7 +88,7 @@ async fn call(name: &'static str, function: &js_sys::Function, argument: &JsValu
 }
 
 fn auth_argument(auth: Option<&AuthData>) -> JsValue {
-    auth.map(to_js).unwrap_or(JsValue::NULL)
+    auth_to_js(auth)
 }
 
 impl AuthAdapter for JsAdapter {

@@ -44,10 +44,13 @@ mod push;
 use std::cell::RefCell;
 
 use cachet_client::{Client, Config, Error, FetchOptions, GqlOptions};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use convert::{flag, object, strategy, stringify, strings, text_of, to_js, to_js_error, to_json};
+use convert::{
+    auth_to_js, flag, object, option_to_js, strategy, stringify, strings, text_of, to_js, to_js_error,
+    to_json,
+};
 use js_adapter::JsAdapter;
 
 thread_local! {
@@ -187,7 +190,7 @@ pub fn set_auth(data: JsValue) -> js_sys::Promise {
 pub fn get_auth() -> js_sys::Promise {
     promise(async move {
         let auth = client()?.get_auth().await.map_err(fail)?;
-        Ok(to_js(&auth))
+        Ok(auth_to_js(auth.as_ref()))
     })
 }
 
@@ -211,7 +214,7 @@ pub fn clear_memory_auth() -> js_sys::Promise {
 pub fn get_auth_state() -> js_sys::Promise {
     promise(async move {
         let state = client()?.get_auth_state().await;
-        Ok(to_js(&state))
+        Ok(to_js(&state.to_value()))
     })
 }
 
@@ -226,7 +229,7 @@ pub fn is_auth_valid() -> Result<bool, JsValue> {
 pub fn ensure_valid_auth() -> js_sys::Promise {
     promise(async move {
         let auth = client()?.ensure_valid_auth().await.map_err(fail)?;
-        Ok(to_js(&auth))
+        Ok(auth_to_js(auth.as_ref()))
     })
 }
 
@@ -311,7 +314,7 @@ pub fn query_gql(
     promise(async move {
         let options = gql_options(&options, endpoint_index)?;
         let result =
-            client()?.query_gql::<Value>(&query, variables(&variables_value), options).await.map_err(fail)?;
+            client()?.query_gql_json(&query, variables(&variables_value), options).await.map_err(fail)?;
         Ok(object(&[
             ("data", to_js(&result.data)),
             ("fromCache", JsValue::from_bool(result.from_cache)),
@@ -330,11 +333,9 @@ pub fn mutate_gql(
 ) -> js_sys::Promise {
     promise(async move {
         let options = gql_options(&options, endpoint_index)?;
-        let result = client()?
-            .mutate_gql::<Value>(&mutation, variables(&variables_value), options)
-            .await
-            .map_err(fail)?;
-        Ok(object(&[("data", to_js(&result.data)), ("queued", queued(result.queued))]))
+        let result =
+            client()?.mutate_gql_json(&mutation, variables(&variables_value), options).await.map_err(fail)?;
+        Ok(object(&[("data", option_to_js(result.data.as_ref())), ("queued", queued(result.queued))]))
     })
 }
 
@@ -371,7 +372,10 @@ pub fn invalidate_by_tag(tags: JsValue) -> js_sys::Promise {
     promise(async move {
         let tags: Vec<String> = match to_json(&tags) {
             Value::String(tag) => vec![tag],
-            value => strings(&json!({ "tags": value }), "tags").map_err(fail)?.unwrap_or_default(),
+            value => {
+                let options = Value::Object(std::iter::once(("tags".to_owned(), value)).collect());
+                strings(&options, "tags").map_err(fail)?.unwrap_or_default()
+            }
         };
         let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
         client()?.invalidate_by_tag(&tags).await.map_err(fail).map(|()| JsValue::UNDEFINED)

@@ -27,7 +27,6 @@
 use cachet_core::config::AuthType;
 use cachet_core::strategy::STRATEGY_HEADER;
 use futures::future::LocalBoxFuture;
-use serde_json::Value;
 
 use crate::http::{Credentials, Http, HttpRequest};
 use crate::{AuthData, Error};
@@ -189,7 +188,10 @@ pub async fn bearer_refresh(http: &Http, path: &str, auth: &AuthData) -> Result<
             _ => Err(refresh_failed(path, &response)),
         };
     }
-    let mut fresh: AuthData = response.json()?;
+    let value = response.json_value()?;
+    let read = value.as_object().ok_or_else(|| "expected an object".to_owned()).and_then(AuthData::read);
+    let mut fresh =
+        read.map_err(|message| Error::Decode { what: format!("the answer of {path}"), message })?;
     if fresh.token.is_none() {
         return Err(Error::Decode {
             what: format!("the answer of {path}"),
@@ -236,7 +238,7 @@ pub async fn fetch_user(
     if !response.ok() {
         return Ok(None);
     }
-    let value: Value = response.json()?;
+    let value = response.json_value()?;
     Ok(AuthData::from_json(value).map(|mut found| {
         if found.token.is_none() {
             found.token = token;

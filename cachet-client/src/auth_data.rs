@@ -18,12 +18,14 @@
 
 use cachet_core::cache_key::{canonical_json, partition_id};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The auth of the current user (SPEC §2): all fields optional. Cookie auth usually carries only `user`
 /// and `expires_at`; bearer auth adds `token`.
 ///
-/// `Debug` never prints the token.
+/// `Debug` never prints the token. Its JSON (camelCase, an absent field left out) is what serde's derive
+/// reads and writes; the client itself reads and writes it by hand ([`AuthData::read`],
+/// [`AuthData::to_value`]: no serde decoder in its wasm, `crate::json`), with the derive as the oracle.
 #[derive(Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthData {
@@ -59,11 +61,45 @@ impl AuthData {
             .is_some_and(|object| ["token", "user", "expiresAt"].iter().any(|key| object.contains_key(*key)));
         match value {
             Value::Null => None,
-            value if is_auth_data => serde_json::from_value(value.clone())
-                .ok()
-                .or(Some(AuthData { user: Some(value), ..AuthData::default() })),
+            Value::Object(ref object) if is_auth_data => {
+                AuthData::read(object).ok().or(Some(AuthData { user: Some(value), ..AuthData::default() }))
+            }
             user => Some(AuthData { user: Some(user), ..AuthData::default() }),
         }
+    }
+
+    /// Reads AuthData's JSON object as its derive does: unknown members ignored, an absent or `null`
+    /// member is `None`, `expiresAt` any JSON number (JavaScript's `Date.now() + 0.5` is a float; a
+    /// negative one is `None`). `Err` names the member of the wrong kind.
+    pub fn read(object: &Map<String, Value>) -> Result<AuthData, String> {
+        let member = |name: &str| object.get(name).filter(|value| !value.is_null());
+        let wrong = |name: &str, expected: &str| format!("`{name}`: expected {expected}");
+        let token = match member("token") {
+            None => None,
+            Some(Value::String(token)) => Some(token.clone()),
+            Some(_) => return Err(wrong("token", "a string")),
+        };
+        let expires_at = match member("expiresAt") {
+            None => None,
+            Some(Value::Number(number)) => millis_of(number.as_f64().unwrap_or(f64::NAN)),
+            Some(_) => return Err(wrong("expiresAt", "a number")),
+        };
+        Ok(AuthData { token, user: member("user").cloned(), expires_at })
+    }
+
+    /// Its JSON object, as its derive writes it: camelCase, the absent fields left out.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        if let Some(token) = &self.token {
+            object.insert("token".to_owned(), Value::String(token.clone()));
+        }
+        if let Some(user) = &self.user {
+            object.insert("user".to_owned(), user.clone());
+        }
+        if let Some(expires_at) = self.expires_at {
+            object.insert("expiresAt".to_owned(), Value::Number(expires_at.into()));
+        }
+        Value::Object(object)
     }
 
     /// The `Authorization` header value of a bearer token: `Bearer <token>`.
@@ -82,10 +118,15 @@ impl AuthData {
     /// partition, and the Service Worker then caches none of its `auth: true` requests.
     pub fn identity(&self) -> Option<String> {
         let user = self.user.as_ref().filter(|user| !user.is_null())?;
+        // The canonical text of a value read back by cachet-core's reader from the client's writer
+        // (`crate::json`): no number formatting of serde_json's in the page's wasm.
+        let canonical = |value: &Value| {
+            cachet_core::json::from_str(&crate::json::text(value)).map(|value| canonical_json(&value))
+        };
         match user.get("id") {
             Some(Value::String(id)) => Some(id.clone()),
-            Some(id) if !id.is_null() => Some(canonical_json(&id.into())),
-            _ => Some(canonical_json(&user.into())),
+            Some(id) if !id.is_null() => canonical(id).ok(),
+            _ => canonical(user).ok(),
         }
     }
 
@@ -97,8 +138,12 @@ impl AuthData {
 
 /// Unix milliseconds from any JSON number (JavaScript's `Date.now() + 0.5` is a float) or `null`.
 pub(crate) fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
-    let number = Option::<f64>::deserialize(deserializer)?;
-    Ok(number.filter(|number| number.is_finite() && *number >= 0.0).map(|number| number as u64))
+    Ok(Option::<f64>::deserialize(deserializer)?.and_then(millis_of))
+}
+
+/// Unix milliseconds from a number: `None` for a negative or non-finite one.
+pub(crate) fn millis_of(number: f64) -> Option<u64> {
+    (number.is_finite() && number >= 0.0).then_some(number as u64)
 }
 
 /// What `getAuthState()` returns (SPEC §2).
@@ -110,4 +155,66 @@ pub struct AuthSnapshot {
     pub auth: Option<AuthData>,
     /// Connectivity (`navigator.onLine` and its events).
     pub online: bool,
+}
+
+impl AuthSnapshot {
+    /// Its JSON object, as its derive writes it (`{ authenticated, auth, online }`, `auth` `null` when
+    /// absent), by hand as [`AuthData::to_value`] is.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("authenticated".to_owned(), Value::Bool(self.authenticated));
+        object.insert("auth".to_owned(), self.auth.as_ref().map_or(Value::Null, AuthData::to_value));
+        object.insert("online".to_owned(), Value::Bool(self.online));
+        Value::Object(object)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use wasm_bindgen_test::*;
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The derive is the oracle: the hand reader accepts what it accepts, reads the same, and refuses
+    /// what it refuses; the hand writer writes the same tree.
+    #[wasm_bindgen_test]
+    fn the_hand_reader_and_writer_agree_with_the_derive() {
+        let objects = [
+            json!({}),
+            json!({"token": "t"}),
+            json!({"token": null, "user": null, "expiresAt": null}),
+            json!({"user": {"id": 7, "name": "A"}, "expiresAt": 1_700_000_000_000_u64}),
+            json!({"user": "just a string", "expiresAt": 1_700_000_000_000.5}),
+            json!({"expiresAt": -5}),
+            json!({"token": "t", "extra": [1, 2], "user": [1]}),
+            json!({"token": 7}),
+            json!({"expiresAt": "soon"}),
+            json!({"token": ["t"]}),
+        ];
+        for object in objects {
+            let map = object.as_object().cloned().unwrap_or_default();
+            let derived = serde_json::from_value::<AuthData>(object.clone()).ok();
+            assert_eq!(AuthData::read(&map).ok(), derived, "{object}");
+            if let Some(auth) = derived {
+                assert_eq!(auth.to_value(), serde_json::to_value(&auth).unwrap_or_default(), "{object}");
+            }
+        }
+        for snapshot in [
+            AuthSnapshot::default(),
+            AuthSnapshot {
+                authenticated: true,
+                auth: Some(AuthData {
+                    token: Some("t".into()),
+                    user: Some(json!({"id": 1})),
+                    expires_at: Some(9),
+                }),
+                online: true,
+            },
+        ] {
+            assert_eq!(snapshot.to_value(), serde_json::to_value(&snapshot).unwrap_or_default());
+        }
+    }
 }

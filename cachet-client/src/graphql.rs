@@ -24,7 +24,7 @@ use cachet_core::partition::AUTH_HEADER;
 use cachet_core::strategy::{Strategy, STRATEGY_HEADER};
 use cachet_core::tags::{format_tag_list, INVALIDATE_HEADER, TAGS_HEADER};
 use serde::de::DeserializeOwned;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 
 use crate::checks::{checked_tags, refuse_when_off};
 use crate::error::truncate;
@@ -124,18 +124,18 @@ impl Client {
                 index: options.endpoint_index,
                 endpoints: endpoints.clone(),
             })?;
-            let mut body = json!({ "query": query });
+            let mut body = Map::new();
+            body.insert("query".to_owned(), Value::String(query.to_owned()));
             if let Some(variables) = variables.filter(|variables| !variables.is_null()) {
-                body["variables"] = variables;
+                body.insert("variables".to_owned(), variables);
             }
             if let Some(name) = &options.operation_name {
-                body["operationName"] = json!(name);
+                body.insert("operationName".to_owned(), Value::String(name.clone()));
             }
             let mut request = HttpRequest {
                 method: "POST".to_owned(),
                 url: endpoint.clone(),
-                // `to_vec`: the writer `to_string` uses too (a `Value`'s `Display` links another).
-                body: Some(serde_json::to_vec(&body).unwrap_or_default()),
+                body: Some(crate::json::text(&Value::Object(body)).into_bytes()),
                 ..HttpRequest::default()
             };
             request.set_header("Content-Type", "application/json");
@@ -190,6 +190,18 @@ impl Client {
         variables: Option<Value>,
         options: GqlOptions,
     ) -> Result<QueryResult<T>, Error> {
+        let result = self.query_gql_json(query, variables, options).await?;
+        Ok(QueryResult { data: decode(result.data)?, from_cache: result.from_cache, stale: result.stale })
+    }
+
+    /// [`Client::query_gql`] with `data` as the JSON tree (`null` when absent): what the bundler-free
+    /// API hands to JavaScript, with no serde decoder run or linked for it.
+    pub async fn query_gql_json(
+        &self,
+        query: &str,
+        variables: Option<Value>,
+        options: GqlOptions,
+    ) -> Result<QueryResult<Value>, Error> {
         let response = self.fetch_with_gql(query, variables, &options).await?;
         let data = data_of(response.result)?;
         Ok(QueryResult { data, from_cache: response.from_cache, stale: response.stale })
@@ -203,30 +215,43 @@ impl Client {
         variables: Option<Value>,
         options: GqlOptions,
     ) -> Result<MutationResult<T>, Error> {
+        let result = self.mutate_gql_json(mutation, variables, options).await?;
+        let data = result.data.map(decode).transpose()?;
+        Ok(MutationResult { data, queued: result.queued })
+    }
+
+    /// [`Client::mutate_gql`] with `data` as the JSON tree (`None` when queued, or `null` or absent).
+    pub async fn mutate_gql_json(
+        &self,
+        mutation: &str,
+        variables: Option<Value>,
+        options: GqlOptions,
+    ) -> Result<MutationResult<Value>, Error> {
         let response = self.fetch_with_gql(mutation, variables, &options).await?;
         if response.queued.is_some() {
             return Ok(MutationResult { data: None, queued: response.queued });
         }
-        let data = data_of(response.result)?;
+        let data = Some(data_of(response.result)?).filter(|data| !data.is_null());
         Ok(MutationResult { data, queued: None })
     }
 }
 
-/// `data` of a GraphQL result, or its `errors` as [`Error::Graphql`].
-fn data_of<T: DeserializeOwned>(mut result: Value) -> Result<T, Error> {
+/// `data` of a GraphQL result (`null` when absent), or its `errors` as [`Error::Graphql`].
+fn data_of(mut result: Value) -> Result<Value, Error> {
     let data = result.get_mut("data").map(Value::take).unwrap_or(Value::Null);
     match result.get_mut("errors").map(Value::take) {
         Some(Value::Array(errors)) if !errors.is_empty() => {
-            return Err(Error::Graphql { errors, data: Some(data).filter(|data| !data.is_null()) });
+            Err(Error::Graphql { errors, data: Some(data).filter(|data| !data.is_null()) })
         }
-        Some(Value::Null | Value::Array(_)) | None => {}
+        Some(Value::Null | Value::Array(_)) | None => Ok(data),
         Some(other) => {
-            return Err(Error::Graphql {
-                errors: vec![other],
-                data: Some(data).filter(|data| !data.is_null()),
-            })
+            Err(Error::Graphql { errors: vec![other], data: Some(data).filter(|data| !data.is_null()) })
         }
     }
+}
+
+/// `data` decoded as `T` by serde (an app's own type).
+fn decode<T: DeserializeOwned>(data: Value) -> Result<T, Error> {
     serde_json::from_value(data)
         .map_err(|error| Error::Decode { what: "the GraphQL `data`".to_owned(), message: error.to_string() })
 }

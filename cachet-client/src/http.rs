@@ -130,10 +130,18 @@ impl HttpResponse {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    /// The body decoded from JSON: read into serde_json's tree, then `T` from the tree, so that the text
-    /// reader is linked once (for the tree) whatever `T`s a build decodes (BENCHMARKS.md, session 35).
+    /// The body decoded from JSON: read into serde_json's tree ([`HttpResponse::json_value`]), then `T`
+    /// from the tree by serde.
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
-        crate::json_body(&self.body).and_then(serde_json::from_value).map_err(|error| Error::Decode {
+        serde_json::from_value(self.json_value()?).map_err(|error| Error::Decode {
+            what: format!("the body of {}", self.url),
+            message: error.to_string(),
+        })
+    }
+
+    /// The body as a JSON tree, read by cachet-core's reader (`crate::json`: no serde decoder).
+    pub fn json_value(&self) -> Result<serde_json::Value, Error> {
+        crate::json_body(&self.body).map_err(|error| Error::Decode {
             what: format!("the body of {}", self.url),
             message: error.to_string(),
         })

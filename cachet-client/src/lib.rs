@@ -77,12 +77,11 @@
 //! ```
 #![deny(missing_docs)]
 
-/// A JSON text as serde_json's tree, by `serde_json::from_slice`: every JSON text the page client reads with
-/// serde_json goes through here, and a typed value is read from the tree (`serde_json::from_value`), so
-/// that serde_json's text reader is linked once, for the tree (each type read from text by it linked
-/// the reader again: BENCHMARKS.md, session 35).
-pub(crate) fn json_body(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    serde_json::from_slice(bytes)
+/// A JSON text as serde_json's tree, by cachet-core's reader ([`json::read`]): every JSON text the page
+/// client reads goes through here, and a typed value an app asks for is read from the tree
+/// (`serde_json::from_value`).
+pub(crate) fn json_body(bytes: &[u8]) -> Result<serde_json::Value, cachet_core::json::Error> {
+    json::read(bytes)
 }
 
 pub mod adapter;
@@ -101,6 +100,7 @@ mod handover;
 mod http;
 mod hub;
 mod js;
+pub mod json;
 mod link;
 mod listeners;
 mod locks;

@@ -9,10 +9,13 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
 use cachet_core::cache_key::auth_fingerprint;
+#[cfg(test)]
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+#[cfg(test)]
 use crate::auth_data::millis;
+use crate::auth_data::millis_of;
 use crate::AuthData;
 use crate::Error;
 
@@ -35,7 +38,10 @@ impl AuthStore {
     /// absent, reported on the console with what is wrong with it.
     pub(crate) async fn load(&self) -> Result<Option<PersistedAuth>, Error> {
         let Some(text) = self.read(KEY).await? else { return Ok(None) };
-        match crate::json_body(text.as_bytes()).and_then(serde_json::from_value) {
+        let record = crate::json_body(text.as_bytes())
+            .map_err(|error| error.to_string())
+            .and_then(|value| PersistedAuth::read(&value));
+        match record {
             Ok(record) => Ok(Some(record)),
             Err(error) => {
                 let message =
@@ -48,7 +54,7 @@ impl AuthStore {
 
     /// Writes the record.
     pub(crate) async fn save(&self, record: &PersistedAuth) -> Result<(), Error> {
-        let text = serde_json::to_string(record).unwrap_or_default();
+        let text = crate::json::text(&record.to_value());
         self.write(KEY, Some(&text)).await
     }
 
@@ -92,20 +98,56 @@ impl AuthStore {
     }
 }
 
-/// The persisted record: no token, ever.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The persisted record: no token, ever. Read and written by hand ([`PersistedAuth::read`],
+/// [`PersistedAuth::to_value`]: no serde decoder in the client's wasm, `crate::json`); the derive, as the
+/// records of earlier builds were written, is the tests' oracle.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(test, derive(Serialize, Deserialize))]
+#[cfg_attr(test, serde(rename_all = "camelCase"))]
 pub(crate) struct PersistedAuth {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     pub(crate) user: Option<Value>,
-    #[serde(default, deserialize_with = "millis")]
+    #[cfg_attr(test, serde(default, deserialize_with = "millis"))]
     pub(crate) expires_at: Option<u64>,
     /// [`auth_fingerprint`] of the `Authorization` value current when the record was written.
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     pub(crate) auth_fingerprint: Option<String>,
 }
 
 impl PersistedAuth {
+    /// Reads the record as its derive did: an object, unknown members ignored, an absent or `null`
+    /// member `None`; `Err` says what is wrong.
+    pub(crate) fn read(value: &Value) -> Result<PersistedAuth, String> {
+        let Value::Object(object) = value else { return Err("expected an object".to_owned()) };
+        let member = |name: &str| object.get(name).filter(|value| !value.is_null());
+        let expires_at = match member("expiresAt") {
+            None => None,
+            Some(Value::Number(number)) => millis_of(number.as_f64().unwrap_or(f64::NAN)),
+            Some(_) => return Err("`expiresAt`: expected a number".to_owned()),
+        };
+        let auth_fingerprint = match member("authFingerprint") {
+            None => None,
+            Some(Value::String(fingerprint)) => Some(fingerprint.clone()),
+            Some(_) => return Err("`authFingerprint`: expected a string".to_owned()),
+        };
+        Ok(PersistedAuth { user: member("user").cloned(), expires_at, auth_fingerprint })
+    }
+
+    /// The record's JSON, as its derive wrote it (every member, `null` when absent).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("user".to_owned(), self.user.clone().unwrap_or(Value::Null));
+        object.insert(
+            "expiresAt".to_owned(),
+            self.expires_at.map_or(Value::Null, |at| Value::Number(at.into())),
+        );
+        object.insert(
+            "authFingerprint".to_owned(),
+            self.auth_fingerprint.clone().map_or(Value::Null, Value::String),
+        );
+        Value::Object(object)
+    }
+
     /// What of `auth` may be written to IndexedDB: everything but the token.
     pub(crate) fn of(auth: &AuthData) -> Self {
         PersistedAuth {
@@ -118,5 +160,40 @@ impl PersistedAuth {
     /// The auth a reload restores: user and expiry, no token.
     pub(crate) fn to_auth(&self) -> AuthData {
         AuthData { token: None, user: self.user.clone(), expires_at: self.expires_at }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use wasm_bindgen_test::*;
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// The derive (as earlier builds wrote and read the record) is the oracle.
+    #[wasm_bindgen_test]
+    fn the_record_is_read_and_written_as_its_derive_did() {
+        let records = [
+            json!({}),
+            json!({"user": {"id": 7}, "expiresAt": 1_700_000_000_000_u64, "authFingerprint": "abcd"}),
+            json!({"user": null, "expiresAt": null, "authFingerprint": null}),
+            json!({"expiresAt": 12.75, "other": true}),
+            json!({"expiresAt": -1}),
+            json!({"expiresAt": "later"}),
+            json!({"authFingerprint": 5}),
+            json!("record"),
+        ];
+        for record in records {
+            let derived = serde_json::from_value::<PersistedAuth>(record.clone()).ok();
+            assert_eq!(PersistedAuth::read(&record).ok(), derived, "{record}");
+            if let Some(read) = derived {
+                assert_eq!(read.to_value(), serde_json::to_value(&read).unwrap_or_default(), "{record}");
+            }
+        }
+        // The one difference, on purpose: the derive also reads a struct from an array of its fields in
+        // order, which no build ever wrote; the hand reader refuses it.
+        assert!(PersistedAuth::read(&json!([{"id": 1}, 2])).is_err());
     }
 }

@@ -15,7 +15,9 @@
 //! | `auth-query` | a tab starts with a persisted record but no token in memory (bearer, after a reload) | answers with `auth-answer` when it holds auth |
 //! | `auth-answer {auth}` | in answer to `auth-query` | the asking tab adopts it when it still has none |
 
+use cachet_core::json::ObjectWriter;
 use cachet_core::protocol::{AuthChangeKind, PROTOCOL_VERSION};
+#[cfg(test)]
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -23,14 +25,15 @@ use crate::AuthData;
 
 pub use crate::settings::AUTH_CHANNEL;
 
-/// A message between tabs. Encoded by the derive; decoded by hand ([`TabMessage::from_wire`]), with the
-/// derive's decoder kept as the test's oracle.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
-#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+/// A message between tabs. Encoded and decoded by hand ([`TabMessage::to_wire`],
+/// [`TabMessage::from_wire`]: no serde in the client's wasm, `crate::json`), with the derive kept as the
+/// tests' oracle.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(test, derive(Serialize, Deserialize))]
+#[cfg_attr(test, serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase"))]
 pub(crate) enum TabMessage {
     /// The sender's auth changed.
-    #[serde(rename = "auth-changed")]
+    #[cfg_attr(test, serde(rename = "auth-changed"))]
     Changed {
         /// The `sw-auth-state-change` type.
         kind: AuthChangeKind,
@@ -38,44 +41,64 @@ pub(crate) enum TabMessage {
         auth: Option<AuthData>,
     },
     /// Who holds auth?
-    #[serde(rename = "auth-query")]
+    #[cfg_attr(test, serde(rename = "auth-query"))]
     Query,
     /// The answer to [`TabMessage::Query`].
-    #[serde(rename = "auth-answer")]
+    #[cfg_attr(test, serde(rename = "auth-answer"))]
     Answer {
         /// The sender's auth.
         auth: AuthData,
     },
 }
 
-#[derive(Serialize)]
-struct Envelope<'a> {
-    v: u32,
-    #[serde(flatten)]
-    message: &'a TabMessage,
-}
-
 impl TabMessage {
-    /// The wire text.
+    /// The wire text: `v`, `type`, then the fields in their declaration order, as the derive wrote it.
     pub(crate) fn to_wire(&self) -> String {
-        serde_json::to_string(&Envelope { v: PROTOCOL_VERSION, message: self }).unwrap_or_default()
+        let mut text = String::new();
+        let mut object = ObjectWriter::start(&mut text);
+        object.number("v", u64::from(PROTOCOL_VERSION));
+        let auth = |object: &mut ObjectWriter<'_>, auth: Option<&AuthData>| {
+            crate::json::write(object.member("auth"), &auth.map_or(Value::Null, AuthData::to_value));
+        };
+        match self {
+            TabMessage::Changed { kind, auth: given } => {
+                object.string("type", "auth-changed").string("kind", kind.as_str());
+                auth(&mut object, given.as_ref());
+            }
+            TabMessage::Query => {
+                object.string("type", "auth-query");
+            }
+            TabMessage::Answer { auth: given } => {
+                object.string("type", "auth-answer");
+                auth(&mut object, Some(given));
+            }
+        }
+        object.end();
+        text
     }
 
     /// Reads wire text; `None` for another version or anything unreadable (a tab of another build).
     ///
     /// Why by hand: serde's derive decodes an internally tagged enum by buffering the object in its
     /// private `Content` tree, which (with the float formatting its errors link) was about 15 KB of the
-    /// page's wasm, for this one enum. The fields are read off the parsed `Value` instead, each by its
-    /// own (plain) derive; the test runs the derive as the oracle over accepted and refused messages.
+    /// page's wasm, for this one enum; and since session 37 no serde decoder is in the client's wasm at
+    /// all. The test runs the derive as the oracle over accepted and refused messages. (An `auth` given
+    /// as an array, which the derive would take for AuthData's fields in order, is refused.)
     pub(crate) fn from_wire(text: &str) -> Option<TabMessage> {
         let value: Value = crate::json_body(text.as_bytes()).ok()?;
         if value.get("v").and_then(Value::as_u64) != Some(u64::from(PROTOCOL_VERSION)) {
             return None;
         }
-        let auth = |value: &Value| AuthData::deserialize(value).ok();
+        let auth = |value: &Value| AuthData::read(value.as_object()?).ok();
         match value.get("type")?.as_str()? {
             "auth-changed" => Some(TabMessage::Changed {
-                kind: AuthChangeKind::deserialize(value.get("kind")?).ok()?,
+                kind: match value.get("kind")?.as_str()? {
+                    "login" => AuthChangeKind::Login,
+                    "logout" => AuthChangeKind::Logout,
+                    "refresh" => AuthChangeKind::Refresh,
+                    "clear" => AuthChangeKind::Clear,
+                    _ => return None,
+                },
                 // A missing `auth` is none, as the derive reads an `Option` field.
                 auth: match value.get("auth") {
                     None | Some(Value::Null) => None,
@@ -122,6 +145,14 @@ mod tests {
         ];
         for message in &sent {
             let wire = message.to_wire();
+            let derived = serde_json::to_value(message).unwrap_or_default();
+            let mut written: Value = serde_json::from_str(&wire).unwrap_or_default();
+            assert_eq!(
+                written.as_object_mut().and_then(|object| object.remove("v")),
+                Some(1.into()),
+                "{wire}"
+            );
+            assert_eq!(written, derived, "{wire}");
             assert_eq!(TabMessage::from_wire(&wire).as_ref(), Some(message), "{wire}");
             assert_eq!(by_derive(&wire).as_ref(), Some(message), "{wire}");
         }

@@ -798,3 +798,13 @@ impl super::push::PushMessage {
         }
     }
 }
+
+impl SnapshotQuery {
+    /// A snapshot query given on its own (`window.cachet.getSnapshot(query)`), read as the worker reads
+    /// the one a `snapshot-request` carries (and as its derive reads it): an object, every member
+    /// optional, unknown members ignored.
+    pub fn read(value: &Value) -> Result<SnapshotQuery, ProtocolError> {
+        let object: Map = std::iter::once(("query".to_owned(), value.clone())).collect();
+        Fields { object: &object, kind: "getSnapshot query" }.snapshot_query("query")
+    }
+}

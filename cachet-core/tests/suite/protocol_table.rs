@@ -438,3 +438,29 @@ fn a_snapshot_is_written_as_its_derive_writes_it() {
         assert_eq!(StateSnapshot::from_value(snapshot.to_value()), Ok(snapshot));
     }
 }
+
+#[test]
+fn a_snapshot_query_given_alone_is_read_as_its_derive_reads_it() {
+    let texts = [
+        r#"{}"#,
+        r#"{"limit":5}"#,
+        r#"{"after":"u","tag":"t","operation":"Op","partition":"p","other":[1,2]}"#,
+        r#"{"after":null,"tag":null}"#,
+        r#"{"limit":null}"#,
+        r#"{"limit":-1}"#,
+        r#"{"limit":4294967296}"#,
+        r#"{"limit":2.5}"#,
+        r#"{"tag":5}"#,
+        r#"[1]"#,
+        r#""text""#,
+        r#"7"#,
+    ];
+    for text in texts {
+        let ours = cachet_core::protocol::SnapshotQuery::read(
+            &cachet_core::json::from_str(text).unwrap_or_default(),
+        )
+        .ok();
+        let derived = serde_json::from_str::<cachet_core::protocol::SnapshotQuery>(text).ok();
+        assert_eq!(ours, derived, "{text}");
+    }
+}
