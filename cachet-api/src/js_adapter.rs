@@ -59,7 +59,7 @@ impl JsAdapter {
         let kind: AuthType = kind_name.parse().map_err(|()| Error::InvalidArgument {
             what: "configure: auth.type".to_owned(),
             expected: "cookie, bearer or custom",
-            got: format!("{kind_name:?}"),
+            got: cachet_core::json::quoted(&kind_name),
         })?;
         let fallback: Box<dyn AuthAdapter> = match kind {
             AuthType::Cookie => Box::new(CookieAdapter::default()),

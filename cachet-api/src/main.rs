@@ -373,7 +373,9 @@ pub fn invalidate_by_tag(tags: JsValue) -> js_sys::Promise {
         let tags: Vec<String> = match to_json(&tags) {
             Value::String(tag) => vec![tag],
             value => {
-                let options = Value::Object(std::iter::once(("tags".to_owned(), value)).collect());
+                let mut options = serde_json::Map::new();
+                options.insert("tags".to_owned(), value);
+                let options = Value::Object(options);
                 strings(&options, "tags").map_err(fail)?.unwrap_or_default()
             }
         };

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 /// and `expires_at`; bearer auth adds `token`.
 ///
 /// `Debug` never prints the token. Its JSON (camelCase, an absent field left out) is what serde's derive
-/// reads and writes; the client itself reads and writes it by hand ([`AuthData::read`],
+/// reads and writes; the client itself reads and writes it by hand (`AuthData::read`,
 /// [`AuthData::to_value`]: no serde decoder in its wasm, `crate::json`), with the derive as the oracle.
 #[derive(Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -71,7 +71,7 @@ impl AuthData {
     /// Reads AuthData's JSON object as its derive does: unknown members ignored, an absent or `null`
     /// member is `None`, `expiresAt` any JSON number (JavaScript's `Date.now() + 0.5` is a float; a
     /// negative one is `None`). `Err` names the member of the wrong kind.
-    pub fn read(object: &Map<String, Value>) -> Result<AuthData, String> {
+    pub(crate) fn read(object: &Map<String, Value>) -> Result<AuthData, String> {
         let member = |name: &str| object.get(name).filter(|value| !value.is_null());
         let wrong = |name: &str, expected: &str| format!("`{name}`: expected {expected}");
         let token = match member("token") {

@@ -1,7 +1,7 @@
 //! JSON text to serde_json's tree and back, by cachet-core's reader and writer (`cachet_core::json`),
 //! which every context links anyway for its config and messages. The page client's own reads and
 //! writes (the auth record, the tabs' messages, a GraphQL body and answer, `window.cachet`'s values)
-//! go through here, and its records are read and written by hand ([`crate::AuthData::read`]): serde_json's
+//! go through here, and its records are read and written by hand ([`crate::AuthData::to_value`] and its reader): serde_json's
 //! text reader, its writer and serde's derived decoders are then linked only where an app asks for a
 //! typed value (`query_gql::<T>`, `HttpResponse::json::<T>`; the `_json` and `json_value` forms give
 //! the tree), not by the client itself (the bundler-free
@@ -66,9 +66,15 @@ pub fn from_core(value: core_json::Value) -> Value {
         core_json::Value::Number(number) => number_of(number.as_str()),
         core_json::Value::String(text) => Value::String(text),
         core_json::Value::Array(items) => Value::Array(items.into_iter().map(from_core).collect()),
-        core_json::Value::Object(members) => Value::Object(
-            members.into_iter().map(|(name, member)| (name, from_core(member))).collect::<Map<_, _>>(),
-        ),
+        core_json::Value::Object(members) => {
+            // Inserted one by one (a later member of the same name wins, as serde_json's reader has it):
+            // collecting would sort the members first, a sort of its own in the wasm.
+            let mut object = Map::new();
+            for (name, member) in members {
+                object.insert(name, from_core(member));
+            }
+            Value::Object(object)
+        }
     }
 }
 
