@@ -72,19 +72,12 @@ impl AuthData {
     /// member is `None`, `expiresAt` any JSON number (JavaScript's `Date.now() + 0.5` is a float; a
     /// negative one is `None`). `Err` names the member of the wrong kind.
     pub(crate) fn read(object: &Map<String, Value>) -> Result<AuthData, String> {
-        let member = |name: &str| object.get(name).filter(|value| !value.is_null());
-        let wrong = |name: &str, expected: &str| format!("`{name}`: expected {expected}");
-        let token = match member("token") {
-            None => None,
-            Some(Value::String(token)) => Some(token.clone()),
-            Some(_) => return Err(wrong("token", "a string")),
-        };
-        let expires_at = match member("expiresAt") {
-            None => None,
-            Some(Value::Number(number)) => millis_of(number.as_f64().unwrap_or(f64::NAN)),
-            Some(_) => return Err(wrong("expiresAt", "a number")),
-        };
-        Ok(AuthData { token, user: member("user").cloned(), expires_at })
+        let members = Members(object);
+        Ok(AuthData {
+            token: members.string("token")?,
+            user: members.get("user").cloned(),
+            expires_at: members.millis("expiresAt")?,
+        })
     }
 
     /// Its JSON object, as its derive writes it: camelCase, the absent fields left out.
@@ -142,8 +135,38 @@ pub(crate) fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Optio
 }
 
 /// Unix milliseconds from a number: `None` for a negative or non-finite one.
-pub(crate) fn millis_of(number: f64) -> Option<u64> {
+fn millis_of(number: f64) -> Option<u64> {
     (number.is_finite() && number >= 0.0).then_some(number as u64)
+}
+
+/// The members of a record's JSON object as serde's derive reads them: unknown members ignored, an
+/// absent or `null` member `None`; a member of the wrong kind is an error naming it. The one reader of
+/// [`AuthData::read`] and the auth record's (`session::store`).
+pub(crate) struct Members<'a>(pub(crate) &'a Map<String, Value>);
+
+impl Members<'_> {
+    /// The member `name`, unless absent or `null`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name).filter(|value| !value.is_null())
+    }
+
+    /// A string member.
+    pub(crate) fn string(&self, name: &str) -> Result<Option<String>, String> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(format!("`{name}`: expected a string")),
+        }
+    }
+
+    /// Unix milliseconds from any JSON number ([`millis`]'s reading).
+    pub(crate) fn millis(&self, name: &str) -> Result<Option<u64>, String> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Number(number)) => Ok(millis_of(number.as_f64().unwrap_or(f64::NAN))),
+            Some(_) => Err(format!("`{name}`: expected a number")),
+        }
+    }
 }
 
 /// What `getAuthState()` returns (SPEC §2).

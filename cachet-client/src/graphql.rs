@@ -173,7 +173,7 @@ impl Client {
                     body: truncate(&response.text(), 2048),
                 });
             }
-            let result: Value = crate::json_body(&response.body).map_err(|error| Error::Decode {
+            let result: Value = crate::json::read(&response.body).map_err(|error| Error::Decode {
                 what: format!("the GraphQL result of {url}"),
                 message: error.to_string(),
             })?;

@@ -141,7 +141,7 @@ impl HttpResponse {
 
     /// The body as a JSON tree, read by cachet-core's reader (`crate::json`: no serde decoder).
     pub fn json_value(&self) -> Result<serde_json::Value, Error> {
-        crate::json_body(&self.body).map_err(|error| Error::Decode {
+        crate::json::read(&self.body).map_err(|error| Error::Decode {
             what: format!("the body of {}", self.url),
             message: error.to_string(),
         })

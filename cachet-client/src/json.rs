@@ -15,7 +15,9 @@
 use cachet_core::json::{self as core_json, write_list, write_string, write_u64, ObjectWriter};
 use serde_json::{Map, Number, Value};
 
-/// Reads a JSON text into serde_json's tree; an error names what is wrong and where.
+/// Reads a JSON text into serde_json's tree; an error names what is wrong and where. Every JSON text the
+/// page client reads goes through here; a typed value an app asks for is read from the tree
+/// (`serde_json::from_value`).
 pub fn read(bytes: &[u8]) -> Result<Value, core_json::Error> {
     core_json::from_slice(bytes).map(from_core)
 }

@@ -77,13 +77,6 @@
 //! ```
 #![deny(missing_docs)]
 
-/// A JSON text as serde_json's tree, by cachet-core's reader ([`json::read`]): every JSON text the page
-/// client reads goes through here, and a typed value an app asks for is read from the tree
-/// (`serde_json::from_value`).
-pub(crate) fn json_body(bytes: &[u8]) -> Result<serde_json::Value, cachet_core::json::Error> {
-    json::read(bytes)
-}
-
 pub mod adapter;
 pub mod auth_data;
 mod builder;

@@ -91,7 +91,7 @@ async fn call(key: JsValue, ms: u32) -> Result<Option<Value>, Error> {
     })?;
     text.as_string()
         .map(|text| {
-            crate::json_body(text.as_bytes()).map_err(|error| Error::Decode {
+            crate::json::read(text.as_bytes()).map_err(|error| Error::Decode {
                 what: "the push subscription".into(),
                 message: error.to_string(),
             })

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 #[cfg(test)]
 use crate::auth_data::millis;
-use crate::auth_data::millis_of;
+use crate::auth_data::Members;
 use crate::AuthData;
 use crate::Error;
 
@@ -38,7 +38,7 @@ impl AuthStore {
     /// absent, reported on the console with what is wrong with it.
     pub(crate) async fn load(&self) -> Result<Option<PersistedAuth>, Error> {
         let Some(text) = self.read(KEY).await? else { return Ok(None) };
-        let record = crate::json_body(text.as_bytes())
+        let record = crate::json::read(text.as_bytes())
             .map_err(|error| error.to_string())
             .and_then(|value| PersistedAuth::read(&value));
         match record {
@@ -119,18 +119,12 @@ impl PersistedAuth {
     /// member `None`; `Err` says what is wrong.
     pub(crate) fn read(value: &Value) -> Result<PersistedAuth, String> {
         let Value::Object(object) = value else { return Err("expected an object".to_owned()) };
-        let member = |name: &str| object.get(name).filter(|value| !value.is_null());
-        let expires_at = match member("expiresAt") {
-            None => None,
-            Some(Value::Number(number)) => millis_of(number.as_f64().unwrap_or(f64::NAN)),
-            Some(_) => return Err("`expiresAt`: expected a number".to_owned()),
-        };
-        let auth_fingerprint = match member("authFingerprint") {
-            None => None,
-            Some(Value::String(fingerprint)) => Some(fingerprint.clone()),
-            Some(_) => return Err("`authFingerprint`: expected a string".to_owned()),
-        };
-        Ok(PersistedAuth { user: member("user").cloned(), expires_at, auth_fingerprint })
+        let members = Members(object);
+        Ok(PersistedAuth {
+            user: members.get("user").cloned(),
+            expires_at: members.millis("expiresAt")?,
+            auth_fingerprint: members.string("authFingerprint")?,
+        })
     }
 
     /// The record's JSON, as its derive wrote it (every member, `null` when absent).

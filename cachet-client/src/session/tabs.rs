@@ -85,7 +85,7 @@ impl TabMessage {
     /// all. The test runs the derive as the oracle over accepted and refused messages. (An `auth` given
     /// as an array, which the derive would take for AuthData's fields in order, is refused.)
     pub(crate) fn from_wire(text: &str) -> Option<TabMessage> {
-        let value: Value = crate::json_body(text.as_bytes()).ok()?;
+        let value: Value = crate::json::read(text.as_bytes()).ok()?;
         if value.get("v").and_then(Value::as_u64) != Some(u64::from(PROTOCOL_VERSION)) {
             return None;
         }
