@@ -448,14 +448,18 @@ async function toWhole(event, answered, early, name) {
 // has its POST body read here and is named (`nameOf`): one whose name the shim finds is answered from
 // it (`servedAlone`); otherwise the start module is loaded then, and gets the body. The engine gets a
 // function of the body to the request's name, which it calls only for a hit it names (`sw::names`): a
-// warm worker's requests cost the shim no hash.
+// warm worker's requests cost the shim no hash. A warm engine's name is given once the worker is quiet
+// (`whenQuiet`): a name serves only a later cold start, and written (then forgotten by the next
+// invalidation) amid a burst of requests its Cache Storage work held the burst's mutations and their
+// `cache-invalidated` up (BENCHMARKS.md, session 38). The engine writes nothing a change overtook.
 async function answer(event, early) {
   const request = event.request;
   let body;
   let name;
   if (request.mode !== 'navigate' && CAN_NAME) {
     if (engineReady) {
-      name = (read) => nameOf(request, read);
+      name = (read) => new Promise((quiet) => whenQuiet(event, async () => quiet()))
+        .then(() => nameOf(request, read));
     } else {
       // A body that cannot be read names nothing (the engine meets the same failure).
       const read = request.method === 'POST' ? await request.arrayBuffer().then((bytes) => new Uint8Array(bytes), () => null) : undefined;

@@ -26,7 +26,9 @@
 //! is found absent or different by the shim. Whole-cache deletion keeps an invalidation constant-time, as
 //! the generations do: the names come back as the engine answers hits again.
 //!
-//! A name is written by the whole engine after its answer is given, and only if no [`forget_all`] began
+//! A name is written by the whole engine after its answer is given, once the worker is quiet (the shim
+//! gives a warm engine the name through its `whenQuiet`: amid a burst, a name written and then forgotten
+//! by the burst's mutation cost the mutation its time), and only if no [`forget_all`] began
 //! since the request's job began ([`epoch`]): the check runs after the cache is opened and the write is
 //! issued in the same step, so a write either lands before the deletion (and goes with the cache) or in
 //! the deleted cache, which nobody reads again. The start module writes none (it links no write, as it
@@ -62,6 +64,11 @@ thread_local! {
     static WRITTEN: RefCell<Vec<(String, u64)>> = const { RefCell::new(Vec::new()) };
     /// What the start module's hits served alone are named from, for the whole engine ([`take_handed`]).
     static HANDED: RefCell<Vec<Array>> = const { RefCell::new(Vec::new()) };
+    /// Whether the names cache holds nothing, as far as this instance knows: set as a deletion of it is
+    /// issued, cleared as a write is (and when a deletion fails). Not known at an instance's start (an
+    /// earlier instance may have written names); only the whole engine writes names, and a build has its
+    /// own cache.
+    static EMPTY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The number of the last [`forget_all`] this instance began: a job notes it before it looks up.
@@ -79,11 +86,28 @@ fn cache_name() -> String {
 
 /// Forgets every name (deletes the build's names cache), before what changes an answer is acknowledged.
 /// A write of a job begun earlier is never kept (see the module's doc).
-pub async fn forget_all() -> Result<(), Error> {
+///
+/// Begun by the call, not by the first poll: the epoch moves and the deletion is issued before this
+/// returns, and the future only awaits it. A request issued after the call reaches Cache Storage after
+/// the deletion: the browser runs an origin's Cache Storage operations in the order they were issued, a
+/// cache's deletion alone (Chromium's `CacheStorageScheduler`). So an invalidation, the one change
+/// frequent enough for the deletion's time to count, issues it and leaves its end to the background
+/// (`super::invalidate`); a sign-in, a sign-out and clear-all await it. Nothing is deleted when this
+/// instance deleted the cache and wrote no name since ([`EMPTY`]).
+pub fn forget_all() -> impl std::future::Future<Output = Result<(), Error>> {
     EPOCH.with(|epoch| epoch.set(epoch.get() + 1));
     WRITTEN.with(|written| written.borrow_mut().clear());
-    await_js("caches.delete", cache_storage()?.delete(&cache_name())).await?;
-    Ok(())
+    let deleting = match EMPTY.replace(true) {
+        true => Ok(None),
+        false => cache_storage()
+            .map(|storage| Some(storage.delete(&cache_name())))
+            .inspect_err(|_| EMPTY.set(false)),
+    };
+    async move {
+        let Some(deleting) = deleting? else { return Ok(()) };
+        await_js("caches.delete", deleting).await.inspect_err(|_| EMPTY.set(false))?;
+        Ok(())
+    }
 }
 
 /// Whether this instance named `url`'s entry until `until` since its last [`forget_all`].
@@ -149,6 +173,7 @@ impl Naming {
             Response::new_with_opt_str_and_init(None, &init).map_err(|e| Error::js("new Response", e))?;
         // Issued in the same step as the check above (see the module's doc).
         let put = cache.put_with_str(&name, &pointer);
+        EMPTY.set(false);
         await_js("cache.put", put).await?;
         WRITTEN.with(|written| {
             let mut written = written.borrow_mut();

@@ -28,6 +28,7 @@ use super::http::await_js;
 use super::store::{cache_storage, exclusive_writes, forget_entries, open_cache};
 use super::tag_index::{self, Indexed};
 use crate::Error;
+use futures::future::LocalBoxFuture;
 
 /// Entries deleted per batch of cache deletes.
 pub const BATCH: usize = 100;
@@ -40,10 +41,11 @@ pub const BUDGET: usize = 2_000;
 /// older than this whose entry is still missing is healed by a later pass.
 pub const LANDING_MS: u64 = 30_000;
 
-/// The sweep of `tags`' stale entries, as a promise for `waitUntil`. Failures are reported on the
-/// console: the entries stay absent to lookups, and the next start's pass tries again.
-pub(crate) fn after_invalidation(tags: Vec<String>) -> Promise {
-    spawn(Some(tags))
+/// The sweep of `tags`' stale entries, as a promise for `waitUntil`, once `forgetting` (the request
+/// names' deletion the invalidation issued, `super::names::forget_all`) is done. Failures are reported
+/// on the console: the entries stay absent to lookups, and the next start's pass tries again.
+pub(crate) fn after_invalidation(tags: Vec<String>, forgetting: LocalBoxFuture<'static, Result<(), Error>>) -> Promise {
+    spawn(Some(tags), Some(forgetting))
 }
 
 thread_local! {
@@ -54,12 +56,18 @@ thread_local! {
 /// Begins this worker instance's start-up pass, once, handed to `background` (`waitUntil`).
 pub(crate) fn start_once(background: &dyn Fn(Promise)) {
     if !STARTED.with(|started| started.replace(true)) {
-        background(spawn(None));
+        background(spawn(None, None));
     }
 }
 
-fn spawn(tags: Option<Vec<String>>) -> Promise {
+fn spawn(tags: Option<Vec<String>>, forgetting: Option<LocalBoxFuture<'static, Result<(), Error>>>) -> Promise {
     wasm_bindgen_futures::future_to_promise(async move {
+        if let Some(Err(error)) = match forgetting {
+            Some(forgetting) => Some(forgetting.await),
+            None => None,
+        } {
+            web_sys::console::error_1(&format!("cachet: forgetting the request names: {error}").into());
+        }
         match sweep(tags.as_deref()).await {
             Ok(report) if report.deleted() > 0 => web_sys::console::info_1(
                 &format!(
