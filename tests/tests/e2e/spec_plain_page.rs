@@ -173,6 +173,37 @@ async fn a_page_on_another_config_than_its_worker_says_so_and_follows_the_worker
     Ok(())
 }
 
+/// A worker that never tells its config (its whole engine cannot load: the server holds it, and the
+/// start module leaves the page's messages to it) leaves the page on the config it was given, and the
+/// page says so on the console once its wait is over (`service_worker_timeout`, 10 s), naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_never_tells_its_config_is_named_on_the_console() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    record_console(&harness).await?;
+    harness.open_plain_page("auth=cookie").await?;
+    crate::start_module::stop_with_the_whole_engine_held(&harness).await?;
+    // A new page, whose client asks the worker before its first call.
+    harness.open_plain_page("auth=cookie").await?;
+    harness
+        .run_async(
+            "cachet.queryGql('query GetTodos { todos { title } }').catch(() => undefined); done(true);",
+        )
+        .await?;
+    let line = harness
+        .wait_for(
+            "the page to say the worker did not tell its config",
+            "window.__console.find((line) => line.includes('did not tell its config'))",
+        )
+        .await?;
+    assert_eq!(
+        line,
+        json!("warn: cachet: the Service Worker did not tell its config within 10000 ms; this page keeps the config in cachet-api.bundle.js")
+    );
+    assert_eq!(harness.eval("cachet.getConfig()").await?["source"], json!("bundled"));
+    harness.test_hook("/__test/release-static").await?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_worker_on_another_config_is_followed_by_the_open_page() -> Result<()> {
     let harness = Harness::start(AuthMode::Cookie).await?;
