@@ -150,9 +150,12 @@ impl Naming {
     pub async fn write(self) -> Result<JsValue, JsValue> {
         let name = await_js("the request's name", self.name).await?.as_string();
         let Some(name) = name else { return Ok(JsValue::UNDEFINED) };
-        if written(&self.entry.url, self.until) {
+        // A change since the job began (the name waits for the worker to be quiet): no name, and no
+        // names cache opened (which would make again the cache a sign-out or clear-all just deleted).
+        if written(&self.entry.url, self.until) || epoch() != self.epoch {
             return Ok(JsValue::UNDEFINED);
         }
+        // Opened in the same step as the check above, so before any deletion a later change issues.
         let cache = open_cache(&cache_name()).await?;
         if epoch() != self.epoch {
             return Ok(JsValue::UNDEFINED);
