@@ -170,10 +170,26 @@ fn screenshot(root: &std::path::Path, out: &str) -> Result<()> {
 /// an app: the plain page needs only SPEC's two scripts.
 fn build_app(path: &std::ffi::OsStr) -> Result<()> {
     run::step("build the todo app with trunk (release, wasm-opt -Oz)", || {
-        // trunk copies wasm-bindgen's `snippets/` from one output directory that nothing empties: a
-        // snippet an earlier build wrote (a file renamed since) would be shipped, and precached.
-        let _ = std::fs::remove_dir_all("target/wasm-bindgen/release/snippets");
-        run::command(path, "trunk", &["build", "--release"])
+        for attempt in 1..=3 {
+            // trunk copies wasm-bindgen's `snippets/` from one output directory that nothing empties: a
+            // snippet an earlier build wrote (a file renamed since) would be shipped, and precached.
+            let _ = std::fs::remove_dir_all("target/wasm-bindgen/release/snippets");
+            run::command(path, "trunk", &["build", "--release"])?;
+            // trunk runs the links' wasm-bindgen side by side into that one directory, each writing the
+            // same snippets again: it once hashed `page.js` while another run had it empty, and the app
+            // would not load (its `integrity` was the empty file's). Checked, and built again.
+            let wrong = integrity_mismatches(std::path::Path::new("dist"))?;
+            if wrong.is_empty() {
+                return Ok(());
+            }
+            eprintln!(
+                "[xtask] dist/index.html's integrity does not match {} (attempt {attempt})",
+                wrong.join(", ")
+            );
+        }
+        anyhow::bail!(
+            "trunk wrote an integrity into dist/index.html that its files do not match, three times"
+        )
     })?;
     run::step("write the app's config into dist/cachet/cachet-api.bundle.js", || {
         let config = cachet_cli::read_config(std::path::Path::new("examples/todo-app"))
@@ -185,6 +201,28 @@ fn build_app(path: &std::ffi::OsStr) -> Result<()> {
         std::fs::write(bundle_path, configured)?;
         Ok(())
     })
+}
+
+/// The files `dist/index.html` names with an `integrity="sha384-..."` that their bytes in `dist` do not
+/// match (or that are missing).
+fn integrity_mismatches(dist: &std::path::Path) -> Result<Vec<String>> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let html = std::fs::read_to_string(dist.join("index.html"))?;
+    let mut wrong = Vec::new();
+    for tag in html.split('<').filter(|tag| tag.contains("integrity=\"sha384-")) {
+        let attribute = |name: &str| {
+            let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+            tag[start..].find('"').map(|end| &tag[start..start + end])
+        };
+        let (Some(href), Some(integrity)) = (attribute("href"), attribute("integrity")) else { continue };
+        let bytes = std::fs::read(dist.join(href.trim_start_matches('/'))).unwrap_or_default();
+        let actual = base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(&bytes));
+        if integrity.strip_prefix("sha384-") != Some(actual.as_str()) {
+            wrong.push(href.to_owned());
+        }
+    }
+    Ok(wrong)
 }
 
 /// The crates meant for crates.io (the others say `publish = false`).
@@ -344,4 +382,37 @@ fn test(root: &std::path::Path) -> Result<()> {
     })?;
     println!("[xtask] all tests passed in {:.0?}", started.elapsed());
     Ok(())
+}
+
+#[cfg(test)]
+mod integrity_tests {
+    use super::integrity_mismatches;
+
+    /// A file whose bytes match its `integrity` passes; one hashed while empty (what trunk wrote once)
+    /// and one missing are named.
+    #[test]
+    fn an_integrity_the_file_does_not_match_is_named() -> anyhow::Result<()> {
+        let dist = std::env::temp_dir().join(format!("cachet-xtask-integrity-{}", std::process::id()));
+        std::fs::create_dir_all(dist.join("snippets"))?;
+        std::fs::write(dist.join("app.js"), "export const a = 1;\n")?;
+        std::fs::write(dist.join("snippets/page.js"), "export function f() {}\n")?;
+        let sha = |text: &str| {
+            use base64::Engine as _;
+            use sha2::Digest as _;
+            base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(text.as_bytes()))
+        };
+        let html = format!(
+            r#"<head><link rel="modulepreload" href="/app.js" crossorigin="anonymous" integrity="sha384-{}"><link rel="modulepreload" href="/snippets/page.js" integrity="sha384-{}"><link rel="preload" href="/gone.wasm" integrity="sha384-{}" as="fetch"><link rel="stylesheet" href="/style.css"></head>"#,
+            sha("export const a = 1;\n"),
+            sha(""),
+            sha("wasm")
+        );
+        std::fs::write(dist.join("index.html"), html)?;
+        assert_eq!(integrity_mismatches(&dist)?, ["/snippets/page.js", "/gone.wasm"]);
+        std::fs::write(dist.join("snippets/page.js"), "")?;
+        std::fs::write(dist.join("gone.wasm"), "wasm")?;
+        assert!(integrity_mismatches(&dist)?.is_empty());
+        std::fs::remove_dir_all(&dist)?;
+        Ok(())
+    }
 }
