@@ -370,6 +370,62 @@ async fn clear_all_purges_cachets_caches_and_index_but_keeps_the_wasm_and_foreig
     assert!(urls_tagged(&index, &["x".into()]).await.is_empty(), "the tag index is empty");
 }
 
+/// A query answered while a clear-all is deleting the caches (its job begun after the purge did, so
+/// not a stale answer) is stored whole once the purge is done: its record with its entry. Found by
+/// `chaos_killed_mid_write` on CI (a record without its entry after a completed clear-all): the store
+/// opened its cache before it waited for the clear-all's writes, and put its answer into the cache the
+/// purge then deleted, while its record went into the index. Here the clear-all's deletion of the
+/// document cache is held until the store's first steps have run.
+#[wasm_bindgen_test]
+async fn an_answer_that_arrives_during_a_clear_all_is_stored_whole_after_it() {
+    use cachet_worker::sw::messages::clear_all;
+    let global = js_sys::global();
+    let index = open_index().await;
+    let url = "https://t.invalid/__cachet/gql/anonymous/during-clear-all";
+    let deleting = js_sys::Function::new_with_args(
+        "name",
+        "const proto = self.CacheStorage.prototype; const del = proto.delete;
+         return new Promise((resolve) => { proto.delete = function (asked) {
+           if (asked !== name) return del.call(this, asked);
+           proto.delete = del; resolve(true);
+           return new Promise((done) => { self.__releaseDelete = () => done(del.call(this, asked)); }); }; });",
+    )
+    .call1(&global, &DOCUMENT_CACHE.into())
+    .unwrap();
+    let (cleared_tx, cleared) = futures::channel::oneshot::channel();
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = cleared_tx.send(clear_all().await);
+    });
+    JsFuture::from(Promise::from(deleting)).await.unwrap();
+    // The purge holds the writes and is deleting the caches: a query's answer arrives.
+    let mut target = graphql_target(r#"{"data":{"x":1}}"#, url, &index, &["x"]);
+    target.job.strategy = Strategy::NetworkFirst;
+    let background: Rc<RefCell<Vec<Promise>>> = Rc::default();
+    let collector = background.clone();
+    let answer = respond(target, Rc::new(move |promise| collector.borrow_mut().push(promise))).await;
+    assert_eq!(answer.unwrap().status(), 200);
+    // The store begins a task after the answer (`after_answer`, its timer set once the microtasks
+    // after the answer have run): a task queued after a first one runs after the store's first steps,
+    // which end in Cache Storage or in the wait for the purge's writes.
+    let task = js_sys::Function::new_no_args("return new Promise((r) => setTimeout(r, 0));");
+    for _ in 0..2 {
+        JsFuture::from(Promise::from(task.call0(&global).unwrap())).await.unwrap();
+    }
+    js_sys::Function::new_no_args("self.__releaseDelete();").call0(&global).unwrap();
+    cleared.await.unwrap().unwrap();
+    let pending = background.borrow_mut().drain(..).collect::<Vec<_>>();
+    for promise in pending {
+        JsFuture::from(promise).await.unwrap();
+    }
+
+    let recorded = index.beyond(DOCUMENT_CACHE, 0).await.unwrap();
+    let cache = open_cache(DOCUMENT_CACHE).await.unwrap();
+    let entry = !JsFuture::from(cache.match_with_str(url)).await.unwrap().is_undefined();
+    assert_eq!((recorded, entry), (vec![url.to_owned()], true), "its record, and its entry");
+    index.remove(&[url.to_owned()]).await.unwrap();
+    JsFuture::from(cache.delete_with_str(url)).await.unwrap();
+}
+
 /// Answers `respond` and runs its background work to the end.
 async fn respond_settled(target: &Target, strategy: Strategy) -> Result<Response, Error> {
     let background: Rc<RefCell<Vec<Promise>>> = Rc::default();

@@ -163,6 +163,8 @@ pub struct Consistency {
     pub entries_without_record: usize,
     /// Index records whose entry is gone.
     pub records_without_entry: usize,
+    /// Those records, `(url, cache)`: what a failure names.
+    pub without_entry: Vec<(String, String)>,
     /// Entries per cache.
     pub per_cache: BTreeMap<String, usize>,
     /// A hash of every entry and record read (cache and URL), so that two reads agree only when nothing
@@ -203,7 +205,8 @@ pub async fn consistency(harness: &Harness) -> Result<Consistency> {
             seen.insert(key, ());
         }
     }
-    found.records_without_entry = records.keys().filter(|key| !seen.contains_key(*key)).count();
+    found.without_entry = records.keys().filter(|key| !seen.contains_key(*key)).cloned().collect();
+    found.records_without_entry = found.without_entry.len();
     let mut hasher = std::hash::DefaultHasher::new();
     std::hash::Hash::hash(
         &(records.keys().collect::<Vec<_>>(), seen.keys().collect::<Vec<_>>()),

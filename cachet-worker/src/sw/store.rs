@@ -88,6 +88,9 @@ impl Store<Response, Error> for CacheStore {
         keep: u32,
         now: u64,
     ) -> Result<bool, Error> {
+        // The writes first, then the cache: a cache opened before a clear-all's deletion and written
+        // after it would take the answer out of sight while its record stays (RELIABILITY.md).
+        let _writing = exclusive_writes().await;
         let cache = &open_cache(entry.cache).await?;
         // Marked `X-Cachet-Source: cache` as stored, so that a hit needs no new response around it.
         let stamp = stamp_header(self.generation, tags);
@@ -102,7 +105,6 @@ impl Store<Response, Error> for CacheStore {
         let details = EntryDetails::describe(&self.request_url, self.body.as_deref(), size, self.strategy);
         // The record before the entry: a worker stopped between the two leaves a record without its
         // entry (a miss, stored again), never an entry that no invalidation can find (RELIABILITY.md).
-        let _writing = exclusive_writes().await;
         self.index.record_with(&entry.url, entry.cache, tags, self.generation, now, &details).await?;
         let put = put_or_evict_and_retry(cache, &self.index, entry, &stored).await;
         // An invalidation of its tags that began while this answer was on its way may have missed it

@@ -200,7 +200,12 @@ async fn a_worker_stopped_mid_write_leaves_a_consistent_store_and_loses_no_mutat
     );
     println!("most records left without their entry by one run: {worst_without_entry}");
     assert_eq!(worst_without_record, 0, "an entry escaped its index record (it would escape invalidation)");
-    assert_eq!((after.entries, after.records_without_entry), (0, 0), "a completed clear-all left something");
+    assert_eq!(
+        (after.entries, after.records_without_entry),
+        (0, 0),
+        "a completed clear-all left something; records without their entry: {:?}",
+        after.without_entry
+    );
     assert_eq!((lost, twice), (0, 0), "queued mutations lost, applied twice; the queue: {stored}");
     assert_eq!(queue_summary(&stored), "0 items, 0 dead letters");
     Ok(())
