@@ -26,6 +26,13 @@ use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};
 use todo_backend::{AuthMode, RunningServer, ServerConfig};
 
+/// A page expression: a promise of how many request names the origin's names caches hold
+/// (`cachet-names-<build>`, cachet-worker's `sw::names`), read from the page without waking the worker.
+pub const COUNT_NAMES: &str =
+    "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
+  .map((name) => caches.open(name).then((cache) => cache.keys()))))
+  .then((keys) => keys.reduce((sum, list) => sum + list.length, 0))";
+
 /// How long any single wait for the page may take before the test fails.
 pub const WAIT: Duration = Duration::from_secs(20);
 

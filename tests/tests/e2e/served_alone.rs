@@ -10,7 +10,7 @@
 //! and one it answers says `cache` without reaching the server.
 
 use anyhow::{ensure, Result};
-use cachet_e2e::Harness;
+use cachet_e2e::{Harness, COUNT_NAMES};
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
 
@@ -30,13 +30,7 @@ async fn query(harness: &Harness, name: &str) -> Result<Value> {
 
 /// How many request names the names caches hold (every build's).
 async fn names(harness: &Harness) -> Result<u64> {
-    let count = harness
-        .run_async(
-            "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
-               .map((name) => caches.open(name).then((cache) => cache.keys()))))
-               .then((keys) => done(keys.reduce((sum, list) => sum + list.length, 0)));",
-        )
-        .await?;
+    let count = harness.run_async(&format!("{COUNT_NAMES}.then(done);")).await?;
     Ok(count.as_u64().unwrap_or_default())
 }
 

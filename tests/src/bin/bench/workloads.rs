@@ -376,12 +376,8 @@ async fn named_when_quiet(browser: &Browser, variant: Variant) -> Result<()> {
     if variant != Variant::Cachet {
         return Ok(());
     }
-    let names =
-        "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
-        .map((name) => caches.open(name).then((cache) => cache.keys()))))
-        .then((keys) => keys.reduce((sum, list) => sum + list.length, 0))";
     let started = std::time::Instant::now();
-    while browser.call(names).await?.as_u64().unwrap_or_default() == 0 {
+    while browser.call(cachet_e2e::COUNT_NAMES).await?.as_u64().unwrap_or_default() == 0 {
         if started.elapsed() > std::time::Duration::from_secs(5) {
             bail!("cachet: cold start: the stored query was never named");
         }
