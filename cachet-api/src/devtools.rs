@@ -14,7 +14,7 @@ use cachet_core::protocol::SnapshotQuery;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{stringify, text_of, to_json};
+use crate::convert::{stringify, text_of, to_js, to_json};
 use crate::{client, fail, promise};
 
 /// A JS value that must be an array whose every item `item` reads, else an `invalid` error naming
@@ -48,15 +48,15 @@ pub fn get_snapshot(query: JsValue) -> js_sys::Promise {
                 })
             })?,
         };
-        let snapshot = client()?.devtools_snapshot(query).await.map_err(fail)?;
-        Ok(snapshot_to_js(&snapshot))
+        snapshot(query).await
     })
 }
 
-/// The snapshot as a JS object: its JSON written by hand (the worker's writer), parsed by the browser.
-fn snapshot_to_js(snapshot: &cachet_core::protocol::StateSnapshot) -> JsValue {
-    // The text is JSON cachet wrote: it parses.
-    js_sys::JSON::parse(&snapshot.to_json()).unwrap_or(JsValue::NULL)
+/// The worker's snapshot as a JS object, as the worker wrote it (`devtools_snapshot_tree`: the page
+/// only shows it, so its wasm decodes it into no typed snapshot and writes none back).
+async fn snapshot(query: SnapshotQuery) -> Result<JsValue, JsValue> {
+    let tree = client()?.devtools_snapshot_tree(query).await.map_err(fail)?;
+    Ok(to_js(&cachet_client::json::from_core(tree)))
 }
 
 /// `deadLetters()`: the snapshot's `queue.deadLetters`, as `getSnapshot` shows them.
@@ -64,7 +64,7 @@ fn snapshot_to_js(snapshot: &cachet_core::protocol::StateSnapshot) -> JsValue {
 pub fn dead_letters() -> js_sys::Promise {
     promise(async move {
         let query = SnapshotQuery { limit: 1, ..SnapshotQuery::default() };
-        let snapshot = snapshot_to_js(&client()?.devtools_snapshot(query).await.map_err(fail)?);
+        let snapshot = snapshot(query).await?;
         let queue = js_sys::Reflect::get(&snapshot, &"queue".into())?;
         js_sys::Reflect::get(&queue, &"deadLetters".into())
     })

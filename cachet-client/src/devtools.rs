@@ -44,15 +44,25 @@ impl Client {
         query: SnapshotQuery,
     ) -> futures::future::LocalBoxFuture<'a, Result<StateSnapshot, Error>> {
         Box::pin(async move {
+            StateSnapshot::from_value(self.devtools_snapshot_tree(query).await?).map_err(|error| {
+                Error::Decode { what: "the service worker's snapshot".to_owned(), message: error.to_string() }
+            })
+        })
+    }
+
+    /// [`Client::devtools_snapshot`] as the worker wrote it, a JSON tree, not decoded: for a page that
+    /// only shows it (the bundler-free API's `getSnapshot`, whose wasm then links neither the snapshot's
+    /// decoder nor its writer). The worker's answer is a snapshot all the same: any other is an error.
+    #[inline(never)]
+    pub fn devtools_snapshot_tree<'a>(
+        &'a self,
+        query: SnapshotQuery,
+    ) -> futures::future::LocalBoxFuture<'a, Result<cachet_core::json::Value, Error>> {
+        Box::pin(async move {
             let answered =
                 self.devtools_call(|request_id| PageToSw::SnapshotRequest { request_id, query }).await?;
             match answered.answer {
-                SwToPage::Snapshot { snapshot, .. } => {
-                    StateSnapshot::from_value(snapshot).map_err(|error| Error::Decode {
-                        what: "the service worker's snapshot".to_owned(),
-                        message: error.to_string(),
-                    })
-                }
+                SwToPage::Snapshot { snapshot, .. } => Ok(snapshot),
                 _ => Err(answered.unexpected()),
             }
         })
