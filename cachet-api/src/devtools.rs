@@ -2,7 +2,7 @@
 //!
 //! | `window.cachet.` | Resolves to |
 //! |---|---|
-//! | `getSnapshot({ after?, limit?, tag?, operation?, partition? })` | the Service Worker's snapshot: `{ build, config, online, identity, entries: { items, next, scanned }, tags, queue: { online, pending, inFlight, deadLetters }, problems, notStored: [{ url, request, reason, why, at }], ignoredPushes: [why] }` |
+//! | `getSnapshot({ after?, limit?, tag?, operation?, partition? })` | the Service Worker's snapshot as it wrote it: `{ build, config, online, identity, entries: { items, next, scanned }, tags, queue: { online, pending, inFlight, deadLetters }, problems, notStored: [{ url, request, reason, why, at }], ignoredPushes: [why] }` (a worker of an earlier build may leave out `notStored` and `ignoredPushes`) |
 //! | `deadLetters()` | `[{ id, operation, variables, attempts, reason, at }]` |
 //! | `retryDeadLetters(ids)`, `discardDeadLetters(ids)` | `undefined`; rejects (`kind: 'service-worker'`) naming an id that is not a dead letter |
 //! | `dropEntries(urls)` | `undefined` |
