@@ -368,12 +368,21 @@ impl Harness {
     /// current window, and waits until `cachet.ready` and until the Service Worker controls the page.
     pub async fn open_plain_page(&self, query: &str) -> Result<()> {
         self.client.goto(&format!("{}/plain-page/?{query}", self.url())).await?;
+        // Bounded in the page (below WebDriver's 30 s script timeout), so that a page that never gets
+        // ready says how far it got: which stage, and the resources that had loaded by then.
         let ready = self
             .run_async(
-                "cachet.ready.then(() => navigator.serviceWorker.ready).then(() => {
-                   if (navigator.serviceWorker.controller) return done(true);
-                   navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
-                 }, (error) => done(String(error)));",
+                "let stage = typeof cachet === 'undefined' ? 'no window.cachet' : 'cachet.ready';
+                 const late = setTimeout(() => done(`not ready within 20 s, waiting for ${stage}; controlled: ${
+                   !!navigator.serviceWorker.controller}; loaded: ${performance.getEntriesByType('resource')
+                   .map((entry) => new URL(entry.name).pathname).join(', ')}`), 20000);
+                 const finish = (value) => { clearTimeout(late); done(value); };
+                 (typeof cachet === 'undefined' ? new Promise(() => {}) : cachet.ready).then(() => { stage = 'navigator.serviceWorker.ready'; return navigator.serviceWorker.ready; })
+                   .then(() => {
+                     stage = 'controllerchange';
+                     if (navigator.serviceWorker.controller) return finish(true);
+                     navigator.serviceWorker.addEventListener('controllerchange', () => finish(true));
+                   }, (error) => finish(String(error)));",
             )
             .await?;
         if ready != serde_json::Value::Bool(true) {
