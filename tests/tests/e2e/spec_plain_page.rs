@@ -173,16 +173,24 @@ async fn a_page_on_another_config_than_its_worker_says_so_and_follows_the_worker
     Ok(())
 }
 
-/// A worker that never tells its config (its whole engine cannot load: the server holds it, and the
-/// start module leaves the page's messages to it) leaves the page on the config it was given, and the
-/// page says so on the console once its wait is over (`service_worker_timeout`, 10 s), naming it.
+/// A worker that never tells its config (a build that does not answer `config-request`, or one whose
+/// whole engine cannot load to answer it) leaves the page on the config it was given, and the page says
+/// so on the console once its wait is over (`service_worker_timeout`, 10 s), naming it. The silence is
+/// made in the page, which drops its `config-request`s before they are posted: a worker whose whole
+/// engine the server held (this story until session 39) also held every request after its take-over,
+/// which a second of quiet begins, and on a loaded machine the page's own wasm came after it (CI).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_that_never_tells_its_config_is_named_on_the_console() -> Result<()> {
     let harness = Harness::start(AuthMode::Cookie).await?;
     record_console(&harness).await?;
     harness.open_plain_page("auth=cookie").await?;
-    crate::start_module::stop_with_the_whole_engine_held(&harness).await?;
-    // A new page, whose client asks the worker before its first call.
+    // From the next page on, no config request reaches the worker.
+    let silence = "const post = ServiceWorker.prototype.postMessage;
+      ServiceWorker.prototype.postMessage = function (message, ...rest) {
+        if (typeof message === 'string' && JSON.parse(message).type === 'config-request') return;
+        return post.call(this, message, ...rest);
+      };";
+    harness.devtools("Page.addScriptToEvaluateOnNewDocument", json!({ "source": silence })).await?;
     harness.open_plain_page("auth=cookie").await?;
     harness
         .run_async(
@@ -200,7 +208,6 @@ async fn a_worker_that_never_tells_its_config_is_named_on_the_console() -> Resul
         json!("warn: cachet: the Service Worker did not tell its config within 10000 ms; this page keeps the config in cachet-api.bundle.js")
     );
     assert_eq!(harness.eval("cachet.getConfig()").await?["source"], json!("bundled"));
-    harness.test_hook("/__test/release-static").await?;
     Ok(())
 }
 

@@ -62,7 +62,7 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
 }
 
 /// Drops the whole engine's wasm from the shim's cache, has the server hold it, and stops the worker.
-pub(crate) async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
+async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
     hold_the_whole_engine(harness).await?;
     harness.stop_service_workers_until_stopped().await
 }
