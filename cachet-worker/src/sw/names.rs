@@ -97,11 +97,10 @@ fn cache_name() -> String {
 pub fn forget_all() -> impl std::future::Future<Output = Result<(), Error>> {
     EPOCH.with(|epoch| epoch.set(epoch.get() + 1));
     WRITTEN.with(|written| written.borrow_mut().clear());
-    let deleting = match EMPTY.replace(true) {
-        true => Ok(None),
-        false => cache_storage()
-            .map(|storage| Some(storage.delete(&cache_name())))
-            .inspect_err(|_| EMPTY.set(false)),
+    let deleting = if EMPTY.replace(true) {
+        Ok(None)
+    } else {
+        cache_storage().map(|storage| Some(storage.delete(&cache_name()))).inspect_err(|_| EMPTY.set(false))
     };
     async move {
         let Some(deleting) = deleting? else { return Ok(()) };

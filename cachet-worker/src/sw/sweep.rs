@@ -62,11 +62,10 @@ pub(crate) fn start_once(background: &dyn Fn(Promise)) {
 
 fn spawn(tags: Option<Vec<String>>, forgetting: Option<LocalBoxFuture<'static, Result<(), Error>>>) -> Promise {
     wasm_bindgen_futures::future_to_promise(async move {
-        if let Some(Err(error)) = match forgetting {
-            Some(forgetting) => Some(forgetting.await),
-            None => None,
-        } {
-            web_sys::console::error_1(&format!("cachet: forgetting the request names: {error}").into());
+        if let Some(forgetting) = forgetting {
+            if let Err(error) = forgetting.await {
+                web_sys::console::error_1(&format!("cachet: forgetting the request names: {error}").into());
+            }
         }
         match sweep(tags.as_deref()).await {
             Ok(report) if report.deleted() > 0 => web_sys::console::info_1(
