@@ -97,7 +97,9 @@ impl Harness {
 
     /// Deletes every request name (cachet-worker's `sw::names`: the shim's `servedAlone` answers a stopped
     /// worker's hit from them), as the engine's forgetting does: for a story that writes the worker's
-    /// database behind the engine's back, or that wants a hit answered by an engine.
+    /// database behind the engine's back, or that wants a hit answered by an engine. Call it with the
+    /// worker stopped: a warm engine names a hit once it is quiet (up to a second after it), and that
+    /// write would land after a forgetting made while it runs.
     pub async fn forget_request_names(&self) -> Result<()> {
         let forgotten =
             "caches.keys().then((all) => Promise.all(all.filter((name) => name.startsWith('cachet-names-'))
