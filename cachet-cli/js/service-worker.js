@@ -116,6 +116,7 @@ let tookOver = false; // once the whole engine takes every event
 let startPromise = null; // the start module's load, once begun (`start`)
 let startEngine = null; // once it has loaded
 let engineReady = false; // once either engine has loaded: the shim answers nothing from names then
+let wholeEngine = null; // once the whole engine takes its first event (`invalidationsSoFar`)
 function whole() {
   if (wholePromise === null) {
     const before = startEngine === null ? undefined : startEngine.idle();
@@ -137,6 +138,7 @@ function whole() {
     // (`servedAlone`).
     wholePromise = Promise.all([loaded, before]).then(async ([loaded, handed]) => {
       engineReady = true;
+      wholeEngine = loaded;
       const [touched, named] = handed || [[], []];
       const marks = touched.concat(Array.from(aloneTouches));
       aloneTouches.clear();
@@ -414,9 +416,13 @@ async function handOver(event, sent) {
   const response = await sent.catch(() => undefined);
   if (!response || !response.ok) return answer(event, given);
   const copy = response.clone();
+  // The copy's job runs later: an invalidation or a clear-all the whole engine begins meanwhile covers
+  // it, as it covers an answer on its way (cachet-worker's `Target::begun`), so that nothing received
+  // before a purge is stored after it.
+  const begun = invalidationsSoFar();
   // A job the start module leaves (the generations' clock to read again, a database to move in) is the
   // whole engine's (`toWhole`), with the copy the start module did not read.
-  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy.clone()))).then(({ result }) => result).then((answered) => toWhole(event, answered, Promise.resolve(copy))).then(() => undefined, (error) => {
+  whenQuiet(event, () => onEngine((engine) => engine.fetch(event, Promise.resolve(copy.clone()), undefined, undefined, begun)).then(({ result }) => result).then((answered) => toWhole(event, answered, Promise.resolve(copy), undefined, begun)).then(() => undefined, (error) => {
     console.warn('cachet: ' + event.request.url + ' was answered, not stored: ' + error);
   }));
   const headers = new Headers(response.headers);
@@ -429,16 +435,23 @@ async function handOver(event, sent) {
 // whole engine takes as its first send's, else `early`) handed to the whole engine. `{ body, given }`:
 // the start module's answer `given` (a stored entry) whose background re-fetch it left to the whole
 // engine, which runs the request again once the answer is given, and re-fetches as its strategy says.
-async function toWhole(event, answered, early, name) {
+async function toWhole(event, answered, early, name, begun) {
   if (answered instanceof Response) return answered;
   if (answered.given) {
-    event.waitUntil(whole().then((engine) => engine.fetch(event, early, answered.body)).then(() => undefined, (error) => {
+    event.waitUntil(whole().then((engine) => engine.fetch(event, early, answered.body, undefined, begun)).then(() => undefined, (error) => {
       console.warn('cachet: ' + event.request.url + ' was answered from its stored entry, not re-fetched: ' + error);
     }));
     return answered.given;
   }
   const sent = answered.answer ? Promise.resolve(answered.answer) : early;
-  return (await whole()).fetch(event, sent, answered.body, name);
+  return (await whole()).fetch(event, sent, answered.body, name, begun);
+}
+
+// The whole engine's count of the invalidations and clear-alls it began (cachet-worker's
+// `sw::store::invalidations_begun`), noted with a copy whose job runs later (`handOver`): 0 before it
+// takes its first event, as none began in this worker instance then.
+function invalidationsSoFar() {
+  return wholeEngine === null ? 0 : wholeEngine.invalidations();
 }
 
 // The engine's answer: the start module's while it takes fetch events, else the whole engine's; a

@@ -17,8 +17,8 @@ use std::rc::Rc;
 use cachet_core::cache_key::auth_fingerprint;
 use cachet_core::engine::plugin::{Call, Plugins};
 use cachet_core::engine::{
-    mutate, pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Mutated, Mutation, Network, Runner, Served,
-    Source, Store, Storing,
+    mutate, pass, run, EntryKey, Failed, Fetched, Hit, Host, Job, Mutated, Mutation, Network, NotStored,
+    Runner, Served, Source, Store, Stored, Storing,
 };
 use cachet_core::handover::HandedRequest;
 use cachet_core::protocol::headers::STALE_HEADER;
@@ -56,12 +56,7 @@ impl Inner {
                 // Why it was not stored, as the worker says it: on the answer and on the console.
                 if let Some(Storing::Skip(reason)) = &served.storing {
                     served.response.headers.push((NOT_STORED_HEADER.to_owned(), reason.code().to_owned()));
-                    let line = reason.line(&url, None);
-                    if reason.is_bound() {
-                        web_sys::console::warn_1(&line.into());
-                    } else {
-                        web_sys::console::debug_1(&line.into());
-                    }
+                    say_not_stored(&url, reason);
                 }
                 if served.stale {
                     served.response.headers.push((STALE_HEADER.to_owned(), "1".to_owned()));
@@ -156,11 +151,11 @@ impl Store<HttpResponse, Error> for PageStore {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         if self.inner.transport.cache.borrow().invalidations.since(self.begun, tags) {
             // Its tags invalidated, or everything cleared, since the request began (the answer is stored
             // after it is given): not kept, as in the worker.
-            return Ok(false);
+            return Ok(Stored::Overtaken);
         }
         let handed = self.handed.clone().map(|mut request| {
             request.authorization = self.sent.borrow().as_deref().map(auth_fingerprint);
@@ -172,7 +167,7 @@ impl Store<HttpResponse, Error> for PageStore {
             let inner = self.inner.clone();
             wasm_bindgen_futures::spawn_local(async move { inner.hand_over().await });
         }
-        Ok(true)
+        Ok(Stored::Kept)
     }
 
     fn used(&self, entry: &EntryKey, _now: u64) {
@@ -196,6 +191,11 @@ impl Host for PageStore {
 
     fn warn(&self, message: &str) {
         web_sys::console::warn_1(&format!("cachet: {message}").into());
+    }
+
+    /// On the console, as [`Inner::run_job`] says an answer's own reason.
+    fn not_stored(&self, url: &str, reason: &NotStored) {
+        say_not_stored(url, reason);
     }
 }
 
@@ -238,5 +238,16 @@ impl Network<HttpResponse, Error> for PageNetwork {
 
     fn answer_copy(&self, fetched: &Fetched<HttpResponse>) -> Result<HttpResponse, Error> {
         Ok(fetched.response.clone())
+    }
+}
+
+/// Says on the console that an answer to `url` was not stored, and why (`console.warn` when one of
+/// cachet's bounds declined it, else `console.debug`), as the worker says it.
+fn say_not_stored(url: &str, reason: &NotStored) {
+    let line = reason.line(url, None);
+    if reason.is_bound() {
+        web_sys::console::warn_1(&line.into());
+    } else {
+        web_sys::console::debug_1(&line.into());
     }
 }

@@ -104,6 +104,26 @@ async fn a_handed_store_is_stored_as_the_engine_stores_its_own_and_a_refused_one
     assert!(JsFuture::from(cache.match_with_str(&refused)).await.unwrap().is_undefined());
 }
 
+/// A handed store's request began before the whole engine took any event: an invalidation of its tags
+/// that the whole engine ran before the store (a page's message, which the shim gives it first)
+/// overtakes it, and it is not kept (its tag is the test's own: the other handed stores here are not
+/// covered).
+#[wasm_bindgen_test]
+async fn a_handed_store_that_an_invalidation_overtook_is_not_kept() {
+    use cachet_worker::sw::invalidate::invalidate_tags;
+    use cachet_worker::sw::tag_index::TagIndex;
+    let index = TagIndex::open().await.unwrap();
+    let tag = "handed-overtaken".to_owned();
+    invalidate_tags(&index, std::slice::from_ref(&tag), &|promise| drop(promise)).await.unwrap();
+    let url = format!("{}/handed/overtaken", origin());
+    let handed = job(&url);
+    Reflect::set(&handed, &"tags".into(), &Array::of1(&tag.as_str().into())).unwrap();
+    JsFuture::from(store_handed(&handed).unwrap()).await.unwrap();
+    let cache = open_cache(RUNTIME_CACHE).await.unwrap();
+    assert!(JsFuture::from(cache.match_with_str(&url)).await.unwrap().is_undefined(), "not kept");
+    assert!(!index.beyond(RUNTIME_CACHE, 0).await.unwrap().contains(&url), "no record either");
+}
+
 #[wasm_bindgen_test]
 fn marks_of_use_handed_over_are_read_as_pairs_and_anything_else_is_refused() {
     use cachet_worker::sw::store_later::read_touches;

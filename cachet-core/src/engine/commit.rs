@@ -73,7 +73,12 @@ pub(super) async fn commit<R, E: Display, S: Store<R, E>, H: Host>(
 ) -> Storing {
     let Storing::Store { tags, keep, .. } = &storing else { return storing };
     let stored = store.store(entry, fetched, tags, *keep, now).await;
-    plan::after_store(stored, storing, announce_url, &|warning| host.warn(warning))
+    let outcome = plan::after_store(stored, storing, announce_url, &|warning| host.warn(warning));
+    // A failed store was just warned of; a declined one is said as a reason.
+    if let Storing::Skip(reason @ (NotStored::StoreFull | NotStored::Overtaken)) = &outcome {
+        host.not_stored(announce_url, reason);
+    }
+    outcome
 }
 
 /// Stores `fetched` at `entry` with `tags` (then keeps at most `keep` entries), stored at `now`, in

@@ -18,8 +18,7 @@ pub trait Store<R, E> {
     /// The entry at `entry`, with its body when `read_body`.
     async fn lookup(&self, entry: &EntryKey, read_body: bool) -> Result<Option<Hit<R>>, E>;
     /// Stores `fetched` at `entry` with `tags` (recorded for invalidation), stored at `now`, then keeps at
-    /// most `keep` entries in `entry.cache`, least recently used evicted first. `Ok(false)`: storage refused
-    /// it (full even after the store's own eviction).
+    /// most `keep` entries in `entry.cache`, least recently used evicted first; what became of it.
     async fn store(
         &self,
         entry: &EntryKey,
@@ -27,9 +26,21 @@ pub trait Store<R, E> {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, E>;
+    ) -> Result<Stored, E>;
     /// A hit at `now` on `entry`: mark it used (least-recently-used eviction).
     fn used(&self, entry: &EntryKey, now: u64);
+}
+
+/// What became of a [`Store::store`] that did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// Stored.
+    Kept,
+    /// Refused by the storage, full even after the store's own eviction.
+    Full,
+    /// Not kept: an invalidation of its tags, or a clear-all, began while the answer was on its way (it
+    /// may predate the change). Said as a reason of its own, not as a full storage.
+    Overtaken,
 }
 
 /// Where answers come from.
@@ -73,6 +84,10 @@ pub trait Host {
     fn announce(&self, event: SwEvent);
     /// Reports something ignored (a console warning).
     fn warn(&self, message: &str);
+    /// An answer decided for storing that the store did not keep, after it was given (a full storage,
+    /// an invalidation that overtook it: [`Stored`]): said where the edge says why an answer was not
+    /// stored. The answer's own `Storing` was decided before.
+    fn not_stored(&self, url: &str, reason: &super::plan::NotStored);
 }
 
 impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
@@ -86,7 +101,7 @@ impl<R, E, T: Store<R, E>> Store<R, E> for Rc<T> {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, E> {
+    ) -> Result<Stored, E> {
         (**self).store(entry, fetched, tags, keep, now).await
     }
     fn used(&self, entry: &EntryKey, now: u64) {
@@ -107,5 +122,8 @@ impl<T: Host> Host for Rc<T> {
     }
     fn warn(&self, message: &str) {
         (**self).warn(message)
+    }
+    fn not_stored(&self, url: &str, reason: &super::plan::NotStored) {
+        (**self).not_stored(url, reason)
     }
 }

@@ -38,5 +38,5 @@ pub use plan::{Job, NotStored, Storing};
 pub use plugin::{CacheControl, Call, Message, Plugin, Plugins};
 pub use run::{
     mutate, outlined, pass, run, send, Failed, Fetched, Hit, Host, Mutated, Network, Runner, Served, Source,
-    Store,
+    Store, Stored,
 };

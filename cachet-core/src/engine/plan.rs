@@ -430,6 +430,9 @@ pub enum NotStored {
     NotAResult,
     /// The store refused it (storage full even after eviction).
     StoreFull,
+    /// An invalidation of its tags, or a clear-all, began while it was on its way
+    /// ([`super::edge::Stored::Overtaken`]).
+    Overtaken,
     /// The store failed (its error is the host's warning); the answer is given all the same.
     StoreFailed,
     /// A plugin's `cache_will_update` refused it (the default [`super::CacheControl`]: `no-store`).
@@ -449,6 +452,7 @@ impl NotStored {
             NotStored::TooLarge { .. } => "too-large",
             NotStored::NotAResult => "graphql-errors",
             NotStored::StoreFull => "store-full",
+            NotStored::Overtaken => "overtaken",
             NotStored::StoreFailed => "store-failed",
             NotStored::Plugin => "plugin",
         }
@@ -481,6 +485,7 @@ impl NotStored {
             NotStored::TooLarge { .. } => "over cache.maxBodyBytes",
             NotStored::NotAResult => "not a GraphQL result without errors",
             NotStored::StoreFull => "storage is full, even after evicting the least recently used entries",
+            NotStored::Overtaken => "an invalidation overtook it",
             NotStored::StoreFailed => "the store failed",
             NotStored::Plugin => "a plugin refused it",
         }
@@ -514,14 +519,15 @@ pub enum Storing {
 /// fails (storage full past eviction, a torn index) costs the entry, never the answer:
 /// [`NotStored::StoreFailed`], and the error goes to `warn`, naming `url`.
 pub fn after_store<E: std::fmt::Display>(
-    outcome: Result<bool, E>,
+    outcome: Result<super::edge::Stored, E>,
     storing: Storing,
     url: &str,
     warn: &dyn Fn(&str),
 ) -> Storing {
     match outcome {
-        Ok(true) => storing,
-        Ok(false) => Storing::Skip(NotStored::StoreFull),
+        Ok(super::edge::Stored::Kept) => storing,
+        Ok(super::edge::Stored::Full) => Storing::Skip(NotStored::StoreFull),
+        Ok(super::edge::Stored::Overtaken) => Storing::Skip(NotStored::Overtaken),
         Err(error) => {
             warn(&format!("storing {url} failed ({error}); answered, not stored"));
             Storing::Skip(NotStored::StoreFailed)

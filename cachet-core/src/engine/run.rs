@@ -11,7 +11,7 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 use super::commit;
-pub use super::edge::{Host, Network, Store};
+pub use super::edge::{Host, Network, Store, Stored};
 use super::flights;
 use super::key::EntryKey;
 use super::mutation::Mutation;

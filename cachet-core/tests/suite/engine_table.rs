@@ -14,7 +14,7 @@ use cachet_core::engine::plan::{self, Job, NotStored, Storing};
 use cachet_core::engine::plugin::{Message, Plugin};
 use cachet_core::engine::{
     mutate, run, Call, EntryKey, Failed, Fetched, Hit, Host, Invalidations, Mutation, Network, Runner,
-    Source, Store,
+    Source, Store, Stored,
 };
 use cachet_core::partition::Partition;
 use cachet_core::protocol::SwEvent;
@@ -116,9 +116,9 @@ impl Store<Resp, Error> for JobStore {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         if self.fake.invalidations.borrow().since(self.begun, tags) {
-            return Ok(false);
+            return Ok(Stored::Overtaken);
         }
         self.fake.store(entry, fetched, tags, keep, now).await
     }
@@ -138,6 +138,7 @@ pub(crate) struct Fake {
     announced: RefCell<Vec<SwEvent>>,
     warnings: RefCell<Vec<String>>,
     invalidations: RefCell<Invalidations>,
+    not_stored: RefCell<Vec<(String, &'static str)>>,
 }
 
 impl Fake {
@@ -163,11 +164,11 @@ impl Store<Resp, Error> for Fake {
         tags: &[String],
         _keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         self.entries
             .borrow_mut()
             .insert(entry.url.clone(), (fetched.response.clone(), Some(now), tags.to_vec()));
-        Ok(true)
+        Ok(Stored::Kept)
     }
     fn used(&self, entry: &EntryKey, _now: u64) {
         self.used.borrow_mut().push(entry.url.clone());
@@ -219,6 +220,27 @@ impl Host for Fake {
     fn warn(&self, message: &str) {
         self.warnings.borrow_mut().push(message.to_owned());
     }
+    fn not_stored(&self, url: &str, reason: &NotStored) {
+        self.not_stored.borrow_mut().push((url.to_owned(), reason.code()));
+    }
+}
+
+/// A network answer is stored after it is given: an invalidation of its tags that begins in between
+/// overtakes it. It is not kept, and the host is told so with its own reason (it was once reported as a
+/// full storage), not as a failure.
+#[test]
+fn an_answer_overtaken_by_an_invalidation_is_not_kept_and_said_so() {
+    let fake = Rc::new(Fake::default());
+    let network = Scripted { net: Net::Ok, body: "{\"data\":{}}".into(), server_tags: None };
+    let job = get_job(Strategy::NetworkFirst);
+    let url = job.announce_url.clone();
+    let served = futures::executor::block_on(run_with(job, &fake, network, vec![]));
+    assert_eq!(served.map(|served| served.source).ok(), Some(Source::Network));
+    fake.invalidations.borrow_mut().note(Some(&["notes".to_owned()]));
+    fake.settle();
+    assert!(fake.entries.borrow().get(&url).is_none(), "not kept");
+    assert_eq!(*fake.not_stored.borrow(), vec![(url, "overtaken")]);
+    assert!(fake.warnings.borrow().is_empty(), "no warning: {:?}", fake.warnings.borrow());
 }
 
 fn bounds() -> CacheBounds {
@@ -311,6 +333,9 @@ impl Host for LeavesRevalidation {
     }
     fn warn(&self, message: &str) {
         self.0.warn(message)
+    }
+    fn not_stored(&self, url: &str, reason: &NotStored) {
+        self.0.not_stored(url, reason)
     }
 }
 
@@ -425,6 +450,7 @@ fn reason_word(reason: &NotStored) -> &'static str {
         NotStored::TooLarge { .. } => "too-large",
         NotStored::NotAResult => "not-a-result",
         NotStored::StoreFull => "full",
+        NotStored::Overtaken => "overtaken",
         NotStored::StoreFailed => "store-failed",
         NotStored::Plugin => "plugin",
     }
@@ -444,7 +470,7 @@ impl Store<Resp, Error> for FailingStore {
         _: &[String],
         _: u32,
         _: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         Err(Error::StoreFailed)
     }
     fn used(&self, _entry: &EntryKey, _now: u64) {}

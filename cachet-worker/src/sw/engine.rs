@@ -69,6 +69,12 @@ pub struct Target {
     /// promise of the name's URL, called only for a hit served alone), with the names' epoch when the
     /// request's handling began ([`super::names::epoch`]).
     pub(crate) name: Option<(js_sys::Function, u64)>,
+    /// For an answer received before its job runs (the shim's copy of an answer it gave the page
+    /// itself, run once the worker is quiet): this engine's invalidation count when it was received
+    /// ([`super::store::invalidations_begun`]). An invalidation or a clear-all begun since covers it, as
+    /// it covers an answer that arrives while it runs, and its store is dropped. `None`: the count when
+    /// the job begins, before its request is sent.
+    pub begun: Option<u64>,
 }
 
 #[cfg(feature = "test-support")]
@@ -107,6 +113,7 @@ impl Target {
             persisted: None,
             leaves_auth_failure: false,
             name: None,
+            begun: None,
         }
     }
 }
@@ -138,7 +145,12 @@ pub(crate) async fn respond_in<const START: bool>(
         request_url: target.request.url(),
         body: target.body.clone(),
         strategy: target.job.strategy,
-        begun: super::store::invalidations_begun(),
+        // The start module is never handed a copy to run later (`Target::begun` is the whole engine's).
+        begun: if START {
+            super::store::invalidations_begun()
+        } else {
+            target.begun.unwrap_or_else(super::store::invalidations_begun)
+        },
         generation: super::generations::loaded(&target.index).await?,
     };
     let body = target.body.clone();
@@ -215,6 +227,11 @@ fn name_alone<const START: bool>(
 /// With the cargo feature `devtools`, the snapshot's list names it too (`snapshot::not_stored`).
 fn say_not_stored(response: &Response, url: &str, operation: Option<&str>, reason: &NotStored) {
     let _ = response.headers().set(NOT_STORED_HEADER, reason.code());
+    report_not_stored(url, operation, reason);
+}
+
+/// [`say_not_stored`]'s console line and devtools' entry.
+fn report_not_stored(url: &str, operation: Option<&str>, reason: &NotStored) {
     let line = reason.line(url, operation);
     // A bound of cachet's that declined what the app asked to store is a warning; the rest is debug.
     if reason.is_bound() {
@@ -377,6 +394,14 @@ impl<const START: bool> Host for WorkerHost<START> {
 
     fn warn(&self, message: &str) {
         web_sys::console::warn_1(&format!("cachet: {message}").into());
+    }
+
+    /// On the console and in the devtools' list, as [`say_not_stored`] says it (the answer is given:
+    /// no header). The start module keeps no store of its own: the whole engine says it.
+    fn not_stored(&self, url: &str, reason: &NotStored) {
+        if !START {
+            report_not_stored(url, None, reason);
+        }
     }
 }
 

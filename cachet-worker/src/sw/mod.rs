@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `install` | `handsOver()` | whether the shim may hand a 2xx network answer of what the browser loads (a navigation's preload, a script's early send) to the page before the engine runs (`cachet_core::config::SwRoutes::hands_over`): `false` when a plugin of the app's may change network answers (said on the console); the shim keeps the answer with the build's wasm, and reads it as it starts |
 //! | `activate` | `activate()` | deletes the caches of earlier versions (`cachet_core::engine::key::RETIRED_CACHES`) with their index records, reads the generations (a new store's clock is written then, so that a stopped worker's start module finds it), then broadcasts [`SwEvent::Activated`] to every page and agent |
-//! | `fetch` | `fetch(event, early, body, name)` | answers a request the shim routed here, returns a `Promise<Response>`; `body`: the request's body when the shim (or the start module) read it; `name`: the shim's naming function (the request's body to a promise of its name's URL), called only for a hit served alone, which is named for the shim (`names`); `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop) |
+//! | `fetch` | `fetch(event, early, body, name, begun)` | answers a request the shim routed here, returns a `Promise<Response>`; `body`: the request's body when the shim (or the start module) read it; `name`: the shim's naming function (the request's body to a promise of its name's URL), called only for a hit served alone, which is named for the shim (`names`); `early`: the shim's own send of a request whose job begins with the network (`cachet_core::config::SwRoutes::fetches_early`), which the network step takes, or, for a request the shim answered itself (`handsOver`), a copy of that answer, which the engine runs the request's job on (the answer it returns is the shim's to drop); `begun` (the whole engine's): for such a copy, what `invalidations()` said when the shim received it (0 before the whole engine loaded): an invalidation or a clear-all begun since covers the copy, whose store is then dropped |
 //! | `message` | `message(event)` | carries out a page's request (see `messages`) |
 //! | `sync` (tag `cachet-queue`) | `sync(event)` | replays the offline mutation queue (see `queue`) |
 //! | `push` | `push(event)` | a server push: invalidates its tags, re-fetches its documents, shows the notification (`push`; with the `push` cargo feature, else a config that turns push on is reported on the console) |
@@ -156,8 +156,8 @@ pub fn install() {
         })
     });
     let fetch_config = config.clone();
-    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue, JsValue) -> js_sys::Promise>::new(
-        move |event: FetchEvent, early: JsValue, body: JsValue, name: JsValue| {
+    let fetch = Closure::<dyn Fn(FetchEvent, JsValue, JsValue, JsValue, JsValue) -> js_sys::Promise>::new(
+        move |event: FetchEvent, early: JsValue, body: JsValue, name: JsValue, begun: JsValue| {
             let config = fetch_config.clone();
             // The shim's early send of a request whose job begins with the network, if it made one.
             let early = early.dyn_into::<js_sys::Promise>().ok();
@@ -165,9 +165,11 @@ pub fn install() {
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
             // The shim's naming of the request (`names`), if it gave one.
             let name = name.dyn_into::<js_sys::Function>().ok();
+            // For the shim's copy of an answer it gave itself: `invalidations()` when it was received.
+            let begun = begun.as_f64().and_then(cachet_core::generations::generation_of);
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
-                let answered = router::handle_fetch::<false>(&event, early, body, name, &config).await;
+                let answered = router::handle_fetch::<false>(&event, early, body, name, begun, &config).await;
                 answered.and_then(router::Answered::whole).map(JsValue::from).map_err(JsValue::from)
             })
         },
@@ -249,6 +251,10 @@ pub fn install() {
     set(&engine, "touch", touch.as_ref());
     touch.forget();
     set(&engine, "build", &JsValue::from_str(&build));
+    // What the shim notes with a copy of an answer it gave itself, for the copy's job (`fetch`'s `begun`).
+    let invalidations = Closure::<dyn Fn() -> f64>::new(|| store::invalidations_begun() as f64);
+    set(&engine, "invalidations", invalidations.as_ref());
+    invalidations.forget();
     // Asked by the shim when it keeps the build's wasm (at install, or after the copy was lost).
     let hands_over = Closure::<dyn Fn() -> bool>::new(hands_over);
     set(&engine, "handsOver", hands_over.as_ref());

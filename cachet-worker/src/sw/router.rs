@@ -64,7 +64,9 @@ impl Answered {
 /// says is not cachet's business (an auth route, a POST that is not GraphQL), or that carries something
 /// wrong (an unknown `X-SW-Strategy`, a malformed GraphQL document, bad tag headers), goes to the network
 /// untouched, so the server answers it as it would without cachet. `body`: the request's body as the
-/// shim or the start module read it; `name`: the shim's name of the request (`super::names`).
+/// shim or the start module read it; `name`: the shim's name of the request (`super::names`); `begun`:
+/// for the shim's copy of an answer it gave itself, the invalidation count when it was received
+/// ([`super::engine::Target::begun`]).
 ///
 /// The start-up work of a worker instance that no answer needs (the mutation queue's start replay, the
 /// sweep of what earlier instances left) begins after its first answer is given ([`super::http::after_answer`]),
@@ -76,6 +78,7 @@ pub(crate) async fn handle_fetch<const START: bool>(
     early: Option<Promise>,
     body: Option<Vec<u8>>,
     name: Option<js_sys::Function>,
+    begun: Option<u64>,
     config: &Rc<Config>,
 ) -> Result<Answered, Error> {
     // Noted before anything is read: a name is written only if no change of answers began since.
@@ -107,7 +110,7 @@ pub(crate) async fn handle_fetch<const START: bool>(
     let answered = match answer_with_preload::<START>(
         request,
         preload,
-        Given { body, name },
+        Given { body, name, begun },
         client_id,
         config,
         background.clone(),
@@ -159,17 +162,19 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    let given = Given { body: None, name: None };
+    let given = Given { body: None, name: None, begun: None };
     answer_with_preload::<false>(request, None, given, client_id, config, background.clone(), background)
         .await?
         .whole()
 }
 
 /// What came with a request from the shim (or the start module): its body, read, and its name, with
-/// the names' epoch when its handling began (`super::names`).
+/// the names' epoch when its handling began (`super::names`); for a copy of an answer the shim gave
+/// itself, the invalidation count when it was received (`super::engine::Target::begun`).
 struct Given {
     body: Option<Vec<u8>>,
     name: Option<(js_sys::Function, u64)>,
+    begun: Option<u64>,
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
@@ -290,6 +295,8 @@ async fn answer_with_preload<const START: bool>(
             persisted,
             leaves_auth_failure,
             name: given.name,
+            // Only the whole engine is handed copies to run later (the start module's `None` known here).
+            begun: if START { None } else { given.begun },
         };
         return match outlined(respond_in::<START>(target, background, keep_alive)).await {
             // Each request left gets an answer of its own (one that joined another's send shares it).

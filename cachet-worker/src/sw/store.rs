@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use cachet_core::devtools::EntryDetails;
 use cachet_core::engine::key::{CACHES, RETIRED_CACHES};
-use cachet_core::engine::{EntryKey, Fetched, Hit, Invalidations, Store};
+use cachet_core::engine::{EntryKey, Fetched, Hit, Invalidations, Store, Stored};
 use cachet_core::generations::{stamp_header, GENERATION_HEADER};
 use cachet_core::strategy::Strategy;
 use js_sys::Promise;
@@ -87,7 +87,7 @@ impl Store<Response, Error> for CacheStore {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         // The writes first, then the cache: a cache opened before a clear-all's deletion and written
         // after it would take the answer out of sight while its record stays (RELIABILITY.md).
         let _writing = exclusive_writes().await;
@@ -106,18 +106,22 @@ impl Store<Response, Error> for CacheStore {
         // The record before the entry: a worker stopped between the two leaves a record without its
         // entry (a miss, stored again), never an entry that no invalidation can find (RELIABILITY.md).
         self.index.record_with(&entry.url, entry.cache, tags, self.generation, now, &details).await?;
-        let put = put_or_evict_and_retry(cache, &self.index, entry, &stored).await;
-        // An invalidation of its tags that began while this answer was on its way may have missed it
-        // (its record not yet written) and the answer may predate the change: it is not kept.
-        let stale = matches!(put, Ok(true)) && invalidated_since(self.begun, tags);
-        if stale || !matches!(put, Ok(true)) {
+        let outcome = match put_or_evict_and_retry(cache, &self.index, entry, &stored).await {
+            // An invalidation of its tags that began while this answer was on its way may have missed it
+            // (its record not yet written) and the answer may predate the change: it is not kept.
+            Ok(true) if invalidated_since(self.begun, tags) => Ok(Stored::Overtaken),
+            Ok(true) => Ok(Stored::Kept),
+            Ok(false) => Ok(Stored::Full),
+            Err(error) => Err(error),
+        };
+        if !matches!(outcome, Ok(Stored::Kept)) {
             // Not stored: neither an earlier entry at this URL nor the new record may stay.
             forget(cache, &self.index, std::slice::from_ref(&entry.url)).await?;
-            return if stale { Ok(false) } else { put };
+            return outcome;
         }
         let evicted = self.index.beyond(entry.cache, keep).await?;
         forget(cache, &self.index, &evicted).await?;
-        Ok(true)
+        Ok(Stored::Kept)
     }
 
     /// Marks the entry used in the index, in the background, at most once per [`TOUCH_EVERY_MS`].
@@ -209,13 +213,8 @@ async fn put_or_evict_and_retry(
         Err(other) => return Err(other),
     }
     evict_half(cache, index, entry.cache).await?;
-    match put(second).await {
-        Ok(_) => Ok(true),
-        Err(error) => {
-            web_sys::console::warn_1(&format!("cachet: not stored, storage is full: {error}").into());
-            Ok(false)
-        }
-    }
+    // Refused again: the engine says it (`Stored::Full`, a warning naming the entry).
+    Ok(put(second).await.is_ok())
 }
 
 /// Evicts the least recently used half (rounded up) of the cache named `name`: what storage-full makes
@@ -286,7 +285,7 @@ thread_local! {
 
 /// The number of the last invalidation this worker instance began (a job notes it before it asks the
 /// network).
-pub(crate) fn invalidations_begun() -> u64 {
+pub fn invalidations_begun() -> u64 {
     INVALIDATIONS.with(|log| log.borrow().begun())
 }
 

@@ -19,20 +19,22 @@
 //! loses them: the marks are approximate anyway (one per entry per `TOUCH_EVERY_MS` per worker instance).
 //!
 //! An invalidation that begins while a handed store waits is the whole engine's (a message), so it runs
-//! first: the entry, stamped with the generation its request began under, is then not current, and a
-//! lookup finds nothing, as for a store that finished before the invalidation.
+//! first, and it overtakes the store: the handed store counts every invalidation of the whole engine as
+//! begun after its request (which came before the whole engine took any event), so it is not kept, as
+//! a store of the whole engine's own that an invalidation overtook (and were it kept, the entry, stamped
+//! with the generation its request began under, would not be current: a lookup finds nothing).
 
 use std::rc::Rc;
 
 use cachet_core::engine::key::CACHES;
-use cachet_core::engine::{EntryKey, Fetched, Hit, Store};
+use cachet_core::engine::{EntryKey, Fetched, Hit, Store, Stored};
 use cachet_core::generations::generation_of;
 use cachet_core::strategy::Strategy;
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Response;
 
-use super::store::{invalidations_begun, touch_due, CacheStore};
+use super::store::{touch_due, CacheStore};
 use super::tag_index;
 use crate::Error;
 
@@ -63,8 +65,8 @@ impl Store<Response, Error> for LaterStore {
         self.cache.lookup(entry, read_body).await
     }
 
-    /// Hands the store to the whole engine. `Ok(true)`: handed; what became of it (stored, or refused by
-    /// a full storage) the whole engine says, as it says of its own.
+    /// Hands the store to the whole engine. `Ok(Stored::Kept)`: handed; what became of it (stored, refused
+    /// by a full storage, overtaken) the whole engine says, as it says of its own.
     async fn store(
         &self,
         entry: &EntryKey,
@@ -72,7 +74,7 @@ impl Store<Response, Error> for LaterStore {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         let later = Reflect::get(&js_sys::global(), &STORE_LATER_GLOBAL.into())
             .ok()
             .and_then(|later| later.dyn_into::<js_sys::Function>().ok())
@@ -94,7 +96,7 @@ impl Store<Response, Error> for LaterStore {
         super::set(&job, BODY, &Uint8Array::from(&fetched.body[..]));
         let handed = later.call1(&JsValue::UNDEFINED, &job).map_err(|e| Error::js(STORE_LATER_GLOBAL, e))?;
         (self.keep_alive)(Promise::resolve(&handed));
-        Ok(true)
+        Ok(Stored::Kept)
     }
 
     /// Kept for the whole engine ([`take_touches`]), as often as [`CacheStore`] would write it.
@@ -197,8 +199,10 @@ pub fn read(job: &JsValue) -> Result<Handed, Error> {
             body: request_body,
             strategy,
             generation: number(GENERATION)?,
-            // What began before the hand-over the stamp covers (above).
-            begun: invalidations_begun(),
+            // Its request began before this engine took any event (the start module gets none after the
+            // take-over began): every invalidation this engine began covers it, as it covers a store of
+            // its own that one overtook. A clear-all run before the store leaves nothing of it.
+            begun: 0,
         },
     })
 }
@@ -227,7 +231,7 @@ impl Store<Response, Error> for HandedStore {
         tags: &[String],
         keep: u32,
         now: u64,
-    ) -> Result<bool, Error> {
+    ) -> Result<Stored, Error> {
         let store = CacheStore {
             index: tag_index::shared().await?,
             // Only a hit's mark of use runs in it: never here.

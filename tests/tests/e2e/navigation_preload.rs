@@ -281,3 +281,56 @@ async fn a_query_reaches_the_server_whole_when_the_engine_cannot_load() -> Resul
     harness.test_hook("/__test/release-static").await?;
     Ok(())
 }
+
+// A copy's job runs once the worker is quiet, after the shim gave the page the answer: a clear-all that
+// begins in between overtakes it as it overtakes an answer on its way (the shim notes the whole engine's
+// invalidation count as the copy arrives: cachet-worker's `Target::begun`), so nothing received before
+// the purge is stored after it. The whole engine's wasm is held so that the clear-all's message reaches
+// it before the copy's job; the barrier is the worker's own word: the copy listed as not stored,
+// `overtaken` (with the count not passed on, the copy was stored and never listed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_received_before_a_clear_all_is_not_stored_after_it() -> Result<()> {
+    let harness = Harness::start(AuthMode::Cookie).await?;
+    // A page with no cachet client: nothing but the story speaks to the worker.
+    harness.open_bare_controlled().await?;
+    let whole = "/cachet-sw_bg.wasm";
+    let dropped = format!(
+        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
+           .then((gone) => done(gone));",
+        json!(whole)
+    );
+    assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
+    harness.test_hook(&format!("/__test/hold-static?path={whole}")).await?;
+    harness.stop_service_workers_until_stopped().await?;
+    let asked = harness.count(&format!("GET {whole}"));
+    // A script the page loads (handed over by the shim), then at once the clear-all, both before the
+    // copy's job can run (it waits for quiet, then for the whole engine, which the message asks for).
+    let script = format!("{}/cachet-sw-config.js?copy-before-clear-all", harness.url());
+    let load_then_clear = format!(
+        "const script = document.createElement('script'); script.src = {};
+         script.onload = () => {{
+           const channel = new BroadcastChannel('cachet');
+           window.__cleared = new Promise((resolve) => {{ channel.onmessage = (e) => {{ const m = JSON.parse(e.data);
+             if (m.type === 'clear-all-done' && m.requestId === 4242) {{ channel.close(); resolve(true); }} }}; }});
+           navigator.serviceWorker.controller.postMessage(JSON.stringify({{v: 1, type: 'clear-all', requestId: 4242}}));
+           done(true); }};
+         script.onerror = () => done(false); document.head.append(script);",
+        json!(script)
+    );
+    assert_eq!(harness.run_async(&load_then_clear).await?, json!(true), "the script loaded");
+    server_asked(&harness, &format!("GET {whole}"), asked, "the whole engine was never asked for").await?;
+    harness.test_hook("/__test/release-static").await?;
+    assert_eq!(harness.run_async("window.__cleared.then(done);").await?, json!(true), "the clear-all done");
+    // The worker's snapshot's `notStored`, asked by hand (`snapshot-request`), as any client may.
+    let said = "const requestId = Math.floor(Math.random() * 1e9);
+        navigator.serviceWorker.addEventListener('message', (event) => { const m = JSON.parse(event.data);
+          if (m.type === 'snapshot' && m.requestId === requestId) done((m.snapshot.notStored || []).some((n) =>
+            JSON.stringify(n).includes('copy-before-clear-all') && n.reason === 'overtaken')); });
+        navigator.serviceWorker.controller.postMessage(
+          JSON.stringify({v: 1, type: 'snapshot-request', requestId, query: {limit: 1}}));";
+    until(&harness, "the copy listed as not stored, overtaken", said).await?;
+    let stored = format!("caches.match({}).then((hit) => done(hit !== undefined));", json!(script));
+    assert_eq!(harness.run_async(&stored).await?, json!(false), "not stored after the purge");
+    Ok(())
+}
