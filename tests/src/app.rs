@@ -129,6 +129,21 @@ impl Harness {
         Ok(())
     }
 
+    /// Drops the whole engine's wasm ([`crate::WHOLE_WASM`]) from the shim's cache and has the server hold
+    /// it (until `/__test/release-static`): a worker that starts now cannot load it.
+    pub async fn hold_the_whole_engine(&self) -> Result<()> {
+        let dropped = format!(
+            "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
+               .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
+               .then((gone) => done(gone));",
+            serde_json::json!(crate::WHOLE_WASM)
+        );
+        let gone = self.run_async(&dropped).await?;
+        anyhow::ensure!(gone == serde_json::json!([true]), "the shim's copy of the whole engine: {gone}");
+        self.test_hook(&format!("/__test/hold-static?path={}", crate::WHOLE_WASM)).await?;
+        Ok(())
+    }
+
     /// `POST`s to a backend test hook (`/__test/...`) from the page, and fails unless it answers 2xx.
     pub async fn test_hook(&self, path_and_query: &str) -> Result<Value> {
         let script = format!(

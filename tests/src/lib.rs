@@ -26,6 +26,9 @@ use anyhow::{bail, Context, Result};
 use fantoccini::{Client, ClientBuilder, Locator};
 use todo_backend::{AuthMode, RunningServer, ServerConfig};
 
+/// The whole engine's wasm, as the app's build serves it (the start module's is `cachet-sw-start_bg.wasm`).
+pub const WHOLE_WASM: &str = "/cachet-sw_bg.wasm";
+
 /// A page expression: a promise of how many request names the origin's names caches hold
 /// (`cachet-names-<build>`, cachet-worker's `sw::names`), read from the page without waking the worker.
 pub const COUNT_NAMES: &str =

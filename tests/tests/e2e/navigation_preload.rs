@@ -293,15 +293,8 @@ async fn a_copy_received_before_a_clear_all_is_not_stored_after_it() -> Result<(
     let harness = Harness::start(AuthMode::Cookie).await?;
     // A page with no cachet client: nothing but the story speaks to the worker.
     harness.open_bare_controlled().await?;
-    let whole = "/cachet-sw_bg.wasm";
-    let dropped = format!(
-        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
-           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
-           .then((gone) => done(gone));",
-        json!(whole)
-    );
-    assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
-    harness.test_hook(&format!("/__test/hold-static?path={whole}")).await?;
+    let whole = cachet_e2e::WHOLE_WASM;
+    harness.hold_the_whole_engine().await?;
     harness.stop_service_workers_until_stopped().await?;
     let asked = harness.count(&format!("GET {whole}"));
     // A script the page loads (handed over by the shim), then at once the clear-all, both before the

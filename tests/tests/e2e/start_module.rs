@@ -15,11 +15,9 @@
 
 use anyhow::{ensure, Context, Result};
 use cachet_e2e::browser::Browser;
-use cachet_e2e::Harness;
+use cachet_e2e::{Harness, WHOLE_WASM};
 use serde_json::{json, Value};
 use todo_backend::AuthMode;
-
-const WHOLE_WASM: &str = "/cachet-sw_bg.wasm";
 
 /// A GetTodos query tagged `start-test`, made distinct by the alias `name`: `{source, todos}`.
 fn query(name: &str) -> String {
@@ -63,22 +61,8 @@ async fn stopped_with_the_whole_engine_held() -> Result<Harness> {
 
 /// Drops the whole engine's wasm from the shim's cache, has the server hold it, and stops the worker.
 async fn stop_with_the_whole_engine_held(harness: &Harness) -> Result<()> {
-    hold_the_whole_engine(harness).await?;
+    harness.hold_the_whole_engine().await?;
     harness.stop_service_workers_until_stopped().await
-}
-
-/// Drops the whole engine's wasm from the shim's cache and has the server hold it: a worker that starts
-/// now cannot load it until the story releases it.
-async fn hold_the_whole_engine(harness: &Harness) -> Result<()> {
-    let dropped = format!(
-        "caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith('cachet-sw-wasm-'))
-           .map((name) => caches.open(name).then((cache) => cache.delete(new URL({}, location.href).href)))))
-           .then((gone) => done(gone));",
-        json!(WHOLE_WASM)
-    );
-    assert_eq!(harness.run_async(&dropped).await?, json!([true]), "the shim's copy of the whole engine");
-    harness.test_hook(&format!("/__test/hold-static?path={WHOLE_WASM}")).await?;
-    Ok(())
 }
 
 /// Waits (every 20 ms, at most 10 s) until the server was asked for the whole engine's wasm more than
@@ -539,7 +523,7 @@ async fn in_firefox_a_restarted_worker_answers_a_hit_from_its_start_module_and_t
     // start again for, and hand to the whole engine, held below).
     harness.open_bare_controlled().await?;
     let harness = signed_in_with_a_stored_on(harness).await?;
-    hold_the_whole_engine(&harness).await?;
+    harness.hold_the_whole_engine().await?;
     let asked = harness.count(&format!("GET {WHOLE_WASM}"));
     // Each round: a pause past the idle timeout (pacing, not a proof), then a hit. The proof that a new
     // worker answered is its asking for the whole engine's wasm as it goes quiet (the worker that ran
