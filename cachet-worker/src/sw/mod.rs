@@ -169,7 +169,8 @@ pub fn install() {
             let begun = begun.as_f64().and_then(cachet_core::generations::generation_of);
             // The queue's start replay begins after the first answer (`router::handle_fetch`).
             wasm_bindgen_futures::future_to_promise(async move {
-                let answered = router::handle_fetch::<false>(&event, early, body, name, begun, &config).await;
+                let answered =
+                    router::handle_fetch::<false, _>(&event, early, body, name, begun, &config).await;
                 answered.and_then(router::Answered::whole).map(JsValue::from).map_err(JsValue::from)
             })
         },

@@ -73,12 +73,12 @@ impl Answered {
 /// in the event's `waitUntil`: a stopped worker's first answer waits for nothing but what it reads
 /// ([`answer`]). The start module (`START`) does none of it: the whole engine does, when it takes over
 /// ([`super::upkeep`]).
-pub(crate) async fn handle_fetch<const START: bool>(
+pub(crate) async fn handle_fetch<const START: bool, B: Begun>(
     event: &FetchEvent,
     early: Option<Promise>,
     body: Option<Vec<u8>>,
     name: Option<js_sys::Function>,
-    begun: Option<u64>,
+    begun: B,
     config: &Rc<Config>,
 ) -> Result<Answered, Error> {
     // Noted before anything is read: a name is written only if no change of answers began since.
@@ -107,7 +107,7 @@ pub(crate) async fn handle_fetch<const START: bool>(
     let client_id = event.client_id().unwrap_or_default();
     let (url, navigation, get) =
         (request.url(), request.mode() == web_sys::RequestMode::Navigate, request.method() == "GET");
-    let answered = match answer_with_preload::<START>(
+    let answered = match answer_with_preload::<START, B>(
         request,
         preload,
         Given { body, name, begun },
@@ -162,8 +162,8 @@ pub async fn answer(
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
 ) -> Result<Response, Error> {
-    let given = Given { body: None, name: None, begun: None };
-    answer_with_preload::<false>(request, None, given, client_id, config, background.clone(), background)
+    let given = Given { body: None, name: None, begun: () };
+    answer_with_preload::<false, ()>(request, None, given, client_id, config, background.clone(), background)
         .await?
         .whole()
 }
@@ -171,10 +171,28 @@ pub async fn answer(
 /// What came with a request from the shim (or the start module): its body, read, and its name, with
 /// the names' epoch when its handling began (`super::names`); for a copy of an answer the shim gave
 /// itself, the invalidation count when it was received (`super::engine::Target::begun`).
-struct Given {
+struct Given<B> {
     body: Option<Vec<u8>>,
     name: Option<(js_sys::Function, u64)>,
-    begun: Option<u64>,
+    begun: B,
+}
+
+/// A copy's invalidation count as [`handle_fetch`] is given it: `Option<u64>` in the whole engine, `()`
+/// (none, and no room in the start module's state machines) where no copy can come.
+pub(crate) trait Begun: Copy {
+    fn count(self) -> Option<u64>;
+}
+
+impl Begun for () {
+    fn count(self) -> Option<u64> {
+        None
+    }
+}
+
+impl Begun for Option<u64> {
+    fn count(self) -> Option<u64> {
+        self
+    }
 }
 
 /// [`answer`] for a request already sent (`preload`: a navigation's `FetchEvent.preloadResponse`, or the
@@ -183,10 +201,10 @@ struct Given {
 /// module (`START`), a mutation or a subscription is left to the whole engine ([`Answered::Elsewhere`]),
 /// whose code for them is not linked in, and so is every request while the database waits for the move
 /// of the earlier builds' databases.
-async fn answer_with_preload<const START: bool>(
+async fn answer_with_preload<const START: bool, B: Begun>(
     request: web_sys::Request,
     preload: Option<Promise>,
-    given: Given,
+    given: Given<B>,
     client_id: String,
     config: &Config,
     background: Rc<dyn Fn(Promise)>,
@@ -295,8 +313,7 @@ async fn answer_with_preload<const START: bool>(
             persisted,
             leaves_auth_failure,
             name: given.name,
-            // Only the whole engine is handed copies to run later (the start module's `None` known here).
-            begun: if START { None } else { given.begun },
+            begun: given.begun.count(),
         };
         return match outlined(respond_in::<START>(target, background, keep_alive)).await {
             // Each request left gets an answer of its own (one that joined another's send shares it).

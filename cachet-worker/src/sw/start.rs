@@ -66,7 +66,7 @@ pub fn install_start() {
             let body = body.dyn_into::<js_sys::Uint8Array>().ok().map(|body| body.to_vec());
             let name = name.dyn_into::<js_sys::Function>().ok();
             busy(wasm_bindgen_futures::future_to_promise(async move {
-                match router::handle_fetch::<true>(&event, early, body, name, None, &config).await {
+                match router::handle_fetch::<true, ()>(&event, early, body, name, (), &config).await {
                     Ok(Answered::Here(response)) => Ok(response.into()),
                     Ok(Answered::Elsewhere { body, answer }) => Ok(left(body, "answer", answer)),
                     Ok(Answered::Revalidate { answer, body }) => Ok(left(body, "given", Some(answer))),
