@@ -29,6 +29,18 @@ use todo_backend::{AuthMode, RunningServer, ServerConfig};
 /// The whole engine's wasm, as the app's build serves it (the start module's is `cachet-sw-start_bg.wasm`).
 pub const WHOLE_WASM: &str = "/cachet-sw_bg.wasm";
 
+/// A page expression: a promise of the worker's devtools snapshot (its first page), asked by hand with
+/// `snapshot-request`, as any client may ask it: for a page with no cachet client of its own.
+pub const WORKER_SNAPSHOT: &str = "new Promise((resolve) => {
+    const requestId = Math.floor(Math.random() * 1e9);
+    navigator.serviceWorker.addEventListener('message', (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === 'snapshot' && message.requestId === requestId) resolve(message.snapshot);
+    });
+    navigator.serviceWorker.controller.postMessage(
+      JSON.stringify({v: 1, type: 'snapshot-request', requestId, query: {limit: 1}}));
+  })";
+
 /// A page expression: a promise of how many request names the origin's names caches hold
 /// (`cachet-names-<build>`, cachet-worker's `sw::names`), read from the page without waking the worker.
 pub const COUNT_NAMES: &str =

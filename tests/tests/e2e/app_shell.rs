@@ -27,17 +27,6 @@ const RUNTIME_PATHS: &str = "caches.keys().then((names) => Promise.all(names
     .map((name) => caches.open(name).then((cache) => cache.keys()))))
     .then((lists) => lists.flat().map((request) => new URL(request.url).pathname))";
 
-/// The worker's snapshot's `notStored` (`snapshot-request` by hand, as any client may send it).
-const NOT_STORED: &str = "new Promise((resolve) => {
-    const requestId = Math.floor(Math.random() * 1e9);
-    navigator.serviceWorker.addEventListener('message', (event) => {
-      const message = JSON.parse(event.data);
-      if (message.type === 'snapshot' && message.requestId === requestId) resolve(message.snapshot.notStored);
-    });
-    navigator.serviceWorker.controller.postMessage(
-      JSON.stringify({v: 1, type: 'snapshot-request', requestId, query: {limit: 1}}));
-  })";
-
 /// Reloads the page and waits until the Service Worker controls it again.
 async fn reload(harness: &Harness) -> Result<()> {
     harness.client.refresh().await?;
@@ -66,7 +55,10 @@ async fn an_app_whose_wasm_the_cache_declines_reloads_offline_from_the_shell() -
     // Online, the engine answers the app's files itself and declines the wasm for the bound, saying so.
     reload(&harness).await?;
     harness.wait_for("the app", "document.body.innerText.includes('Sign in')").await?;
-    let declined = harness.eval(NOT_STORED).await?;
+    // The worker's snapshot's `notStored`.
+    let declined = harness
+        .eval(&format!("{}.then((snapshot) => snapshot.notStored)", cachet_e2e::WORKER_SNAPSHOT))
+        .await?;
     let wasm = json!({"request": "/todo-app_bg.wasm", "reason": "too-large"});
     let named = declined
         .as_array()

@@ -315,14 +315,13 @@ async fn a_copy_received_before_a_clear_all_is_not_stored_after_it() -> Result<(
     server_asked(&harness, &format!("GET {whole}"), asked, "the whole engine was never asked for").await?;
     harness.test_hook("/__test/release-static").await?;
     assert_eq!(harness.run_async("window.__cleared.then(done);").await?, json!(true), "the clear-all done");
-    // The worker's snapshot's `notStored`, asked by hand (`snapshot-request`), as any client may.
-    let said = "const requestId = Math.floor(Math.random() * 1e9);
-        navigator.serviceWorker.addEventListener('message', (event) => { const m = JSON.parse(event.data);
-          if (m.type === 'snapshot' && m.requestId === requestId) done((m.snapshot.notStored || []).some((n) =>
-            JSON.stringify(n).includes('copy-before-clear-all') && n.reason === 'overtaken')); });
-        navigator.serviceWorker.controller.postMessage(
-          JSON.stringify({v: 1, type: 'snapshot-request', requestId, query: {limit: 1}}));";
-    until(&harness, "the copy listed as not stored, overtaken", said).await?;
+    // The worker's snapshot's `notStored`.
+    let said = format!(
+        "{}.then((snapshot) => done((snapshot.notStored || []).some((n) =>
+           JSON.stringify(n).includes('copy-before-clear-all') && n.reason === 'overtaken')));",
+        cachet_e2e::WORKER_SNAPSHOT
+    );
+    until(&harness, "the copy listed as not stored, overtaken", &said).await?;
     let stored = format!("caches.match({}).then((hit) => done(hit !== undefined));", json!(script));
     assert_eq!(harness.run_async(&stored).await?, json!(false), "not stored after the purge");
     Ok(())

@@ -232,15 +232,12 @@ async fn wait_for_notifications(harness: &Harness) -> Result<Value> {
         }
         if started.elapsed() > Duration::from_secs(10) {
             let said = harness
-                .run_async(
-                    "const requestId = Math.floor(Math.random() * 1e9);
-                     const late = setTimeout(() => done({permission: Notification.permission, snapshot: 'none within 5 s'}), 5000);
-                     navigator.serviceWorker.addEventListener('message', (event) => { const m = JSON.parse(event.data);
-                       if (m.type === 'snapshot' && m.requestId === requestId) { clearTimeout(late);
-                         done({permission: Notification.permission, ignoredPushes: m.snapshot.ignoredPushes}); } });
-                     navigator.serviceWorker.controller.postMessage(
-                       JSON.stringify({v: 1, type: 'snapshot-request', requestId, query: {limit: 1}}));",
-                )
+                .run_async(&format!(
+                    "Promise.race([{}.then((snapshot) => snapshot.ignoredPushes),
+                       new Promise((resolve) => setTimeout(() => resolve('no snapshot within 5 s'), 5000))])
+                     .then((ignoredPushes) => done({{permission: Notification.permission, ignoredPushes}}));",
+                    cachet_e2e::WORKER_SNAPSHOT
+                ))
                 .await?;
             println!("no notification within 10 s; the page and the worker say: {said}");
             return Ok(shown);
