@@ -35,16 +35,21 @@ pub struct LogEntry {
 impl Harness {
     /// The browser's console entries since the last call (chromedriver hands each entry out once).
     pub async fn browser_log(&self) -> Result<Vec<LogEntry>> {
-        let entries = match self.client.issue_cmd(BrowserLog).await? {
-            Value::Array(entries) => entries,
-            other => bail!("chromedriver's browser log: {other}"),
-        };
-        Ok(entries
-            .iter()
-            .map(|entry| LogEntry {
-                level: entry["level"].as_str().unwrap_or_default().to_owned(),
-                message: entry["message"].as_str().unwrap_or_default().to_owned(),
-            })
-            .collect())
+        browser_log(&self.client).await
     }
+}
+
+/// [`Harness::browser_log`] for a session the harness did not open (a story with a server of its own).
+pub async fn browser_log(client: &fantoccini::Client) -> Result<Vec<LogEntry>> {
+    let entries = match client.issue_cmd(BrowserLog).await? {
+        Value::Array(entries) => entries,
+        other => bail!("chromedriver's browser log: {other}"),
+    };
+    Ok(entries
+        .iter()
+        .map(|entry| LogEntry {
+            level: entry["level"].as_str().unwrap_or_default().to_owned(),
+            message: entry["message"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect())
 }

@@ -19,6 +19,7 @@ pub mod foreign;
 mod server_state;
 
 pub use browser::Browser;
+pub use browser_log::{browser_log, LogEntry};
 pub use cdp::{devtools, service_worker_running, stop_all_service_workers};
 pub use foreign::{Foreign, ForeignServer};
 
@@ -66,6 +67,50 @@ pub struct Harness {
     /// The engine the session runs in.
     pub browser: Browser,
     _scratch: tempfile::TempDir,
+}
+
+/// How long [`wait_controlled`] waits: under the WebDriver's own script timeout (30 s unless a story sets
+/// another), so that the page answers with what it knows before the driver gives up on the script.
+pub const CONTROL_WAIT: Duration = Duration::from_secs(25);
+
+/// Waits until the Service Worker controls the page in `client` (at once when it does), at most
+/// [`CONTROL_WAIT`], and returns how long that took. When it does not, the error says what the page
+/// knows of its worker: its registration's workers and their states (an install still running, one that
+/// failed and left nothing, no registration at all), read by the same script when its time is up (a
+/// second script would queue behind it in the driver), and what the page wrote to its console (the
+/// app's `cachet:` errors among it; Chromium's driver only).
+pub async fn wait_controlled(client: &Client) -> Result<Duration> {
+    let script = format!(
+        "const done = arguments[arguments.length - 1];
+        const state = () => navigator.serviceWorker.getRegistration().then((registration) => registration ? {{
+            scope: registration.scope,
+            installing: registration.installing && registration.installing.state,
+            waiting: registration.waiting && registration.waiting.state,
+            active: registration.active && registration.active.state,
+            controlled: navigator.serviceWorker.controller !== null,
+          }} : 'no registration', (error) => 'getRegistration failed: ' + error);
+        const late = setTimeout(() => state().then((registration) => done({{ registration }})), {});
+        navigator.serviceWorker.ready.then(() => {{
+          const controlled = () => {{ clearTimeout(late); done(true); }};
+          if (navigator.serviceWorker.controller) return controlled();
+          navigator.serviceWorker.addEventListener('controllerchange', controlled);
+        }});",
+        CONTROL_WAIT.as_millis()
+    );
+    let began = Instant::now();
+    let why = match client.execute_async(&script, vec![]).await {
+        Ok(serde_json::Value::Bool(true)) => return Ok(began.elapsed()),
+        Ok(answer) => {
+            format!("after {} ms, the registration: {}", began.elapsed().as_millis(), answer["registration"])
+        }
+        Err(error) => format!("after {} ms, the driver: {error}", began.elapsed().as_millis()),
+    };
+    let console = match browser_log(client).await {
+        Ok(entries) if entries.is_empty() => " nothing".to_owned(),
+        Ok(entries) => entries.iter().map(|entry| format!("\n  {} {}", entry.level, entry.message)).collect(),
+        Err(error) => format!(" not read ({error})"),
+    };
+    bail!("the page was not controlled by the service worker {why}; the page's console:{console}")
 }
 
 /// A page of the app's origin with no script: the harness adds it to the served copy of `dist/`.
@@ -327,20 +372,9 @@ impl Harness {
         self.open_controlled_here().await
     }
 
-    /// Waits until the Service Worker controls the current page (after a reload, say).
+    /// Waits until the Service Worker controls the current page (after a reload, say): [`wait_controlled`].
     pub async fn open_controlled_here(&self) -> Result<()> {
-        let controlled = self
-            .run_async(
-                "navigator.serviceWorker.ready.then(() => {
-                   if (navigator.serviceWorker.controller) return done(true);
-                   navigator.serviceWorker.addEventListener('controllerchange', () => done(true));
-                 });",
-            )
-            .await?;
-        if controlled != serde_json::Value::Bool(true) {
-            bail!("the page was not controlled by the service worker: {controlled}");
-        }
-        Ok(())
+        wait_controlled(&self.client).await.map(|_| ())
     }
 
     /// Logs `user` in from the page (`POST /api/login` with the seeded password `<user>-password`); the
