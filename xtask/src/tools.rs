@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | wasm32 target | - | `rustup target add wasm32-unknown-unknown` |
 //! | wasm-bindgen CLI | 0.2.130 (= the `wasm-bindgen` crate in Cargo.lock) | `cargo install wasm-bindgen-cli` |
-//! | trunk | 0.21.14 (0.22 needs a newer rustc) | `cargo install trunk --locked` |
+//! | trunk | 0.21.14 (0.22 needs a newer rustc) | `cargo install trunk --locked`, built quickly ([`TRUNK_INSTALL`]) |
 //! | wasm-opt | binaryen 132 (older ones cannot parse wasm-bindgen 0.2.130 output) | `npm ci --prefix tools` |
 //! | Chromium + chromedriver | Debian's | `apt-get install chromium chromium-driver` (as root) |
 //! | Firefox ESR, WebKitGTK's driver and MiniBrowser, Xvfb (the tests' other engines) | Debian's | `apt-get install firefox-esr webkit2gtk-driver xvfb` (as root) |
@@ -23,6 +23,28 @@ use crate::run;
 /// one `cachet init --trunk` pins in an app's `Trunk.toml`: one constant for both.
 pub const WASM_BINDGEN_VERSION: &str = cachet_cli::WASM_BINDGEN_TOOL;
 const TRUNK_VERSION: &str = "0.21.14";
+/// How trunk is installed: the longest step of a fresh machine's `cargo xtask test` (447 s of its 39 min,
+/// session 41), so built for a quick build rather than a fast trunk. trunk's release profile asks for fat
+/// LTO in one codegen unit; without it and at `opt-level = 1` the install took 288 s against 352 s with
+/// the LTO alone gone (sources already downloaded), and `trunk build --release` of the todo app took the
+/// same time with each binary (19-20 s: cargo, wasm-bindgen and wasm-opt do the work). Without its
+/// default `update_check` (a crates.io query at each run, and a crate to build), which `TRUNK_OFFLINE`
+/// turns off anyway.
+const TRUNK_INSTALL: [&str; 13] = [
+    "install",
+    "trunk",
+    "--locked",
+    "--force",
+    "--no-default-features",
+    "--features",
+    "rustls",
+    "--config",
+    "profile.release.lto=false",
+    "--config",
+    "profile.release.codegen-units=16",
+    "--config",
+    "profile.release.opt-level=1",
+];
 /// binaryen's release, as `cachet init --trunk` pins it (`version_132`).
 const WASM_OPT_MAJOR: &str = cachet_cli::WASM_OPT_TOOL.split_at("version_".len()).1;
 const GECKODRIVER_VERSION: &str = "0.37.1";
@@ -71,7 +93,10 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
     )?;
     let trunk = run::output_line("trunk", &["--version"], &path).unwrap_or_default();
     ensure(&format!("trunk {TRUNK_VERSION}"), trunk.ends_with(TRUNK_VERSION), || {
-        run::cargo(&path, &["install", "trunk", "--version", TRUNK_VERSION, "--locked", "--force"])
+        run::cargo(
+            &path,
+            &TRUNK_INSTALL.iter().chain(&["--version", TRUNK_VERSION]).copied().collect::<Vec<_>>(),
+        )
     })?;
     let wasm_opt = run::output_line("wasm-opt", &["--version"], &path).unwrap_or_default();
     ensure(
