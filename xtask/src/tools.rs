@@ -30,9 +30,11 @@ const TRUNK_VERSION: &str = "0.21.14";
 /// same time with each binary (19-20 s: cargo, wasm-bindgen and wasm-opt do the work). Without its
 /// default `update_check` (a crates.io query at each run, and a crate to build), which `TRUNK_OFFLINE`
 /// turns off anyway.
-const TRUNK_INSTALL: [&str; 13] = [
+const TRUNK_INSTALL: [&str; 15] = [
     "install",
     "trunk",
+    "--version",
+    TRUNK_VERSION,
     "--locked",
     "--force",
     "--no-default-features",
@@ -93,10 +95,7 @@ pub fn ensure_build_tools(root: &Path) -> Result<OsString> {
     )?;
     let trunk = run::output_line("trunk", &["--version"], &path).unwrap_or_default();
     ensure(&format!("trunk {TRUNK_VERSION}"), trunk.ends_with(TRUNK_VERSION), || {
-        run::cargo(
-            &path,
-            &TRUNK_INSTALL.iter().chain(&["--version", TRUNK_VERSION]).copied().collect::<Vec<_>>(),
-        )
+        run::cargo(&path, &TRUNK_INSTALL)
     })?;
     let wasm_opt = run::output_line("wasm-opt", &["--version"], &path).unwrap_or_default();
     ensure(

@@ -252,8 +252,10 @@ async fn greeting(client: &fantoccini::Client) -> Result<String> {
     Ok(element.text().await?)
 }
 
-/// [`cachet_e2e::wait_controlled`], printing how long it took (a first install here takes 0.3-0.6 s, with
-/// two CPU hogs too; CI once saw 20 s pass with nothing said).
+/// [`cachet_e2e::wait_controlled`], printing how long it took (a first install here takes 0.2-0.6 s, with
+/// two CPU hogs too). When it fails with no registration, read the page's console it quotes: trunk's
+/// links racing on their shared `snippets/` once left `page.js` not matching its `integrity`, so the
+/// app never ran (about 1 build in 25 under load; not mended yet).
 async fn controlled(client: &fantoccini::Client) -> Result<()> {
     let took = cachet_e2e::wait_controlled(client).await?;
     eprintln!("[readme] controlled after {} ms", took.as_millis());
